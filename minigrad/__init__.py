@@ -1,0 +1,111 @@
+"""minigrad: a from-scratch NumPy autograd engine that behaves like PyTorch.
+
+``import minigrad as torch`` runs the supported subset of PyTorch code unchanged: tensors with
+``grad_fn``/``next_functions``/``AccumulateGrad`` graphs named as PyTorch names them, version
+counters, ``retain_graph``, ``nn.Module`` registration and hooks, ``optim.SGD``/``Adam``.
+"""
+
+from . import _dtype
+from ._creation import (
+    arange,
+    as_tensor,
+    default_generator,
+    empty,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    randperm,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from ._dtype import bool_ as bool  # noqa: A001  (minigrad.bool, like torch.bool)
+from ._dtype import dtype, float16, float32, float64, int32, int64, uint8
+from ._ops import activation as _activation  # noqa: F401  (attaches Tensor methods)
+from ._ops import indexing as _indexing  # noqa: F401
+from ._ops import inplace as _inplace  # noqa: F401
+from ._ops.activation import log_softmax, relu, softmax
+from ._ops.linalg import addmm, bmm, dot, matmul, mm, mv
+from ._ops.pointwise import (
+    abs,
+    add,
+    ceil,
+    clamp,
+    clamp_min,
+    cos,
+    div,
+    eq,
+    exp,
+    floor,
+    ge,
+    gt,
+    isfinite,
+    isnan,
+    le,
+    log,
+    logical_not,
+    lt,
+    masked_fill,
+    maximum,
+    minimum,
+    mul,
+    ne,
+    neg,
+    pow,
+    reciprocal,
+    round,
+    rsqrt,
+    rsub,
+    sigmoid,
+    sign,
+    sin,
+    sqrt,
+    square,
+    sub,
+    tanh,
+    where,
+)
+from ._ops.reduction import amax, amin, argmax, argmin, logsumexp, max, mean, min, std, sum, var
+from ._ops.shape import (
+    cat,
+    chunk,
+    clone,
+    flatten,
+    narrow,
+    permute,
+    reshape,
+    split,
+    squeeze,
+    stack,
+    t,
+    transpose,
+    unbind,
+    unsqueeze,
+)
+from ._tensor import Size, Tensor
+from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+
+float = float32  # noqa: A001
+double = float64
+long = int64
+int = int32  # noqa: A001
+half = float16
+clip = clamp
+
+from . import (  # noqa: E402
+    autograd,  # noqa: E402
+    nn,
+    optim,
+)
+
+__version__ = "0.1.0"

@@ -1,0 +1,111 @@
+"""Helpers shared by the op families: operands, dtype promotion, dims, broadcasting.
+
+Mirrors the parts of ATen every op relies on: ``c10/core/ScalarType.h`` promotion rules,
+``maybe_wrap_dim`` (dimension checks) and ``infer_size`` (broadcasting errors).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .._tensor import Tensor
+
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}
+
+
+def normalize_dim(dim: int, ndim: int) -> int:
+    """Wrap a possibly negative ``dim``; IndexError like PyTorch when out of range."""
+    lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+    if dim < lo or dim > hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
+                         f"but got {dim})")
+    return dim % max(ndim, 1)
+
+
+def normalize_dims(dim, ndim: int) -> tuple:
+    """Normalise an int / tuple / list / None of dims to a sorted tuple (None = all dims)."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (int, np.integer)):
+        dim = (dim,)
+    out = tuple(sorted(normalize_dim(d, ndim) for d in dim))
+    if len(set(out)) != len(out):
+        raise RuntimeError(f"dim {out[0]} appears multiple times in the list of dims")
+    return out
+
+
+def is_scalar(x) -> bool:
+    """True for Python (and NumPy) numbers, which ops treat as 'wrapped' scalars."""
+    return isinstance(x, (numbers.Number, np.number)) and not isinstance(x, Tensor)
+
+
+def result_dtype(*operands) -> np.dtype:
+    """PyTorch's type promotion for tensors and Python scalars.
+
+    The highest category (bool < int < float) wins; within it, dimensioned tensors outrank
+    0-dim tensors, which outrank Python scalars; a Python float alone gives float32.
+    """
+    best = None  # (category, priority)
+    dtypes: dict = {}
+    for x in operands:
+        if isinstance(x, Tensor):
+            dt = x._data.dtype
+            prio = 2 if x.ndim > 0 else 1
+        else:
+            dt = np.dtype(np.bool_ if isinstance(x, (bool, np.bool_)) else
+                          np.int64 if isinstance(x, (int, np.integer)) else np.float32)
+            prio = 0
+        key = (_CATEGORY[dt.kind], prio)
+        dtypes.setdefault(key, []).append(dt)
+        if best is None or key > best:
+            best = key
+    cat = best[0]
+    prio = max(p for (c, p) in dtypes if c == cat)
+    return np.result_type(*dtypes[(cat, prio)])
+
+
+def as_tensor(x, dtype: np.dtype | None = None) -> Tensor:
+    """Wrap a scalar or array-like as a tensor that does not require grad; tensors pass through."""
+    if isinstance(x, Tensor):
+        return x
+    return Tensor._make(np.asarray(x, dtype=dtype))
+
+
+def cast(t: Tensor, dtype: np.dtype) -> np.ndarray:
+    """``t``'s array in ``dtype`` (no copy if it already is)."""
+    return t._data if t._data.dtype == dtype else t._data.astype(dtype)
+
+
+def broadcast_shapes(a: tuple, b: tuple) -> tuple:
+    """Broadcast two shapes; RuntimeError with PyTorch's wording when they do not match."""
+    n = max(len(a), len(b))
+    pa, pb = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    out = []
+    for i, (x, y) in enumerate(zip(pa, pb)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) "
+                               f"at non-singleton dimension {i}")
+        out.append(y if x == 1 else x)
+    return tuple(out)
+
+
+def sum_to(g: Tensor, shape: tuple) -> Tensor:
+    """Reduce a broadcast gradient back to ``shape`` (sum over expanded dims)."""
+    if g.shape == tuple(shape):
+        return g
+    lead = g.ndim - len(shape)
+    dims = list(range(lead)) + [i + lead for i, s in enumerate(shape) if s == 1 and
+                                g.shape[i + lead] != 1]
+    if dims:
+        g = g.sum(dims, keepdim=True)
+    return g.reshape(shape) if g.shape != tuple(shape) else g
+
+
+def attach(cls, **methods) -> None:
+    """Attach op functions as methods of ``Tensor`` (each op family lists its own)."""
+    for name, fn in methods.items():
+        setattr(cls, name, fn)

@@ -1,0 +1,88 @@
+"""Activations: ``relu``, ``softmax``, ``log_softmax`` (more live in ``nn.functional``).
+
+Mirrors ``aten/src/ATen/native/Activation.cpp`` / ``SoftMax.cpp`` and their
+``derivatives.yaml`` entries. These nodes save their *output* (``_saved_result``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.graph import Node, record
+from ._util import attach, normalize_dim
+
+
+class ReluBackward0(Node):
+    """z = max(self, 0).  dz/dself = grad where result > 0, else 0. Saves: result."""
+
+    def backward(self, g):
+        r = self._get("result")
+        return (g * Tensor._make((r._data > 0).astype(g._data.dtype)),)
+
+
+def relu(input) -> Tensor:
+    """Rectified linear unit (``torch.relu``); node ``ReluBackward0`` saving its result."""
+    out = Tensor._make(np.maximum(input._data, 0).astype(input._data.dtype, copy=False))
+    node = record(ReluBackward0, out, (input,))
+    if node:
+        node._save("result", out, is_output=True)
+    return out
+
+
+class SoftmaxBackward0(Node):
+    """z = softmax(self, dim).  dz/dself = result * (grad - sum(grad * result, dim)).
+    Saves: dim, result."""
+
+    def __init__(self, dim):
+        super().__init__()
+        self._save("dim", dim)
+
+    def backward(self, g):
+        r, d = self._get("result"), self._saved["dim"]
+        return (r * (g - (g * r).sum(d, keepdim=True)),)
+
+
+class LogSoftmaxBackward0(Node):
+    """z = log_softmax(self, dim).  dz/dself = grad - exp(result) * sum(grad, dim).
+    Saves: dim, result."""
+
+    def __init__(self, dim):
+        super().__init__()
+        self._save("dim", dim)
+
+    def backward(self, g):
+        r, d = self._get("result"), self._saved["dim"]
+        return (g - r.exp() * g.sum(d, keepdim=True),)
+
+
+def _shifted(x: np.ndarray, d: int) -> np.ndarray:
+    m = np.max(x, axis=d, keepdims=True) if x.size else x
+    return x - np.where(np.isfinite(m), m, 0)
+
+
+def softmax(input, dim: int, dtype=None) -> Tensor:
+    """Softmax along ``dim`` (``torch.softmax``), computed stably; node ``SoftmaxBackward0``."""
+    d = normalize_dim(dim, input.ndim)
+    e = np.exp(_shifted(input._data, d))
+    out = Tensor._make((e / e.sum(axis=d, keepdims=True)).astype(input._data.dtype, copy=False))
+    node = record(SoftmaxBackward0, out, (input,), d)
+    if node:
+        node._save("result", out, is_output=True)
+    return out
+
+
+def log_softmax(input, dim: int, dtype=None) -> Tensor:
+    """Log of softmax along ``dim``, computed stably (``torch.log_softmax``); node
+    ``LogSoftmaxBackward0``."""
+    d = normalize_dim(dim, input.ndim)
+    s = _shifted(input._data, d)
+    out = Tensor._make((s - np.log(np.exp(s).sum(axis=d, keepdims=True))).astype(
+        input._data.dtype, copy=False))
+    node = record(LogSoftmaxBackward0, out, (input,), d)
+    if node:
+        node._save("result", out, is_output=True)
+    return out
+
+
+attach(Tensor, relu=relu, softmax=softmax, log_softmax=log_softmax)

@@ -1,0 +1,190 @@
+"""Indexing: ``x[...]`` with ints, slices, ``None``, ``...``, integer arrays and bool masks.
+
+Mirrors ``torch/csrc/autograd/python_variable_indexing.cpp``: basic indices are applied one by
+one as views (``SelectBackward0`` per int, ``SliceBackward0`` per non-trivial slice,
+``UnsqueezeBackward0`` per ``None``; a tuple that changes nothing gives ``AliasBackward0``),
+then any integer/bool tensors are applied together as one ``IndexBackward0`` (a copy).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.graph import Node, record
+from ._util import attach, normalize_dim
+
+INT64_MAX = 2**63 - 1
+
+
+class SelectBackward0(Node):
+    """z = self.select(dim, index).  dz/dself = zeros(self_sym_sizes) with grad at index.
+    Saves: dim, index, self_sym_sizes."""
+
+    def __init__(self, dim, index, sizes):
+        super().__init__()
+        self._save("dim", dim)
+        self._save("index", index)
+        self._save("self_sym_sizes", tuple(sizes))
+
+    def backward(self, g):
+        s = self._saved
+        out = np.zeros(s["self_sym_sizes"], dtype=g._data.dtype)
+        out[(slice(None),) * s["dim"] + (s["index"],)] = g._data
+        return (Tensor._make(out),)
+
+
+class SliceBackward0(Node):
+    """z = self[start:end:step] along dim.  dz/dself = zeros(self_sym_sizes) with grad in the
+    slice. Saves: dim, end, self_sym_sizes, start, step."""
+
+    def __init__(self, dim, start, end, step, sizes):
+        super().__init__()
+        self._save("dim", dim)
+        self._save("end", end)
+        self._save("self_sym_sizes", tuple(sizes))
+        self._save("start", start)
+        self._save("step", step)
+
+    def backward(self, g):
+        s = self._saved
+        out = np.zeros(s["self_sym_sizes"], dtype=g._data.dtype)
+        out[(slice(None),) * s["dim"] + (slice(s["start"], s["end"], s["step"]),)] = g._data
+        return (Tensor._make(out),)
+
+
+class IndexBackward0(Node):
+    """z = self[indices] (advanced indexing).  dz/dself = zeros(self_sym_sizes) with grad
+    scattered back, repeated indices accumulating. Saves: indices, self_sym_sizes."""
+
+    def __init__(self, indices, np_index, sizes):
+        super().__init__()
+        self._save("indices", indices)
+        self._save("self_sym_sizes", tuple(sizes))
+        self._np_index = np_index
+
+    def backward(self, g):
+        self._get("indices")  # raises if the graph was freed, as PyTorch does
+        out = np.zeros(self._saved["self_sym_sizes"], dtype=g._data.dtype)
+        np.add.at(out, self._np_index, g._data)
+        return (Tensor._make(out),)
+
+
+def select(self, dim: int, index: int) -> Tensor:
+    """View of one slice along ``dim`` (``torch.select``); IndexError when out of range."""
+    if self.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = normalize_dim(dim, self.ndim)
+    size = self.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+    i = int(index) % size
+    out = self._make_view(self._data[(slice(None),) * d + (i,)])
+    record(SelectBackward0, out, (self,), d, int(index), self.shape)
+    return out
+
+
+def slice_dim(self, dim: int, start, end, step: int = 1) -> Tensor:
+    """View ``self[start:end:step]`` along ``dim``; node ``SliceBackward0``."""
+    if step <= 0:
+        raise ValueError("step must be greater than zero")
+    size = self.shape[dim]
+    lo, hi, _ = slice(start, end, step).indices(size)
+    hi = max(hi, lo)
+    out = self._make_view(self._data[(slice(None),) * dim + (slice(lo, hi, step),)])
+    saved_end = INT64_MAX if end is None else hi
+    record(SliceBackward0, out, (self,), dim, lo, saved_end, step, self.shape)
+    return out
+
+
+def _is_advanced(ix) -> bool:
+    return isinstance(ix, (Tensor, np.ndarray, list)) and not isinstance(ix, bool)
+
+
+def _as_index_array(ix) -> np.ndarray:
+    arr = ix._data if isinstance(ix, Tensor) else np.asarray(ix)
+    if arr.dtype.kind == "f":
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return arr
+
+
+def getitem(self, index) -> Tensor:
+    """``self[index]`` following PyTorch's decomposition into view ops and one index op.
+
+    Raises IndexError for out-of-range ints/indices and too many indices.
+    """
+    if index is Ellipsis:
+        from .shape import _alias
+
+        return _alias(self)
+    single = not isinstance(index, tuple)
+    items = (index,) if single else tuple(index)
+    n_used = sum(_as_index_array(i).ndim if _is_advanced(i) and _as_index_array(i).dtype ==
+                 np.bool_ else 1 for i in items if i is not None and i is not Ellipsis)
+    if n_used > self.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {self.ndim}")
+    if Ellipsis in [i for i in items if not _is_advanced(i)]:
+        k = [j for j, i in enumerate(items) if i is Ellipsis and not _is_advanced(i)][0]
+        items = items[:k] + (slice(None),) * (self.ndim - n_used) + items[k + 1:]
+    out, d = self, 0
+    advanced = []  # (dim in `out`, array)
+    for ix in items:
+        if ix is None:
+            out = out.unsqueeze(d)
+            d += 1
+        elif isinstance(ix, slice):
+            size = out.shape[d]
+            trivial = ix.step in (None, 1) and ix.start in (None, 0) and (
+                ix.stop is None or ix.stop >= size)
+            if single or not trivial:
+                out = slice_dim(out, d, ix.start, ix.stop, 1 if ix.step is None else ix.step)
+            d += 1
+        elif _is_advanced(ix):
+            arr = _as_index_array(ix)
+            advanced.append((d, arr))
+            d += arr.ndim if arr.dtype == np.bool_ else 1
+        elif isinstance(ix, (bool, np.bool_)):
+            raise IndexError("indexing with a Python bool is not supported")
+        else:
+            out = select(out, d, int(ix))
+    if advanced:
+        return _index(out, advanced)
+    if out is self:
+        from .shape import _alias
+
+        return _alias(self)
+    return out
+
+
+def _index(self, advanced) -> Tensor:
+    """Apply integer / bool array indices (at their dims) in one ``IndexBackward0`` copy."""
+    np_index: list = []
+    tensors = []
+    cur = 0
+    for d, arr in advanced:
+        np_index += [slice(None)] * (d - cur)
+        if arr.dtype == np.bool_:
+            for k, (s, m) in enumerate(zip(self.shape[d:d + arr.ndim], arr.shape)):
+                if s != m:
+                    raise IndexError(f"The shape of the mask {list(arr.shape)} at index {k} does "
+                                     f"not match the shape of the indexed tensor "
+                                     f"{list(self.shape)} at index {d + k}")
+            nz = np.nonzero(arr)
+            np_index += list(nz)
+            cur = d + arr.ndim
+        else:
+            size = self.shape[d]
+            bad = arr[(arr >= size) | (arr < -size)]
+            if bad.size:
+                raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {d} "
+                                 f"with size {size}")
+            np_index.append(arr.astype(np.int64))
+            cur = d + 1
+        tensors.append(Tensor._make(arr))
+    np_index = tuple(np_index)
+    out = Tensor._make(self._data[np_index])
+    record(IndexBackward0, out, (self,), tensors, np_index, self.shape)
+    return out
+
+
+attach(Tensor, __getitem__=getitem, select=select)

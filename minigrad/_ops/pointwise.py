@@ -1,0 +1,684 @@
+"""Pointwise ops: arithmetic, ``exp``/``log``/..., ``clamp``, ``where``, comparisons.
+
+Mirrors the pointwise entries of ``tools/autograd/derivatives.yaml``. Binary ops broadcast;
+their backward sums the gradient back to each input's shape. Python scalars take a slot in
+``next_functions`` (``x * 2`` → ``MulBackward0(AccumulateGrad, None)``) except where PyTorch
+stores them as attributes (``RsubBackward1``, ``PowBackward0``/``2``: one slot).
+Backward formulas are written with tensor ops, so they can themselves be differentiated
+(``create_graph=True``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.graph import Node, record
+from ._util import as_tensor, attach, broadcast_shapes, cast, is_scalar, result_dtype, sum_to
+
+
+def _binary(a, b):
+    """Both operands as tensors in the promoted dtype; checks that shapes broadcast."""
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        raise TypeError("expected at least one Tensor operand")
+    for x in (a, b):
+        if not isinstance(x, Tensor) and not is_scalar(x):
+            if isinstance(x, (list, tuple, np.ndarray)):
+                continue
+            raise TypeError(f"unsupported operand type for a Tensor op: '{type(x).__name__}'")
+    a = a if isinstance(a, Tensor) or is_scalar(a) else as_tensor(a)
+    b = b if isinstance(b, Tensor) or is_scalar(b) else as_tensor(b)
+    dt = result_dtype(a, b)
+    ta, tb = as_tensor(a, dt), as_tensor(b, dt)
+    broadcast_shapes(ta.shape, tb.shape)
+    return ta, tb, dt
+
+
+class _Binary(Node):
+    """Base for binary nodes: remembers both input shapes to reduce broadcast gradients."""
+
+    def __init__(self, a, b):
+        super().__init__()
+        self._shapes = (a.shape, b.shape)
+
+    def _needs(self, i: int) -> bool:
+        return self.next_functions[i][0] is not None
+
+    def _pair(self, ga, gb):
+        return (sum_to(ga, self._shapes[0]) if ga is not None and self._needs(0) else None,
+                sum_to(gb, self._shapes[1]) if gb is not None and self._needs(1) else None)
+
+
+# ----------------------------------------------------------------------------- add / sub
+class AddBackward0(_Binary):
+    """z = self + alpha * other.  dz/dself = grad; dz/dother = alpha * grad. Saves: alpha."""
+
+    def __init__(self, a, b, alpha):
+        super().__init__(a, b)
+        self._save("alpha", alpha)
+
+    def backward(self, g):
+        alpha = self._saved["alpha"]
+        return self._pair(g, g if alpha == 1 else g * alpha)
+
+
+class SubBackward0(_Binary):
+    """z = self - alpha * other.  dz/dself = grad; dz/dother = -alpha * grad. Saves: alpha."""
+
+    def __init__(self, a, b, alpha):
+        super().__init__(a, b)
+        self._save("alpha", alpha)
+
+    def backward(self, g):
+        alpha = self._saved["alpha"]
+        return self._pair(g, -g if alpha == 1 else g * (-alpha))
+
+
+class RsubBackward1(Node):
+    """z = other - alpha * self with a scalar ``other``.  dz/dself = -alpha * grad.
+    Saves: alpha."""
+
+    def __init__(self, alpha):
+        super().__init__()
+        self._save("alpha", alpha)
+
+    def backward(self, g):
+        alpha = self._saved["alpha"]
+        return (-g if alpha == 1 else g * (-alpha),)
+
+
+def add(input, other, *, alpha=1):
+    """``input + alpha * other`` with broadcasting (``torch.add``); node ``AddBackward0``."""
+    a, b, dt = _binary(input, other)
+    bd = cast(b, dt)
+    out = Tensor._make(np.add(cast(a, dt), bd if alpha == 1 else bd * alpha))
+    record(AddBackward0, out, (a, b), a, b, alpha)
+    return out
+
+
+def sub(input, other, *, alpha=1):
+    """``input - alpha * other`` (``torch.sub``); node ``SubBackward0``.
+
+    Raises RuntimeError for bool tensors, as PyTorch does.
+    """
+    a, b, dt = _binary(input, other)
+    if dt == np.bool_:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    bd = cast(b, dt)
+    out = Tensor._make(np.subtract(cast(a, dt), bd if alpha == 1 else bd * alpha))
+    record(SubBackward0, out, (a, b), a, b, alpha)
+    return out
+
+
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input`` (``torch.rsub``); scalar ``other`` gives ``RsubBackward1``."""
+    if not is_scalar(other):
+        return sub(other, input, alpha=alpha)
+    dt = result_dtype(input, other)
+    out = Tensor._make(np.subtract(np.asarray(other, dt), cast(input, dt) * alpha
+                                   if alpha != 1 else cast(input, dt)))
+    record(RsubBackward1, out, (input,), alpha)
+    return out
+
+
+# ----------------------------------------------------------------------------- mul / div
+class MulBackward0(_Binary):
+    """z = self * other.  dz/dself = grad * other; dz/dother = grad * self.
+    Saves: other (when self needs grad), self (when other needs grad)."""
+
+    def __init__(self, a, b):
+        super().__init__(a, b)
+        self._save("other", b if a.requires_grad else None)
+        self._save("self", a if b.requires_grad else None)
+
+    def backward(self, g):
+        ga = g * self._get("other") if self._needs(0) else None
+        gb = g * self._get("self") if self._needs(1) else None
+        return self._pair(ga, gb)
+
+
+class DivBackward0(_Binary):
+    """z = self / other.  dz/dself = grad / other; dz/dother = -grad * self / other².
+    Saves: other, self (when other needs grad)."""
+
+    def __init__(self, a, b):
+        super().__init__(a, b)
+        self._save("other", b)
+        self._save("self", a if b.requires_grad else None)
+
+    def backward(self, g):
+        other = self._get("other")
+        ga = g / other if self._needs(0) else None
+        gb = -g * self._get("self") / (other * other) if self._needs(1) else None
+        return self._pair(ga, gb)
+
+
+def mul(input, other):
+    """Elementwise product with broadcasting (``torch.mul``); node ``MulBackward0``."""
+    a, b, dt = _binary(input, other)
+    out = Tensor._make(np.multiply(cast(a, dt), cast(b, dt)))
+    record(MulBackward0, out, (a, b), a, b)
+    return out
+
+
+def div(input, other, *, rounding_mode=None):
+    """True division (``torch.div``); integer inputs give float32; node ``DivBackward0``."""
+    a, b, dt = _binary(input, other)
+    if rounding_mode is not None:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            fn = np.floor_divide if rounding_mode == "floor" else np.divide
+            res = fn(cast(a, dt), cast(b, dt))
+            if rounding_mode == "trunc":
+                res = np.trunc(res)
+        return Tensor._make(res.astype(dt))
+    if dt.kind != "f":
+        dt = np.dtype(np.float32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = Tensor._make(np.divide(cast(a, dt), cast(b, dt)))
+    record(DivBackward0, out, (a, b), a, b)
+    return out
+
+
+def _rdiv(self, other):
+    """``other / self`` for a scalar ``other``: PyTorch records reciprocal(self) * other."""
+    if is_scalar(other):
+        return mul(reciprocal(self), other)
+    return div(other, self)
+
+
+# ----------------------------------------------------------------------------- pow
+class PowBackward0(Node):
+    """z = self ** exponent (scalar).  dz/dself = grad * exponent * self^(exponent-1).
+    Saves: exponent, self."""
+
+    def __init__(self, a, exponent):
+        super().__init__()
+        self._save("exponent", exponent)
+        self._save("self", a)
+
+    def backward(self, g):
+        e = self._saved["exponent"]
+        if e == 0:
+            return (g * 0,)
+        return (g * (self._get("self") ** (e - 1)) * e,)
+
+
+class PowBackward1(_Binary):
+    """z = self ** exponent (tensor).  dz/dself = grad * exponent * self^(exponent-1);
+    dz/dexponent = grad * result * log(self) (0 where self == 0 and exponent >= 0).
+    Saves: exponent, result, self."""
+
+    def __init__(self, a, b):
+        super().__init__(a, b)
+        self._save("exponent", b)
+        self._save("self", a)
+
+    def backward(self, g):
+        e, s = self._get("exponent"), self._get("self")
+        ga = g * e * s ** (e - 1) if self._needs(0) else None
+        gb = None
+        if self._needs(1):
+            safe_log = where((s == 0) & (e >= 0), as_tensor(np.zeros((), s._data.dtype)), s.log())
+            gb = g * self._get("result") * safe_log
+        return self._pair(ga, gb)
+
+
+class PowBackward2(Node):
+    """z = self ** exponent with scalar base ``self``.  dz/dexponent = grad * result * log(self).
+    Saves: exponent, result, self (the scalar)."""
+
+    def __init__(self, base, exponent):
+        super().__init__()
+        self._save("self", base)
+        self._save("exponent", exponent)
+
+    def backward(self, g):
+        return (g * self._get("result") * float(np.log(self._saved["self"])),)
+
+
+def pow(input, exponent):
+    """``input ** exponent`` (``torch.pow``). Scalar exponent → ``PowBackward0``; tensor
+    exponent → ``PowBackward1``; scalar base → ``PowBackward2``."""
+    if is_scalar(input):
+        dt = result_dtype(input, exponent)
+        out = Tensor._make(np.power(np.asarray(input, dt), cast(exponent, dt)))
+        node = record(PowBackward2, out, (exponent,), input, exponent)
+        if node:
+            node._save("result", out, is_output=True)
+        return out
+    if is_scalar(exponent):
+        dt = result_dtype(input, exponent)
+        if dt.kind == "i" and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = Tensor._make(np.power(cast(input, dt), np.asarray(exponent, dt)))
+        record(PowBackward0, out, (input,), input, exponent)
+        return out
+    a, b, dt = _binary(input, exponent)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = Tensor._make(np.power(cast(a, dt), cast(b, dt)))
+    node = record(PowBackward1, out, (a, b), a, b)
+    if node:
+        node._save("result", out, is_output=True)
+    return out
+
+
+def square(input):
+    """``input ** 2`` (``torch.square``): recorded as ``PowBackward0``."""
+    return pow(input, 2)
+
+
+# ----------------------------------------------------------------------------- unary
+class _Unary(Node):
+    """Base for one-input nodes that save either their input (``self``) or output (``result``)."""
+
+    _saves = "self"
+
+    def __init__(self, a):
+        super().__init__()
+        if self._saves == "self":
+            self._save("self", a)
+
+    def _val(self):
+        return self._get(self._saves)
+
+
+class NegBackward0(Node):
+    """z = -self.  dz/dself = -grad. Saves nothing."""
+
+    def backward(self, g):
+        return (-g,)
+
+
+class ExpBackward0(_Unary):
+    """z = exp(self).  dz/dself = grad * result. Saves: result."""
+
+    _saves = "result"
+
+    def backward(self, g):
+        return (g * self._val(),)
+
+
+class LogBackward0(_Unary):
+    """z = log(self).  dz/dself = grad / self. Saves: self."""
+
+    def backward(self, g):
+        return (g / self._val(),)
+
+
+class SqrtBackward0(_Unary):
+    """z = sqrt(self).  dz/dself = grad / (2 * result). Saves: result."""
+
+    _saves = "result"
+
+    def backward(self, g):
+        return (g / (self._val() * 2),)
+
+
+class RsqrtBackward0(_Unary):
+    """z = self^(-1/2).  dz/dself = -0.5 * grad * result³. Saves: result."""
+
+    _saves = "result"
+
+    def backward(self, g):
+        r = self._val()
+        return (g * (r * r * r) * (-0.5),)
+
+
+class AbsBackward0(_Unary):
+    """z = |self|.  dz/dself = grad * sign(self). Saves: self."""
+
+    def backward(self, g):
+        return (g * self._val().sign(),)
+
+
+class TanhBackward0(_Unary):
+    """z = tanh(self).  dz/dself = grad * (1 - result²). Saves: result."""
+
+    _saves = "result"
+
+    def backward(self, g):
+        r = self._val()
+        return (g * (1 - r * r),)
+
+
+class SigmoidBackward0(_Unary):
+    """z = sigmoid(self).  dz/dself = grad * result * (1 - result). Saves: result."""
+
+    _saves = "result"
+
+    def backward(self, g):
+        r = self._val()
+        return (g * r * (1 - r),)
+
+
+class ReciprocalBackward0(_Unary):
+    """z = 1 / self.  dz/dself = -grad * result². Saves: result."""
+
+    _saves = "result"
+
+    def backward(self, g):
+        r = self._val()
+        return (-g * r * r,)
+
+
+class SinBackward0(_Unary):
+    """z = sin(self).  dz/dself = grad * cos(self). Saves: self."""
+
+    def backward(self, g):
+        return (g * self._val().cos(),)
+
+
+class CosBackward0(_Unary):
+    """z = cos(self).  dz/dself = -grad * sin(self). Saves: self."""
+
+    def backward(self, g):
+        return (-g * self._val().sin(),)
+
+
+class _ZeroGrad(Node):
+    """Piecewise-constant ops: the derivative is zero almost everywhere. Saves nothing."""
+
+    def backward(self, g):
+        return (g * 0,)
+
+
+class SignBackward0(_ZeroGrad):
+    """z = sign(self).  dz/dself = 0."""
+
+
+class RoundBackward0(_ZeroGrad):
+    """z = round(self).  dz/dself = 0."""
+
+
+class FloorBackward0(_ZeroGrad):
+    """z = floor(self).  dz/dself = 0."""
+
+
+class CeilBackward0(_ZeroGrad):
+    """z = ceil(self).  dz/dself = 0."""
+
+
+def _unary(node_cls, fn, float_only=True):
+    """Build the forward function of a one-input op recorded as ``node_cls``."""
+
+    def op(input):
+        arr = input._data
+        if float_only and arr.dtype.kind != "f":
+            arr = arr.astype(np.float32)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = Tensor._make(fn(arr))
+        node = record(node_cls, out, (input,), input) if node_cls is not None else None
+        if node is not None and getattr(node_cls, "_saves", None) == "result":
+            node._save("result", out, is_output=True)
+        return out
+
+    op.__name__ = fn.__name__
+    op.__doc__ = f"Elementwise ``{fn.__name__}`` (``torch.{fn.__name__}``); node " \
+                 f"``{node_cls.__name__ if node_cls else 'none'}``."
+    return op
+
+
+def _sigmoid(x):
+    # Split by sign so that exp never overflows.
+    out = np.empty_like(x)
+    pos = x >= 0
+    out[pos] = 1.0 / (1.0 + np.exp(-x[pos]))
+    e = np.exp(x[~pos])
+    out[~pos] = e / (1.0 + e)
+    return out
+
+
+exp = _unary(ExpBackward0, np.exp)
+log = _unary(LogBackward0, np.log)
+sqrt = _unary(SqrtBackward0, np.sqrt)
+tanh = _unary(TanhBackward0, np.tanh)
+sigmoid = _unary(SigmoidBackward0, _sigmoid)
+sigmoid.__name__ = "sigmoid"
+sin = _unary(SinBackward0, np.sin)
+cos = _unary(CosBackward0, np.cos)
+reciprocal = _unary(ReciprocalBackward0, np.reciprocal)
+rsqrt = _unary(RsqrtBackward0, lambda a: 1.0 / np.sqrt(a))
+rsqrt.__name__ = "rsqrt"
+abs = _unary(AbsBackward0, np.abs, float_only=False)
+neg = _unary(NegBackward0, np.negative, float_only=False)
+sign = _unary(SignBackward0, np.sign, float_only=False)
+round = _unary(RoundBackward0, np.round)
+floor = _unary(FloorBackward0, np.floor)
+ceil = _unary(CeilBackward0, np.ceil)
+
+
+# ----------------------------------------------------------------------------- clamp, max
+class ClampBackward1(_Unary):
+    """z = clamp(self, min, max).  dz/dself = grad where min <= self <= max, else 0.
+    Saves: max, min, self."""
+
+    def __init__(self, a, lo, hi):
+        super().__init__(a)
+        self._save("max", hi)
+        self._save("min", lo)
+
+    def backward(self, g):
+        s = self._val()
+        lo, hi = self._saved["min"], self._saved["max"]
+        keep = np.ones(s.shape, dtype=bool)
+        if lo is not None:
+            keep &= s._data >= lo
+        if hi is not None:
+            keep &= s._data <= hi
+        return (g * Tensor._make(keep.astype(g._data.dtype)),)
+
+
+class ClampMinBackward0(_Unary):
+    """z = max(self, min).  dz/dself = grad where self >= min, else 0. Saves: min, self."""
+
+    def __init__(self, a, lo):
+        super().__init__(a)
+        self._save("min", lo)
+
+    def backward(self, g):
+        keep = self._val()._data >= self._saved["min"]
+        return (g * Tensor._make(keep.astype(g._data.dtype)),)
+
+
+def clamp(input, min=None, max=None):
+    """Limit values to ``[min, max]`` (``torch.clamp``); node ``ClampBackward1``.
+
+    Raises RuntimeError when both bounds are None.
+    """
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    out = Tensor._make(np.clip(input._data, min, max))
+    record(ClampBackward1, out, (input,), input, min, max)
+    return out
+
+
+def clamp_min(input, min):
+    """``max(input, min)`` (``torch.clamp_min``); node ``ClampMinBackward0``."""
+    out = Tensor._make(np.maximum(input._data, np.asarray(min, input._data.dtype)))
+    record(ClampMinBackward0, out, (input,), input, min)
+    return out
+
+
+class MaximumBackward0(_Binary):
+    """z = maximum(self, other).  Gradient goes to the larger input; ties split it in half.
+    Saves: other, self."""
+
+    def __init__(self, a, b):
+        super().__init__(a, b)
+        self._save("other", b)
+        self._save("self", a)
+
+    def backward(self, g):
+        a, b = self._get("self")._data, self._get("other")._data
+        dt = g._data.dtype
+        wa = Tensor._make(((a > b) + 0.5 * (a == b)).astype(dt))
+        wb = Tensor._make(((b > a) + 0.5 * (a == b)).astype(dt))
+        return self._pair(g * wa, g * wb)
+
+
+class MinimumBackward0(MaximumBackward0):
+    """z = minimum(self, other).  Gradient goes to the smaller input; ties split it.
+    Saves: other, self."""
+
+    def backward(self, g):
+        a, b = self._get("self")._data, self._get("other")._data
+        dt = g._data.dtype
+        wa = Tensor._make(((a < b) + 0.5 * (a == b)).astype(dt))
+        wb = Tensor._make(((b < a) + 0.5 * (a == b)).astype(dt))
+        return self._pair(g * wa, g * wb)
+
+
+def maximum(input, other):
+    """Elementwise maximum of two tensors (``torch.maximum``); node ``MaximumBackward0``."""
+    a, b, dt = _binary(input, other)
+    out = Tensor._make(np.maximum(cast(a, dt), cast(b, dt)))
+    record(MaximumBackward0, out, (a, b), a, b)
+    return out
+
+
+def minimum(input, other):
+    """Elementwise minimum of two tensors (``torch.minimum``); node ``MinimumBackward0``."""
+    a, b, dt = _binary(input, other)
+    out = Tensor._make(np.minimum(cast(a, dt), cast(b, dt)))
+    record(MinimumBackward0, out, (a, b), a, b)
+    return out
+
+
+# ----------------------------------------------------------------------------- where, masks
+class WhereBackward0(_Binary):
+    """z = where(condition, self, other).  dz/dself = grad where condition, else 0;
+    dz/dother = grad where not condition. Saves: condition."""
+
+    def __init__(self, cond, a, b):
+        super().__init__(a, b)
+        self._save("condition", cond)
+
+    def backward(self, g):
+        c = self._get("condition")
+        zero = Tensor._make(np.zeros((), g._data.dtype))
+        ga = where(c, g, zero) if self._needs(0) else None
+        gb = where(c, zero, g) if self._needs(1) else None
+        return self._pair(ga, gb)
+
+
+def where(condition, input, other):
+    """Pick from ``input`` where ``condition`` else ``other`` (``torch.where``).
+
+    The condition gets no slot: ``WhereBackward0(input, other)``. RuntimeError if the condition
+    is not bool.
+    """
+    cond = as_tensor(condition)
+    if cond._data.dtype != np.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {cond.dtype.name.capitalize()}")
+    a, b, dt = _binary(input, other)
+    broadcast_shapes(cond.shape, broadcast_shapes(a.shape, b.shape))
+    out = Tensor._make(np.where(cond._data, cast(a, dt), cast(b, dt)))
+    record(WhereBackward0, out, (a, b), cond, a, b)
+    return out
+
+
+class MaskedFillBackward0(Node):
+    """z = self with ``mask`` positions set to a value.  dz/dself = grad with masked
+    positions zeroed. Saves: mask."""
+
+    def __init__(self, mask):
+        super().__init__()
+        self._save("mask", mask)
+
+    def backward(self, g):
+        m = self._get("mask")
+        return (where(m, Tensor._make(np.zeros((), g._data.dtype)), g),)
+
+
+def masked_fill(input, mask, value):
+    """Copy of ``input`` with ``value`` where ``mask`` is True (``Tensor.masked_fill``)."""
+    mask = as_tensor(mask)
+    if mask._data.dtype != np.bool_:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{mask.dtype.name}")
+    broadcast_shapes(input.shape, mask.shape)
+    val = value.item() if isinstance(value, Tensor) else value
+    out = Tensor._make(np.where(mask._data, np.asarray(val, input._data.dtype), input._data))
+    record(MaskedFillBackward0, out, (input,), mask)
+    return out
+
+
+# ----------------------------------------------------------------------------- comparisons
+def _compare(fn):
+    def op(input, other):
+        a, b, dt = _binary(input, other)
+        return Tensor._make(fn(cast(a, dt), cast(b, dt)))
+
+    op.__name__ = fn.__name__
+    op.__doc__ = f"Elementwise ``{fn.__name__}`` → bool tensor, never requires grad."
+    return op
+
+
+eq, ne = _compare(np.equal), _compare(np.not_equal)
+lt, le = _compare(np.less), _compare(np.less_equal)
+gt, ge = _compare(np.greater), _compare(np.greater_equal)
+
+
+def _logical(fn):
+    def op(input, other):
+        a, b = as_tensor(input), as_tensor(other)
+        if a._data.dtype == np.bool_ and b._data.dtype == np.bool_:
+            return Tensor._make(fn(a._data, b._data))
+        if a._data.dtype.kind == "f" or b._data.dtype.kind == "f":
+            raise TypeError("unsupported operand for bitwise op on floating point tensors")
+        return Tensor._make(fn(a._data, b._data))
+
+    op.__name__ = fn.__name__
+    op.__doc__ = f"Elementwise ``{fn.__name__}`` on bool/int tensors."
+    return op
+
+
+bitwise_and, bitwise_or, bitwise_xor = (_logical(np.bitwise_and), _logical(np.bitwise_or),
+                                        _logical(np.bitwise_xor))
+
+
+def logical_not(input):
+    """Elementwise logical not → bool tensor."""
+    return Tensor._make(np.logical_not(input._data))
+
+
+def isnan(input):
+    """Elementwise NaN test → bool tensor."""
+    return Tensor._make(np.isnan(input._data))
+
+
+def isfinite(input):
+    """Elementwise finite test → bool tensor."""
+    return Tensor._make(np.isfinite(input._data))
+
+
+def _invert(self):
+    if self._data.dtype == np.bool_:
+        return Tensor._make(~self._data)
+    if self._data.dtype.kind == "f":
+        raise TypeError("~ (bitwise_not) is only supported for integer and boolean tensors")
+    return Tensor._make(~self._data)
+
+
+attach(
+    Tensor,
+    add=add, sub=sub, mul=mul, div=div, pow=pow, neg=neg, exp=exp, log=log, sqrt=sqrt,
+    rsqrt=rsqrt, abs=abs, tanh=tanh, sigmoid=sigmoid, sin=sin, cos=cos, reciprocal=reciprocal,
+    sign=sign, round=round, floor=floor, ceil=ceil, clamp=clamp, clip=clamp,
+    clamp_min=clamp_min, maximum=maximum, minimum=minimum, square=square,
+    masked_fill=masked_fill, eq=eq, ne=ne, lt=lt, le=le, gt=gt, ge=ge,
+    logical_not=logical_not, isnan=isnan, isfinite=isfinite,
+    where=lambda self, condition, other: where(condition, self, other),
+    subtract=sub, multiply=mul, divide=div, negative=neg, true_divide=div,
+    __add__=add, __radd__=add, __sub__=sub, __rsub__=rsub, __mul__=mul, __rmul__=mul,
+    __truediv__=div, __rtruediv__=_rdiv, __pow__=pow,
+    __rpow__=lambda self, base: pow(base, self), __neg__=neg, __abs__=abs,
+    __eq__=eq, __ne__=ne, __lt__=lt, __le__=le, __gt__=gt, __ge__=ge,
+    __and__=bitwise_and, __or__=bitwise_or, __xor__=bitwise_xor, __invert__=_invert,
+    __rand__=bitwise_and, __ror__=bitwise_or,
+    __floordiv__=lambda self, o: div(self, o, rounding_mode="floor"),
+    __mod__=lambda self, o: Tensor._make(np.mod(self._data, as_tensor(o)._data)),
+)

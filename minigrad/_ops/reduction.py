@@ -1,0 +1,394 @@
+"""Reductions: ``sum mean max min amax amin var std logsumexp argmax argmin``.
+
+Mirrors ``aten/src/ATen/native/ReduceOps.cpp`` and the reduction entries of
+``derivatives.yaml``. Node names depend on the overload, as in PyTorch: ``x.sum()`` is
+``SumBackward0`` but ``x.sum(dim)`` is ``SumBackward1``; ``x.max()`` is ``MaxBackward1`` but
+``x.max(dim)`` is ``MaxBackward0`` (and returns ``(values, indices)``).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.graph import Node, record
+from ._util import attach, normalize_dim, normalize_dims
+
+max_result = namedtuple("max", ["values", "indices"])
+min_result = namedtuple("min", ["values", "indices"])
+
+
+def _unsqueeze_dims(g: Tensor, dims, keepdim: bool, sizes) -> Tensor:
+    """Give a reduced gradient back its reduced dims (size 1) so it broadcasts over ``sizes``."""
+    if keepdim or not dims:
+        return g
+    shape = list(g.shape)
+    for d in sorted(dims):
+        shape.insert(d, 1)
+    return g.reshape(shape)
+
+
+class SumBackward0(Node):
+    """z = self.sum().  dz/dself = grad expanded to self_sym_sizes. Saves: self_sym_sizes."""
+
+    def __init__(self, sizes):
+        super().__init__()
+        self._save("self_sym_sizes", tuple(sizes))
+
+    def backward(self, g):
+        return (g.expand(self._saved["self_sym_sizes"]),)
+
+
+class SumBackward1(Node):
+    """z = self.sum(dim, keepdim).  dz/dself = grad (unsqueezed) expanded to self_sym_sizes.
+    Saves: dim, keepdim, self_sym_sizes."""
+
+    def __init__(self, dim, keepdim, sizes):
+        super().__init__()
+        self._save("dim", dim)
+        self._save("keepdim", keepdim)
+        self._save("self_sym_sizes", tuple(sizes))
+
+    def backward(self, g):
+        s = self._saved
+        return (_unsqueeze_dims(g, s["dim"], s["keepdim"], s["self_sym_sizes"])
+                .expand(s["self_sym_sizes"]),)
+
+
+class MeanBackward0(Node):
+    """z = self.mean().  dz/dself = grad / numel expanded. Saves: self_sym_numel,
+    self_sym_sizes."""
+
+    def __init__(self, sizes):
+        super().__init__()
+        self._save("self_sym_numel", int(np.prod(sizes, dtype=np.int64)))
+        self._save("self_sym_sizes", tuple(sizes))
+
+    def backward(self, g):
+        s = self._saved
+        return ((g / s["self_sym_numel"]).expand(s["self_sym_sizes"]),)
+
+
+class MeanBackward1(Node):
+    """z = self.mean(dim, keepdim).  dz/dself = grad / (reduced count), expanded.
+    Saves: dim, keepdim, self_sym_numel, self_sym_sizes."""
+
+    def __init__(self, dim, keepdim, sizes, count):
+        super().__init__()
+        self._save("dim", dim)
+        self._save("keepdim", keepdim)
+        self._save("self_sym_numel", int(np.prod(sizes, dtype=np.int64)))
+        self._save("self_sym_sizes", tuple(sizes))
+        self._count = count
+
+    def backward(self, g):
+        s = self._saved
+        g = _unsqueeze_dims(g, s["dim"], s["keepdim"], s["self_sym_sizes"])
+        return ((g / self._count).expand(s["self_sym_sizes"]),)
+
+
+def _check_float(fn, t):
+    if t._data.dtype.kind != "f":
+        raise RuntimeError(f"{fn}(): could not infer output dtype. Input dtype must be either a "
+                           f"floating point or complex dtype. Got: {t.dtype._legacy[:-6]}")
+
+
+def _dims_arg(dim):
+    """PyTorch saves ``dim`` as a tuple for sum/mean (``(1,)``)."""
+    return tuple(dim) if isinstance(dim, (list, tuple)) else (dim,)
+
+
+def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """Sum of all elements, or over ``dim`` (int or tuple) (``torch.sum``).
+
+    Integer and bool inputs sum to int64, as in PyTorch.
+    """
+    arr = input._data
+    if arr.dtype.kind in "biu":
+        arr = arr.astype(np.int64)
+    if dtype is not None:
+        from .._dtype import to_numpy_dtype
+
+        arr = arr.astype(to_numpy_dtype(dtype))
+    if dim is None:
+        out = Tensor._make(np.asarray(arr.sum(), dtype=arr.dtype))
+        record(SumBackward0, out, (input,), input.shape)
+        return out
+    dims = normalize_dims(dim, input.ndim)
+    out = Tensor._make(np.asarray(arr.sum(axis=dims, keepdims=keepdim), dtype=arr.dtype))
+    record(SumBackward1, out, (input,), dims, keepdim, input.shape)
+    return out
+
+
+def mean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """Mean of all elements, or over ``dim`` (``torch.mean``); float inputs only."""
+    _check_float("mean", input)
+    if dim is None:
+        out = Tensor._make(np.asarray(input._data.mean(), dtype=input._data.dtype))
+        record(MeanBackward0, out, (input,), input.shape)
+        return out
+    dims = normalize_dims(dim, input.ndim)
+    count = int(np.prod([input.shape[d] for d in dims], dtype=np.int64))
+    out = Tensor._make(np.asarray(input._data.mean(axis=dims, keepdims=keepdim),
+                                  dtype=input._data.dtype))
+    record(MeanBackward1, out, (input,), dims, keepdim, input.shape, count)
+    return out
+
+
+# ----------------------------------------------------------------------------- max / min
+class MaxBackward1(Node):
+    """z = self.max() (all elements).  dz/dself = grad spread evenly over the elements equal
+    to the max. Saves: result, self."""
+
+    def __init__(self, a):
+        super().__init__()
+        self._save("self", a)
+
+    def backward(self, g):
+        mask = (self._get("self")._data == self._get("result")._data).astype(g._data.dtype)
+        return (g * Tensor._make(mask / mask.sum()),)
+
+
+class MinBackward1(MaxBackward1):
+    """z = self.min() (all elements).  dz/dself = grad spread evenly over the elements equal
+    to the min. Saves: result, self."""
+
+
+class MaxBackward0(Node):
+    """(values, indices) = self.max(dim, keepdim).  dz/dself = grad placed at indices, zero
+    elsewhere. Saves: dim, indices, keepdim, self_sym_sizes."""
+
+    def __init__(self, dim, keepdim, sizes):
+        super().__init__()
+        self._save("dim", dim)
+        self._save("keepdim", keepdim)
+        self._save("self_sym_sizes", tuple(sizes))
+
+    def backward(self, g, _g_indices=None):
+        s = self._saved
+        idx = self._get("indices")._data
+        if not s["keepdim"]:
+            idx = np.expand_dims(idx, s["dim"])
+        mask = np.zeros(s["self_sym_sizes"], dtype=g._data.dtype)
+        np.put_along_axis(mask, idx, 1, axis=s["dim"])
+        g = _unsqueeze_dims(g, (s["dim"],), s["keepdim"], s["self_sym_sizes"])
+        return (g * Tensor._make(mask),)
+
+
+class MinBackward0(MaxBackward0):
+    """(values, indices) = self.min(dim, keepdim).  dz/dself = grad placed at indices.
+    Saves: dim, indices, keepdim, self_sym_sizes."""
+
+
+def _extreme(input, dim, keepdim, largest: bool):
+    name = "max" if largest else "min"
+    if isinstance(dim, Tensor):
+        from .pointwise import maximum, minimum
+
+        return (maximum if largest else minimum)(input, dim)
+    if input.numel() == 0:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() "
+                           "== 0. Specify the reduction dim with the 'dim' argument.")
+    if dim is None:
+        out = Tensor._make(np.asarray(input._data.max() if largest else input._data.min()))
+        node = record(MaxBackward1 if largest else MinBackward1, out, (input,), input)
+        if node:
+            node._save("result", out, is_output=True)
+        return out
+    d = normalize_dim(dim, input.ndim)
+    arg = np.argmax if largest else np.argmin
+    idx = np.expand_dims(arg(input._data, axis=d), d)
+    vals = np.take_along_axis(input._data, idx, axis=d)
+    if not keepdim:
+        vals, idx = np.squeeze(vals, d), np.squeeze(idx, d)
+    values, indices = Tensor._make(vals), Tensor._make(idx.astype(np.int64))
+    node = record(MaxBackward0 if largest else MinBackward0, [values, indices], (input,), d,
+                  keepdim, input.shape)
+    if node:
+        node._save("indices", indices)
+    return (max_result if largest else min_result)(values, indices)
+
+
+def max(input, dim=None, keepdim: bool = False):
+    """Max of all elements (``MaxBackward1``), or ``(values, indices)`` over ``dim``
+    (``MaxBackward0``), or elementwise with a tensor (``torch.maximum``)."""
+    return _extreme(input, dim, keepdim, True)
+
+
+def min(input, dim=None, keepdim: bool = False):
+    """Min of all elements, or ``(values, indices)`` over ``dim`` (``torch.min``)."""
+    return _extreme(input, dim, keepdim, False)
+
+
+class AmaxBackward0(Node):
+    """z = self.amax(dim, keepdim).  dz/dself = grad spread evenly over the maximal elements
+    of each reduced slice. Saves: dim, keepdim, result, self."""
+
+    def __init__(self, a, dim, keepdim):
+        super().__init__()
+        self._save("dim", dim)
+        self._save("keepdim", keepdim)
+        self._save("self", a)
+
+    def backward(self, g):
+        s, dims, keep = self._get("self"), self._saved["dim"], self._saved["keepdim"]
+        r = _unsqueeze_dims(self._get("result"), dims, keep, s.shape)
+        mask = (s._data == r._data).astype(g._data.dtype)
+        mask = mask / mask.sum(axis=dims, keepdims=True)
+        return (_unsqueeze_dims(g, dims, keep, s.shape) * Tensor._make(mask),)
+
+
+class AminBackward0(AmaxBackward0):
+    """z = self.amin(dim, keepdim).  dz/dself = grad spread evenly over the minimal elements.
+    Saves: dim, keepdim, result, self."""
+
+
+def _amax(input, dim, keepdim, largest):
+    dims = normalize_dims(dim if dim != () else None, input.ndim)
+    fn = np.max if largest else np.min
+    out = Tensor._make(np.asarray(fn(input._data, axis=dims, keepdims=keepdim)))
+    node = record(AmaxBackward0 if largest else AminBackward0, out, (input,), input, dims,
+                  keepdim)
+    if node:
+        node._save("result", out, is_output=True)
+    return out
+
+
+def amax(input, dim=(), keepdim: bool = False) -> Tensor:
+    """Max over ``dim`` (all dims by default) without indices (``torch.amax``)."""
+    return _amax(input, dim, keepdim, True)
+
+
+def amin(input, dim=(), keepdim: bool = False) -> Tensor:
+    """Min over ``dim`` (all dims by default) without indices (``torch.amin``)."""
+    return _amax(input, dim, keepdim, False)
+
+
+def argmax(input, dim=None, keepdim: bool = False) -> Tensor:
+    """Index of the max (flattened if ``dim`` is None), int64, no grad (``torch.argmax``)."""
+    if dim is None:
+        return Tensor._make(np.asarray(np.argmax(input._data), dtype=np.int64))
+    d = normalize_dim(dim, input.ndim)
+    return Tensor._make(np.argmax(input._data, axis=d, keepdims=keepdim).astype(np.int64))
+
+
+def argmin(input, dim=None, keepdim: bool = False) -> Tensor:
+    """Index of the min, int64, no grad (``torch.argmin``)."""
+    if dim is None:
+        return Tensor._make(np.asarray(np.argmin(input._data), dtype=np.int64))
+    d = normalize_dim(dim, input.ndim)
+    return Tensor._make(np.argmin(input._data, axis=d, keepdims=keepdim).astype(np.int64))
+
+
+# ----------------------------------------------------------------------------- var / std
+class VarBackward0(Node):
+    """z = self.var(dim, correction, keepdim).  dz/dself = grad * 2 (self - mean) / (N -
+    correction). Saves: correction, dim, keepdim, self."""
+
+    def __init__(self, a, dim, correction, keepdim, n_saved_correction):
+        super().__init__()
+        self._save("correction", n_saved_correction)
+        self._save("dim", dim)
+        self._save("keepdim", keepdim)
+        self._save("self", a)
+        self._corr = correction
+
+    def _centered(self):
+        s = self._get("self")
+        dims = normalize_dims(self._saved["dim"], s.ndim)
+        n = int(np.prod([s.shape[d] for d in dims], dtype=np.int64))
+        return s - s.mean(dims, keepdim=True), dims, n
+
+    def backward(self, g):
+        c, dims, n = self._centered()
+        g = _unsqueeze_dims(g, dims, self._saved["keepdim"], c.shape)
+        return (g * c * (2.0 / (n - self._corr)),)
+
+
+class StdBackward0(VarBackward0):
+    """z = self.std(dim, correction, keepdim).  dz/dself = grad * (self - mean) /
+    ((N - correction) * result). Saves: correction, dim, keepdim, result, self."""
+
+    def backward(self, g):
+        c, dims, n = self._centered()
+        keep = self._saved["keepdim"]
+        g = _unsqueeze_dims(g, dims, keep, c.shape)
+        r = _unsqueeze_dims(self._get("result"), dims, keep, c.shape)
+        return (g * c / (r * (n - self._corr)),)
+
+
+def _var(input, dim, unbiased, keepdim, correction, std):
+    _check_float("std" if std else "var", input)
+    if isinstance(dim, bool):  # var(unbiased) positional form
+        unbiased, dim = dim, None
+    if correction is None:
+        correction = 1 if unbiased in (None, True) else 0
+        saved_corr = None if dim is None and unbiased is None else correction
+    else:
+        saved_corr = correction
+    dims = normalize_dims(dim, input.ndim)
+    fn = np.std if std else np.var
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = Tensor._make(np.asarray(fn(input._data, axis=dims, ddof=correction,
+                                         keepdims=keepdim), dtype=input._data.dtype))
+    node = record(StdBackward0 if std else VarBackward0, out, (input,), input,
+                  None if dim is None else _dims_arg(dim), correction, keepdim, saved_corr)
+    if node and std:
+        node._save("result", out, is_output=True)
+    return out
+
+
+def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+    """Variance (Bessel-corrected by default) over ``dim`` (``torch.var``)."""
+    return _var(input, dim, unbiased, keepdim, correction, std=False)
+
+
+def std(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+    """Standard deviation (``torch.std``)."""
+    return _var(input, dim, unbiased, keepdim, correction, std=True)
+
+
+class LogsumexpBackward0(Node):
+    """z = log(sum(exp(self), dim)).  dz/dself = grad * exp(self - result).
+    Saves: dim, keepdim, result, self."""
+
+    def __init__(self, a, dim, keepdim):
+        super().__init__()
+        self._save("dim", dim)
+        self._save("keepdim", keepdim)
+        self._save("self", a)
+
+    def backward(self, g):
+        s, dims, keep = self._get("self"), self._saved["dim"], self._saved["keepdim"]
+        r = _unsqueeze_dims(self._get("result"), dims, keep, s.shape)
+        return (_unsqueeze_dims(g, dims, keep, s.shape) * (s - r).exp(),)
+
+
+def logsumexp(input, dim, keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(x)))`` over ``dim``, computed stably (``torch.logsumexp``)."""
+    dims = normalize_dims(dim, input.ndim)
+    a = input._data
+    m = np.max(a, axis=dims, keepdims=True) if a.size else np.zeros((1,) * a.ndim, a.dtype)
+    m = np.where(np.isfinite(m), m, 0)
+    res = np.log(np.sum(np.exp(a - m), axis=dims, keepdims=True)) + m
+    if not keepdim:
+        res = np.squeeze(res, dims)
+    out = Tensor._make(np.asarray(res, dtype=a.dtype))
+    node = record(LogsumexpBackward0, out, (input,), input, dims, keepdim)
+    if node:
+        node._save("result", out, is_output=True)
+    return out
+
+
+def _max_method(self, dim=None, keepdim=False):
+    return max(self, dim, keepdim)
+
+
+def _min_method(self, dim=None, keepdim=False):
+    return min(self, dim, keepdim)
+
+
+attach(Tensor, sum=sum, mean=mean, max=_max_method, min=_min_method, amax=amax, amin=amin,
+       argmax=argmax, argmin=argmin, var=var, std=std, logsumexp=logsumexp)

@@ -1,0 +1,578 @@
+"""Shape and view ops: ``view reshape transpose permute t unsqueeze squeeze expand flatten
+contiguous clone``, ``split chunk unbind narrow repeat``, ``cat stack``, dtype conversion.
+
+Mirrors the view entries of ``tools/autograd/derivatives.yaml`` and ``aten/src/ATen/native/
+TensorShape.cpp``. A *view* shares memory and the version counter with its base (``_base``);
+NumPy views give the memory sharing for free. ``reshape`` is a view when the memory layout
+allows it (``ViewBackward0``) and a copy otherwise (``UnsafeViewBackward0(CloneBackward0)``),
+exactly as in PyTorch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.graph import Node, record
+from ._util import attach, normalize_dim, result_dtype, sum_to
+
+
+def _sizes(args) -> tuple:
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = tuple(args[0])
+    return tuple(int(a) for a in args)
+
+
+def _infer_shape(shape: tuple, numel: int) -> tuple:
+    """Resolve one ``-1`` in ``shape``; RuntimeError when the sizes do not fit."""
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    if known != numel and -1 not in shape:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+def _try_view(arr: np.ndarray, shape: tuple):
+    """A NumPy view of ``arr`` with ``shape``, or None when that needs a copy."""
+    v = arr.view()
+    try:
+        v.shape = shape
+    except AttributeError:
+        return None
+    return v
+
+
+def _view_of(base: Tensor, arr: np.ndarray, node_cls, *args) -> Tensor:
+    out = base._make_view(arr)
+    record(node_cls, out, (base,), *args)
+    return out
+
+
+# ----------------------------------------------------------------------------- view nodes
+class ViewBackward0(Node):
+    """z = self.view(shape).  dz/dself = grad.reshape(self_sym_sizes). Saves: self_sym_sizes."""
+
+    def __init__(self, sizes):
+        super().__init__()
+        self._save("self_sym_sizes", tuple(sizes))
+
+    def backward(self, g):
+        return (g.reshape(self._saved["self_sym_sizes"]),)
+
+
+class UnsafeViewBackward0(ViewBackward0):
+    """z = _unsafe_view(self, shape) (reshape of a fresh copy).  dz/dself = grad.reshape(sizes).
+    Saves: self_sym_sizes."""
+
+
+class CloneBackward0(Node):
+    """z = self.clone().  dz/dself = grad. Saves nothing."""
+
+    def backward(self, g):
+        return (g,)
+
+
+class AliasBackward0(CloneBackward0):
+    """z = alias of self (``x[...]``).  dz/dself = grad. Saves nothing."""
+
+
+class ToCopyBackward0(Node):
+    """z = self.to(dtype).  dz/dself = grad converted back to self's dtype. Saves nothing."""
+
+    def __init__(self, dtype):
+        super().__init__()
+        self._dtype = dtype
+
+    def backward(self, g):
+        return (to_dtype(g, self._dtype),)
+
+
+class TransposeBackward0(Node):
+    """z = self.transpose(dim0, dim1).  dz/dself = grad.transpose(dim0, dim1).
+    Saves: dim0, dim1."""
+
+    def __init__(self, d0, d1):
+        super().__init__()
+        self._save("dim0", d0)
+        self._save("dim1", d1)
+
+    def backward(self, g):
+        return (g.transpose(self._saved["dim0"], self._saved["dim1"]),)
+
+
+class TBackward0(Node):
+    """z = self.t() (2-D transpose).  dz/dself = grad.t(). Saves nothing."""
+
+    def backward(self, g):
+        return (g.t(),)
+
+
+class PermuteBackward0(Node):
+    """z = self.permute(dims).  dz/dself = grad.permute(inverse(dims)). Saves: dims."""
+
+    def __init__(self, dims):
+        super().__init__()
+        self._save("dims", tuple(dims))
+
+    def backward(self, g):
+        return (g.permute(*np.argsort(self._saved["dims"]).tolist()),)
+
+
+class UnsqueezeBackward0(Node):
+    """z = self.unsqueeze(dim).  dz/dself = grad.squeeze(dim). Saves: dim."""
+
+    def __init__(self, dim):
+        super().__init__()
+        self._save("dim", dim)
+
+    def backward(self, g):
+        return (g.squeeze(self._saved["dim"]),)
+
+
+class SqueezeBackward0(ViewBackward0):
+    """z = self.squeeze().  dz/dself = grad.reshape(self_sym_sizes). Saves: self_sym_sizes."""
+
+
+class SqueezeBackward1(Node):
+    """z = self.squeeze(dim).  dz/dself = grad.reshape(self_sym_sizes). Saves: dim,
+    self_sym_sizes."""
+
+    def __init__(self, dim, sizes):
+        super().__init__()
+        self._save("dim", dim)
+        self._save("self_sym_sizes", tuple(sizes))
+
+    def backward(self, g):
+        return (g.reshape(self._saved["self_sym_sizes"]),)
+
+
+class ExpandBackward0(Node):
+    """z = self.expand(sizes).  dz/dself = grad summed over the expanded dims.
+    Saves: self_sym_sizes."""
+
+    def __init__(self, sizes):
+        super().__init__()
+        self._save("self_sym_sizes", tuple(sizes))
+
+    def backward(self, g):
+        return (sum_to(g, self._saved["self_sym_sizes"]),)
+
+
+# ----------------------------------------------------------------------------- view functions
+def view(self, *shape) -> Tensor:
+    """A view with a new shape (``Tensor.view``); ``-1`` is inferred.
+
+    Raises RuntimeError if the sizes do not match or the memory layout does not allow a view.
+    """
+    if len(shape) == 1 and not isinstance(shape[0], (tuple, list, int, np.integer)):
+        return to_dtype(self, shape[0])
+    shape = _infer_shape(_sizes(shape), self.numel())
+    arr = _try_view(self._data, shape)
+    if arr is None:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
+                           "least one dimension spans across two contiguous subspaces). Use "
+                           ".reshape(...) instead.")
+    return _view_of(self, arr, ViewBackward0, self.shape)
+
+
+def reshape(self, *shape) -> Tensor:
+    """Reshape (``torch.reshape``): a view when possible, else a copy, as PyTorch decides."""
+    shape = _infer_shape(_sizes(shape), self.numel())
+    arr = _try_view(self._data, shape)
+    if arr is not None:
+        return _view_of(self, arr, ViewBackward0, self.shape)
+    copy = clone(self)
+    out = Tensor._make(copy._data.reshape(shape))
+    record(UnsafeViewBackward0, out, (copy,), copy.shape)
+    return out
+
+
+def view_as(self, other) -> Tensor:
+    """``self.view(other.shape)``."""
+    return view(self, other.shape)
+
+
+def reshape_as(self, other) -> Tensor:
+    """``self.reshape(other.shape)``."""
+    return reshape(self, other.shape)
+
+
+def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """Merge dims ``start_dim..end_dim`` into one (``torch.flatten``); a reshape."""
+    if self.ndim == 0:
+        return reshape(self, 1)
+    s, e = normalize_dim(start_dim, self.ndim), normalize_dim(end_dim, self.ndim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return self
+    shape = self.shape[:s] + (int(np.prod(self.shape[s:e + 1])),) + self.shape[e + 1:]
+    return reshape(self, shape)
+
+
+def unflatten(self, dim: int, sizes) -> Tensor:
+    """Split dim ``dim`` into ``sizes`` (``torch.unflatten``)."""
+    d = normalize_dim(dim, self.ndim)
+    return view(self, self.shape[:d] + tuple(sizes) + self.shape[d + 1:])
+
+
+def transpose(self, dim0: int, dim1: int) -> Tensor:
+    """Swap two dims, as a view (``torch.transpose``); node ``TransposeBackward0``."""
+    d0, d1 = normalize_dim(dim0, self.ndim), normalize_dim(dim1, self.ndim)
+    return _view_of(self, np.swapaxes(self._data, d0, d1), TransposeBackward0, dim0, dim1)
+
+
+def t(self) -> Tensor:
+    """2-D transpose (``torch.t``); node ``TBackward0``. RuntimeError above 2 dims."""
+    if self.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
+    return _view_of(self, self._data.T, TBackward0)
+
+
+def permute(self, *dims) -> Tensor:
+    """Reorder dims, as a view (``torch.permute``); node ``PermuteBackward0``."""
+    dims = _sizes(dims)
+    if len(dims) != self.ndim:
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
+                           "not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {self.ndim} is not equal to len(dims) = {len(dims)}")
+    nd = tuple(normalize_dim(d, self.ndim) for d in dims)
+    if len(set(nd)) != len(nd):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return _view_of(self, self._data.transpose(nd), PermuteBackward0, dims)
+
+
+def _T(self) -> Tensor:
+    return permute(self, *range(self.ndim - 1, -1, -1))
+
+
+def _mT(self) -> Tensor:
+    if self.ndim < 2:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                           f"Got {self.ndim}-D tensor.")
+    return transpose(self, -2, -1)
+
+
+def unsqueeze(self, dim: int) -> Tensor:
+    """Insert a size-1 dim, as a view (``torch.unsqueeze``); node ``UnsqueezeBackward0``."""
+    d = normalize_dim(dim, self.ndim + 1)
+    return _view_of(self, np.expand_dims(self._data, d), UnsqueezeBackward0, d)
+
+
+def squeeze(self, dim=None) -> Tensor:
+    """Drop size-1 dims (all: ``SqueezeBackward0``; one dim: ``SqueezeBackward1``)."""
+    if dim is None:
+        arr = self._data.reshape([s for s in self.shape if s != 1])
+        return _view_of(self, arr, SqueezeBackward0, self.shape)
+    d = normalize_dim(dim, self.ndim)
+    arr = np.squeeze(self._data, d) if self.ndim and self.shape[d] == 1 else self._data.view()
+    return _view_of(self, arr, SqueezeBackward1, d, self.shape)
+
+
+def expand(self, *sizes) -> Tensor:
+    """Broadcast to a larger shape without copying (``Tensor.expand``); ``-1`` keeps a size.
+
+    Raises RuntimeError when a non-1 dim would change.
+    """
+    sizes = _sizes(sizes)
+    if len(sizes) < self.ndim:
+        raise RuntimeError(f"expand(minigrad.{self.dtype._legacy}{{{list(self.shape)}}}, "
+                           f"size={list(sizes)}): the number of sizes provided ({len(sizes)}) "
+                           f"must be greater or equal to the number of dimensions in the tensor "
+                           f"({self.ndim})")
+    lead = len(sizes) - self.ndim
+    target = []
+    for i, s in enumerate(sizes):
+        cur = self.shape[i - lead] if i >= lead else None
+        if s == -1:
+            if cur is None:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+            s = cur
+        if cur is not None and cur != 1 and cur != s:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing "
+                               f"size ({cur}) at non-singleton dimension {i}.  Target sizes: "
+                               f"{list(sizes)}.  Tensor sizes: {list(self.shape)}")
+        target.append(s)
+    arr = np.broadcast_to(self._data, tuple(target))
+    return _view_of(self, arr, ExpandBackward0, self.shape)
+
+
+def expand_as(self, other) -> Tensor:
+    """``self.expand(other.shape)``."""
+    return expand(self, other.shape)
+
+
+def clone(self, *, memory_format=None) -> Tensor:
+    """A copy with its own storage (``torch.clone``); node ``CloneBackward0``."""
+    out = Tensor._make(np.array(self._data, copy=True, order="C"))
+    record(CloneBackward0, out, (self,))
+    return out
+
+
+def contiguous(self, memory_format=None) -> Tensor:
+    """Self if already contiguous, else a contiguous clone (``Tensor.contiguous``)."""
+    return self if self._data.flags.c_contiguous else clone(self)
+
+
+def _alias(self) -> Tensor:
+    return _view_of(self, self._data.view(), AliasBackward0)
+
+
+def to_dtype(self, dtype) -> Tensor:
+    """Convert the element type; returns self when it already has ``dtype``
+    (``Tensor.to``); node ``ToCopyBackward0``."""
+    from .. import _dtype as D
+
+    np_dt = D.to_numpy_dtype(dtype)
+    if self._data.dtype == np_dt:
+        return self
+    out = Tensor._make(self._data.astype(np_dt))
+    if out.dtype.is_floating_point:
+        record(ToCopyBackward0, out, (self,), self.dtype)
+    return out
+
+
+def to(self, *args, **kwargs) -> Tensor:
+    """``Tensor.to(dtype)`` / ``to(device)`` / ``to(other)``: only dtype changes anything."""
+    from .. import _dtype as D
+
+    dtype = kwargs.get("dtype")
+    for a in args:
+        if isinstance(a, Tensor):
+            dtype = a.dtype
+        elif isinstance(a, D.dtype) or str(a).startswith("torch.") or a in (float, int, bool):
+            dtype = a
+    return self if dtype is None else to_dtype(self, dtype)
+
+
+# ----------------------------------------------------------------------------- multi-output
+class SplitBackward0(Node):
+    """outs = self.split(split_size, dim).  dz/dself = cat(grads, dim) (zeros for unused
+    outputs). Saves: dim, self_sym_sizes, split_size."""
+
+    def __init__(self, dim, sizes, split_size):
+        super().__init__()
+        self._save("dim", dim)
+        self._save("self_sym_sizes", tuple(sizes))
+        self._save("split_size", split_size)
+
+    def backward(self, *grads):
+        return (cat(list(grads), self._saved["dim"]),)
+
+
+class SplitWithSizesBackward0(SplitBackward0):
+    """outs = self.split([sizes], dim).  dz/dself = cat(grads, dim). Saves: dim,
+    self_sym_sizes, split_sizes."""
+
+
+class UnbindBackward0(Node):
+    """outs = self.unbind(dim).  dz/dself = stack(grads, dim). Saves: dim."""
+
+    def __init__(self, dim):
+        super().__init__()
+        self._save("dim", dim)
+
+    def backward(self, *grads):
+        return (stack(list(grads), self._saved["dim"]),)
+
+
+def _multi_view(self, arrays, node_cls, *args):
+    outs = [self._make_view(a) for a in arrays]
+    record(node_cls, outs, (self,), *args)
+    for o in outs:
+        o._view_meta = node_cls.__name__[: -len("Backward0")]
+    return tuple(outs)
+
+
+def split(self, split_size_or_sections, dim: int = 0) -> tuple:
+    """Split into chunks of ``split_size`` (or the given sizes) along ``dim`` (views)."""
+    d = normalize_dim(dim, self.ndim)
+    n = self.shape[d]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = list(split_size_or_sections)
+        if sum(sizes) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
+                               f"(input tensor's size at dimension {d}), but got "
+                               f"split_sizes={sizes}")
+        node_cls = SplitWithSizesBackward0
+    else:
+        step = int(split_size_or_sections)
+        sizes = [min(step, n - i) for i in range(0, n, step)] if n else [0]
+        node_cls = SplitBackward0
+    bounds = np.cumsum([0] + sizes)
+    arrays = [self._data[(slice(None),) * d + (slice(int(a), int(b)),)]
+              for a, b in zip(bounds[:-1], bounds[1:])]
+    return _multi_view(self, arrays, node_cls, d, self.shape, split_size_or_sections)
+
+
+def chunk(self, chunks: int, dim: int = 0) -> tuple:
+    """Split into ``chunks`` nearly equal views along ``dim`` (``torch.chunk``)."""
+    n = self.shape[normalize_dim(dim, self.ndim)]
+    return split(self, max(1, -(-n // chunks)), dim)
+
+
+def unbind(self, dim: int = 0) -> tuple:
+    """All slices along ``dim`` as views (``torch.unbind``); node ``UnbindBackward0``."""
+    d = normalize_dim(dim, self.ndim)
+    arrays = [self._data[(slice(None),) * d + (i,)] for i in range(self.shape[d])]
+    return _multi_view(self, arrays, UnbindBackward0, d)
+
+
+class RepeatBackward0(Node):
+    """z = self.repeat(repeats).  dz/dself = grad summed over the tiles.
+    Saves: repeats, self_sym_sizes."""
+
+    def __init__(self, repeats, sizes):
+        super().__init__()
+        self._save("repeats", tuple(repeats))
+        self._save("self_sym_sizes", tuple(sizes))
+
+    def backward(self, g):
+        reps, sizes = self._saved["repeats"], self._saved["self_sym_sizes"]
+        lead = len(reps) - len(sizes)
+        full = (1,) * lead + tuple(sizes)
+        split_shape = []
+        for r, s in zip(reps, full):
+            split_shape += [r, s]
+        gs = g.reshape(split_shape).sum(list(range(0, 2 * len(reps), 2)))
+        return (gs.reshape(sizes),)
+
+
+def repeat(self, *repeats) -> Tensor:
+    """Tile the tensor (``Tensor.repeat``); node ``RepeatBackward0``."""
+    reps = _sizes(repeats)
+    if len(reps) < self.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    out = Tensor._make(np.tile(self._data, reps))
+    record(RepeatBackward0, out, (self,), reps, self.shape)
+    return out
+
+
+def narrow(self, dim: int, start: int, length: int) -> Tensor:
+    """View of ``length`` elements from ``start`` along ``dim``; node ``SliceBackward0``."""
+    from .indexing import slice_dim
+
+    d = normalize_dim(dim, self.ndim)
+    return slice_dim(self, d, start, start + length, 1)
+
+
+# ----------------------------------------------------------------------------- cat / stack
+class CatBackward0(Node):
+    """z = cat(tensors, dim).  Each input gets its slice of grad along dim. Saves: dim."""
+
+    def __init__(self, dim, sizes):
+        super().__init__()
+        self._save("dim", dim)
+        self._sizes = sizes
+
+    def backward(self, g):
+        d = self._saved["dim"]
+        bounds = np.cumsum([0] + self._sizes)
+        return tuple(
+            g.narrow(d, int(a), int(b - a)) if nf[0] is not None else None
+            for a, b, nf in zip(bounds[:-1], bounds[1:], self.next_functions))
+
+
+class StackBackward0(Node):
+    """z = stack(tensors, dim).  Each input gets grad.select(dim, i). Saves: dim."""
+
+    def __init__(self, dim):
+        super().__init__()
+        self._save("dim", dim)
+
+    def backward(self, g):
+        d = self._saved["dim"]
+        return tuple(g.select(d, i) if nf[0] is not None else None
+                     for i, nf in enumerate(self.next_functions))
+
+
+def _tensors_arg(tensors, name):
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}() received an invalid combination of arguments - expected a "
+                        "tuple or list of Tensors")
+    if len(tensors) == 0:
+        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+    return list(tensors)
+
+
+def cat(tensors, dim: int = 0) -> Tensor:
+    """Concatenate along an existing dim (``torch.cat``); one slot per input (repeats kept).
+
+    Raises RuntimeError naming the mismatching size and tensor number.
+    """
+    ts = _tensors_arg(tensors, "cat")
+    ref = ts[0]
+    d = normalize_dim(dim, ref.ndim)
+    for i, t in enumerate(ts):
+        if t.ndim != ref.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} "
+                               f"and {t.ndim}")
+        for k in range(ref.ndim):
+            if k != d and t.shape[k] != ref.shape[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
+                                   f"Expected size {ref.shape[k]} but got size {t.shape[k]} for "
+                                   f"tensor number {i} in the list.")
+    dt = result_dtype(*ts)
+    out = Tensor._make(np.concatenate([t._data.astype(dt, copy=False) for t in ts], axis=d))
+    record(CatBackward0, out, tuple(ts), dim, [t.shape[d] for t in ts])
+    return out
+
+
+def stack(tensors, dim: int = 0) -> Tensor:
+    """Stack along a new dim (``torch.stack``); RuntimeError if shapes differ."""
+    ts = _tensors_arg(tensors, "stack")
+    for i, t in enumerate(ts):
+        if t.shape != ts[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(ts[0].shape)} at entry 0 and {list(t.shape)} at entry {i}")
+    d = normalize_dim(dim, ts[0].ndim + 1)
+    dt = result_dtype(*ts)
+    out = Tensor._make(np.stack([t._data.astype(dt, copy=False) for t in ts], axis=d))
+    record(StackBackward0, out, tuple(ts), d)
+    return out
+
+
+def _type_conv(np_dt):
+    def conv(self, memory_format=None):
+        return to_dtype(self, np_dt)
+
+    conv.__doc__ = f"Convert to {np.dtype(np_dt).name} (returns self if already that dtype)."
+    return conv
+
+
+attach(
+    Tensor,
+    view=view, reshape=reshape, view_as=view_as, reshape_as=reshape_as, flatten=flatten,
+    unflatten=unflatten, transpose=transpose, swapaxes=transpose, t=t, permute=permute,
+    T=property(_T), mT=property(_mT), unsqueeze=unsqueeze, squeeze=squeeze, expand=expand,
+    expand_as=expand_as, clone=clone, contiguous=contiguous, to=to, split=split, chunk=chunk,
+    unbind=unbind, repeat=repeat, narrow=narrow,
+    float=_type_conv(np.float32), double=_type_conv(np.float64), half=_type_conv(np.float16),
+    long=_type_conv(np.int64), int=_type_conv(np.int32), bool=_type_conv(np.bool_),
+)
+
+
+class SqueezeBackward4(SqueezeBackward1):
+    """z = self.squeeze(dims) (a list of dims, as matmul uses).  dz/dself =
+    grad.reshape(self_sym_sizes). Saves: dim, self_sym_sizes."""
+
+
+def _squeeze_dims(self, dims) -> Tensor:
+    """``squeeze`` with a tuple of dims (``SqueezeBackward4``), as matmul uses internally."""
+    keep = [s for i, s in enumerate(self.shape) if not (i in dims and s == 1)]
+    return _view_of(self, self._data.reshape(keep), SqueezeBackward4, dims[0] if len(dims) == 1
+                    else tuple(dims), self.shape)
+
+
+def _unsafe_view(self, shape) -> Tensor:
+    """Reshape a fresh intermediate (``_unsafe_view``); node ``UnsafeViewBackward0``."""
+    out = Tensor._make(self._data.reshape(shape))
+    record(UnsafeViewBackward0, out, (self,), self.shape)
+    return out

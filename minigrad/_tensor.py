@@ -1,0 +1,442 @@
+"""``Tensor``: a NumPy array plus the autograd metadata PyTorch keeps next to it.
+
+Mirrors ``torch/_tensor.py`` and the autograd metadata of ``c10::TensorImpl``
+(``torch/csrc/autograd/variable.h``): ``requires_grad``, ``grad``, ``grad_fn`` with
+``output_nr``, a version counter shared by all views of one storage, ``_base`` for views,
+``retains_grad`` and tensor hooks. Operator methods (``+``, ``@``, ``sum`` ...) are attached by the
+op-family modules in ``minigrad/_ops/`` (one file per family).
+"""
+
+from __future__ import annotations
+
+import warnings
+import weakref
+
+import numpy as np
+
+from . import _dtype
+from .autograd import grad_mode
+from .autograd.graph import AccumulateGrad, HookDict, RemovableHandle
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more information."
+)
+
+
+class _VersionCounter:
+    """Counts in-place modifications of one storage; shared by a tensor and all its views."""
+
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = 0
+
+    def bump(self) -> None:
+        self.value += 1
+
+
+class Size(tuple):
+    """A tensor shape (``torch.Size``): a tuple that prints as ``minigrad.Size([2, 3])``."""
+
+    def __repr__(self) -> str:
+        return f"minigrad.Size({list(self)})"
+
+    def numel(self) -> int:
+        """Number of elements of a tensor of this shape."""
+        return int(np.prod(self, dtype=np.int64))
+
+
+class Tensor:
+    """An n-dimensional array that can record the operations applied to it.
+
+    Construct with :func:`minigrad.tensor` or the factory functions. ``data`` lives in a NumPy
+    array (float32 by default). See ``torch.Tensor`` for the meaning of every attribute; the
+    ones here behave the same, including the warnings and errors.
+    """
+
+    __array_priority__ = 1000  # make ``ndarray * Tensor`` call Tensor.__rmul__
+
+    def __init__(self, data=None, *, requires_grad: bool = False):
+        arr = np.asarray(data if data is not None else [], dtype=np.float32)
+        self._init(arr)
+        if requires_grad:
+            self.requires_grad_(True)
+
+    def _init(self, arr: np.ndarray) -> None:
+        self._data = arr
+        self._requires_grad = False
+        self._grad = None
+        self._grad_fn = None
+        self._output_nr = 0
+        self._vc = _VersionCounter()
+        self._base = None
+        self._acc_ref = None  # weakref to this leaf's AccumulateGrad, reused while alive
+        self._backward_hooks = HookDict()
+        self._post_accumulate_grad_hooks = HookDict()
+        self._retains_grad = False
+        self._view_meta = None  # for multi-output views (split/unbind): their node name
+
+    @classmethod
+    def _make(cls, arr: np.ndarray, requires_grad: bool = False) -> Tensor:
+        """Wrap an ndarray without copying (internal constructor used by every op)."""
+        t = cls.__new__(cls)
+        t._init(arr)
+        t._requires_grad = requires_grad
+        return t
+
+    def _make_view(self, arr: np.ndarray) -> Tensor:
+        """A new tensor viewing ``arr`` (which shares memory with self): shares the counter."""
+        t = Tensor._make(arr)
+        t._base = self._base if self._base is not None else self
+        t._vc = self._vc
+        if not grad_mode.is_grad_enabled() and self._requires_grad:
+            t._requires_grad = True  # views made under no_grad keep requires_grad (a leaf)
+        return t
+
+    # ---------------------------------------------------------------- basic properties
+    @property
+    def shape(self) -> Size:
+        """The shape, a :class:`Size` (tuple of ints)."""
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None):
+        """The shape, or the length of one dimension (negative dims count from the end)."""
+        if dim is None:
+            return self.shape
+        from ._ops._util import normalize_dim
+
+        return self._data.shape[normalize_dim(dim, self.ndim)]
+
+    @property
+    def dtype(self) -> _dtype.dtype:
+        """Element type (``minigrad.float32`` by default)."""
+        return _dtype.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def ndim(self) -> int:
+        """Number of dimensions."""
+        return self._data.ndim
+
+    def dim(self) -> int:
+        """Number of dimensions (``Tensor.dim``)."""
+        return self._data.ndim
+
+    def numel(self) -> int:
+        """Number of elements."""
+        return int(self._data.size)
+
+    nelement = numel
+
+    @property
+    def device(self) -> str:
+        """Always ``'cpu'``: minigrad computes with NumPy."""
+        return "cpu"
+
+    @property
+    def is_cuda(self) -> bool:
+        """Always False (NumPy only)."""
+        return False
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def type(self, dtype=None):
+        """Legacy type name, e.g. ``'minigrad.FloatTensor'``; with ``dtype`` converts."""
+        if dtype is None:
+            return f"minigrad.{self.dtype._legacy}"
+        return self.to(dtype)
+
+    def is_floating_point(self) -> bool:
+        """True for float dtypes."""
+        return self.dtype.is_floating_point
+
+    def is_contiguous(self) -> bool:
+        """True when the array is C-contiguous."""
+        return bool(self._data.flags.c_contiguous)
+
+    def _is_view(self) -> bool:
+        """True when this tensor is a view of another (it has a ``_base``)."""
+        return self._base is not None
+
+    def stride(self, dim: int | None = None):
+        """Strides in elements (not bytes)."""
+        st = tuple(s // self._data.itemsize for s in self._data.strides)
+        return st if dim is None else st[dim]
+
+    # ---------------------------------------------------------------- autograd metadata
+    @property
+    def requires_grad(self) -> bool:
+        """Whether ops on this tensor are recorded for backward."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set ``requires_grad`` in place (leaves only); returns self.
+
+        Raises RuntimeError for a non-leaf, or for a non-float dtype asked to require grad.
+        """
+        if self._grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to use "
+                    "a computed variable in a subgraph that doesn't require differentiation use "
+                    "var_no_grad = var.detach()."
+                )
+            return self
+        if requires_grad and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def grad_fn(self):
+        """The backward node that produced this tensor, or None for leaves."""
+        return self._grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors not produced by a recorded op (user-created or under no_grad)."""
+        return self._grad_fn is None
+
+    @property
+    def output_nr(self) -> int:
+        """Which output of ``grad_fn`` this tensor is."""
+        return self._output_nr
+
+    @property
+    def _version(self) -> int:
+        """Number of in-place modifications of this tensor's storage (shared with views)."""
+        return self._vc.value
+
+    @property
+    def grad(self):
+        """Accumulated gradient (leaves, or non-leaves after ``retain_grad()``); else None.
+
+        Reading it on a non-leaf that does not retain grad warns (UserWarning) as PyTorch does.
+        """
+        if self._grad_fn is not None and not self._retains_grad and self._requires_grad:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of "
+                    f"size '{list(self.shape)}'. Please ensure that the gradient and the tensor "
+                    "are the same size"
+                )
+            if value.dtype is not self.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{value.dtype.name}' to a tensor "
+                    f"with dtype '{self.dtype.name}'. Please ensure that the gradient and the "
+                    "tensor have the same dtype"
+                )
+        self._grad = value
+
+    @property
+    def data(self) -> Tensor:
+        """A new tensor sharing this storage, detached, with its **own** version counter.
+
+        As in PyTorch, in-place changes through ``.data`` are invisible to autograd's checks.
+        Assigning ``t.data = other`` replaces the storage.
+        """
+        return Tensor._make(self._data)
+
+    @data.setter
+    def data(self, value) -> None:
+        arr = value._data if isinstance(value, Tensor) else np.asarray(value)
+        self._data = arr
+
+    def _grad_accumulator(self) -> AccumulateGrad:
+        """This leaf's AccumulateGrad node: the same object while any graph holds it."""
+        node = self._acc_ref() if self._acc_ref is not None else None
+        if node is None:
+            node = AccumulateGrad(self)
+            self._acc_ref = weakref.ref(node)
+        return node
+
+    def retain_grad(self) -> None:
+        """Make a non-leaf keep its ``.grad`` after backward (no-op on leaves).
+
+        Raises RuntimeError if the tensor does not require grad.
+        """
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self._retains_grad:
+            return
+        self._retains_grad = True
+        self._grad_fn._retains_grad[self._output_nr] = weakref.ref(self)
+
+    @property
+    def retains_grad(self) -> bool:
+        """True for a non-leaf after ``retain_grad()``."""
+        return self._retains_grad
+
+    def _accumulate_retained(self, g: Tensor) -> None:
+        if self._grad is None:
+            self._grad = g._detached_copy(self.dtype) if not grad_mode.is_grad_enabled() else g
+        else:
+            self._grad = self._grad + g
+
+    def register_hook(self, hook) -> RemovableHandle:
+        """Register ``hook(grad) -> Tensor | None`` to run when this tensor's gradient is computed.
+
+        A returned tensor replaces the gradient for everything downstream (and for ``.grad``).
+        Raises RuntimeError on a tensor that does not require grad.
+        """
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is None:
+            handle = RemovableHandle(self._backward_hooks)
+            self._backward_hooks[handle.id] = hook
+        else:
+            hooks = self._grad_fn._tensor_pre_hooks
+            handle = RemovableHandle(hooks)
+            hooks[handle.id] = (self._output_nr, hook)
+        return handle
+
+    def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
+        """Register ``hook(tensor)`` to run after ``.grad`` was accumulated (leaves only)."""
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        handle = RemovableHandle(self._post_accumulate_grad_hooks)
+        self._post_accumulate_grad_hooks[handle.id] = hook
+        return handle
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (``torch.Tensor.backward``).
+
+        ``gradient`` is required unless self has one element. ``retain_graph`` defaults to
+        ``create_graph``; without it saved tensors are freed. Errors as in PyTorch.
+        """
+        from .autograd import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # ---------------------------------------------------------------- conversions
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The underlying array (shared memory). Raises RuntimeError if it requires grad."""
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
+        return self._data
+
+    def item(self):
+        """The single value as a Python number; RuntimeError if more than one element."""
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
+                               "to Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        """Nested Python lists of the values."""
+        return self._data.tolist()
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()).item())
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self):
+        return id(self)
+
+    def __array__(self, dtype=None, copy=None):
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def detach(self) -> Tensor:
+        """A new leaf sharing storage **and** the version counter, with requires_grad False."""
+        t = Tensor._make(self._data)
+        t._vc = self._vc
+        return t
+
+    def detach_(self) -> Tensor:
+        """Detach in place: drop ``grad_fn`` and ``requires_grad``; returns self."""
+        self._grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def _detached_copy(self, dtype=None) -> Tensor:
+        """Fresh tensor with its own copy of the data (used to store gradients)."""
+        arr = self._data
+        if dtype is not None and arr.dtype != dtype.np:
+            return Tensor._make(arr.astype(dtype.np))
+        return Tensor._make(np.array(arr, copy=True))
+
+    def cpu(self) -> Tensor:
+        """Returns self (everything is on the CPU)."""
+        return self
+
+    def __repr__(self) -> str:
+        return _format(self)
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment.")
+        new = type(self).__new__(type(self))
+        new._init(self._data.copy())
+        new._requires_grad = self._requires_grad
+        if self._grad is not None:
+            new._grad = self._grad._detached_copy()
+        new.__dict__.update({k: v for k, v in self.__dict__.items() if k not in new.__dict__})
+        memo[id(self)] = new
+        return new
+
+
+def _format(t: Tensor) -> str:
+    """``tensor([1., 2.], grad_fn=<MulBackward0>)``-style repr."""
+    arr = t._data
+    if arr.dtype.kind == "f":
+        body = np.array2string(arr, separator=", ", prefix="tensor(",
+                               formatter={"float_kind": _float_fmt(arr)})
+    else:
+        body = np.array2string(arr, separator=", ", prefix="tensor(")
+    extras = []
+    if arr.dtype not in (np.float32, np.int64, np.bool_):
+        extras.append(f"dtype={t.dtype!r}")
+    if t._grad_fn is not None:
+        extras.append(f"grad_fn=<{t._grad_fn.name()}>")
+    elif t._requires_grad:
+        extras.append("requires_grad=True")
+    return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+
+
+def _float_fmt(arr):
+    finite = arr[np.isfinite(arr)] if arr.size else arr
+    ints = finite.size == 0 or bool(np.all(finite == np.round(finite)))
+    if ints and (finite.size == 0 or np.abs(finite).max() < 1e8):
+        return lambda v: f"{v:.0f}." if np.isfinite(v) else str(v)
+    return lambda v: f"{v:.4f}" if np.isfinite(v) else str(v)

@@ -1,0 +1,119 @@
+"""``minigrad.autograd``: ``backward``, ``grad``, nodes and grad modes.
+
+Mirrors ``torch/autograd/__init__.py``: argument checking and seeding of the root gradients
+happen here; the graph walk itself is in :mod:`minigrad.autograd.engine`.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from . import graph
+from .engine import run_backward
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .graph import AccumulateGrad, Node, RemovableHandle, SavedTensor
+
+__all__ = ["backward", "grad", "Node", "AccumulateGrad", "SavedTensor", "RemovableHandle",
+           "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "graph"]
+
+CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter "
+    "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+    "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+    ".grad fields of your parameters to None after use to break the cycle and avoid the leak."
+)
+
+
+def _as_tuple(x):
+    if x is None:
+        return None
+    from .._tensor import Tensor
+
+    return (x,) if isinstance(x, Tensor) else tuple(x)
+
+
+def _seed_grads(outputs, grad_outputs):
+    """Root gradients: ones for one-element outputs, else the given ones (shape-checked)."""
+    from .._tensor import Tensor
+
+    grads = []
+    given = _as_tuple(grad_outputs) or (None,) * len(outputs)
+    if len(given) != len(outputs):
+        raise RuntimeError(f"grad requires one gradient per output: got {len(given)} gradients "
+                           f"for {len(outputs)} outputs")
+    for i, (out, g) in enumerate(zip(outputs, given)):
+        if not out.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
+                               "a grad_fn")
+        if g is None:
+            if out.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            g = Tensor._make(np.ones(out.shape, dtype=out._data.dtype))
+        elif not isinstance(g, Tensor):
+            g = Tensor._make(np.asarray(g, dtype=out._data.dtype))
+        if g.shape != out.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of minigrad.Size({list(g.shape)})"
+                f" and output[{i}] has a shape of minigrad.Size({list(out.shape)}).")
+        grads.append(g)
+    return grads
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate gradients of ``tensors`` into the ``.grad`` of graph leaves
+    (``torch.autograd.backward``).
+
+    Args: ``tensors`` (Tensor or sequence), ``grad_tensors`` (matching gradients; required for
+    outputs with more than one element), ``retain_graph`` (keep saved tensors; defaults to
+    ``create_graph``), ``create_graph`` (record the backward pass for higher-order gradients),
+    ``inputs`` (only accumulate into these). Raises RuntimeError as PyTorch does.
+    """
+    outputs = _as_tuple(tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if len(inputs) == 0:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        for t in inputs:
+            if not t.requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if create_graph:
+        warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
+    grads = _seed_grads(outputs, grad_tensors)
+    run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return d(outputs)/d(inputs) without touching ``.grad`` (``torch.autograd.grad``).
+
+    Returns a tuple with one tensor (or None if unused and ``allow_unused``) per input.
+    Raises RuntimeError for an input that does not require grad, or that was not used in the
+    graph unless ``allow_unused=True`` (``materialize_grads=True`` gives zeros instead).
+    """
+    from .._tensor import Tensor
+
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if retain_graph is None:
+        retain_graph = create_graph
+    for t in inputs:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    grads = _seed_grads(outputs, grad_outputs)
+    result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs,
+                          accumulate=False)
+    for i, (t, g) in enumerate(zip(inputs, result)):
+        if g is None:
+            if materialize_grads:
+                result[i] = Tensor._make(np.zeros(t.shape, dtype=t._data.dtype))
+            elif not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior.")
+    return tuple(result)

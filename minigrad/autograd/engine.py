@@ -1,0 +1,185 @@
+"""The backward engine: runs the graph from the roots to the leaves.
+
+Mirrors ``torch/csrc/autograd/engine.cpp`` (single-threaded CPU path):
+
+1. count, for every node reachable from the roots, how many edges point at it;
+2. a node is *ready* when all its producers have run (its count reaches zero);
+3. among ready nodes the one created last runs first (a max-heap on the sequence number;
+   ``AccumulateGrad`` has UINT64_MAX so it runs as soon as it is ready);
+4. gradients arriving at the same input slot are summed in that node's input buffer.
+
+Per node the order is: tensor hooks registered on its outputs, ``retain_grad``, node pre-hooks,
+the node itself, node post-hooks; then (for ``AccumulateGrad``) post-accumulate-grad hooks.
+Everything is iterative, so graphs of any depth run without ``RecursionError``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+
+from . import grad_mode
+from .graph import AccumulateGrad, edge_of, zeros_grad
+
+
+def _reachable(roots):
+    """Dependency counts (number of incoming edges) for every node reachable from ``roots``."""
+    deps: dict = {}
+    seen = set()
+    stack = list(roots)
+    for r in roots:
+        seen.add(r)
+    while stack:
+        node = stack.pop()
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            deps[child] = deps.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return deps, seen
+
+
+def _needed(roots, targets):
+    """Nodes from which some node in ``targets`` can be reached (iterative post-order)."""
+    needed = set()
+    done = set()
+    stack = [(r, False) for r in roots]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            if node in targets or any(c in needed for c, _ in node.next_functions if c is not None):
+                needed.add(node)
+            done.add(node)
+            continue
+        if node in done:
+            continue
+        stack.append((node, True))
+        stack.extend((c, False) for c, _ in node.next_functions if c is not None and c not in done)
+    return needed
+
+
+def _call_tensor_hooks(node, grads):
+    """Hooks registered with ``Tensor.register_hook`` on the node's outputs (or its leaf)."""
+    if isinstance(node, AccumulateGrad):
+        hooks = [(0, fn) for fn in node.variable._backward_hooks.values()]
+    else:
+        hooks = list(node._tensor_pre_hooks.values())
+    for nr, fn in hooks:
+        if grads[nr] is None:
+            continue
+        new = fn(grads[nr])
+        if new is not None:
+            _check_hook_result(fn, new, grads[nr])
+            grads[nr] = new
+    for nr, ref in list(node._retains_grad.items()):
+        t = ref()
+        if t is not None and grads[nr] is not None:
+            t._accumulate_retained(grads[nr])
+    return grads
+
+
+def _check_hook_result(fn, new, old):
+    from .._tensor import Tensor
+
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Tensor or None from hook, but got {type(new).__name__}")
+    if new.shape != old.shape:
+        name = getattr(fn, "__name__", repr(fn))
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+
+
+def _call_node(node, grads, retain_graph):
+    for fn in list(node._pre_hooks.values()):
+        new = fn(tuple(grads))
+        if new is not None:
+            grads = list(new)
+    if all(g is None for g in grads):
+        outs = (None,) * len(node.next_functions)
+    else:
+        if len(grads) > 1:  # multi-output nodes see zeros for outputs that got no gradient
+            grads = [g if g is not None else zeros_grad(*meta) for g, meta in
+                     zip(grads, node._out_meta)]
+        outs = node.backward(*grads)
+    if not retain_graph:
+        node._release_variables()
+    for fn in list(node._post_hooks.values()):
+        new = fn(tuple(outs), tuple(grads))
+        if new is not None:
+            outs = tuple(new)
+    if isinstance(node, AccumulateGrad):
+        for fn in list(node.variable._post_accumulate_grad_hooks.values()):
+            fn(node.variable)
+    return outs
+
+
+def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inputs=None,
+                 accumulate=True):
+    """Run backward from tensors ``roots`` seeded with ``grad_roots``.
+
+    ``inputs``: tensors to restrict the run to. With ``accumulate=True`` (``backward``) their
+    ``.grad`` is written (non-leaves retain it); with ``accumulate=False`` (``autograd.grad``)
+    nothing is written and the gradient reaching each input is returned in order (None if none
+    reached it).
+    """
+    root_edges = [edge_of(t) for t in roots]
+    root_nodes = list(dict.fromkeys(n for n, _ in root_edges))
+    deps, reachable = _reachable(root_nodes)
+
+    captures: dict = {}  # node -> [(input_nr, result index)]
+    results = None
+    needed = None
+    if inputs is not None:
+        results = [None] * len(inputs)
+        exec_targets = set()
+        for i, t in enumerate(inputs):
+            node, nr = edge_of(t)
+            if accumulate and isinstance(node, AccumulateGrad):
+                exec_targets.add(node)
+            elif accumulate:
+                t.retain_grad()
+                captures.setdefault(node, []).append((nr, None))
+            else:
+                captures.setdefault(node, []).append((nr, i))
+        needed = _needed(root_nodes, exec_targets | set(captures))
+
+    buffers: dict = {}
+    for (node, nr), g in zip(root_edges, grad_roots):
+        buf = buffers.setdefault(node, [None] * max(len(node._out_meta), 1))
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+
+    counter = itertools.count()
+    heap = [(-n._seq, next(counter), n) for n in root_nodes if deps.get(n, 0) == 0]
+    heapq.heapify(heap)
+    prev_mode = grad_mode.is_grad_enabled()
+    grad_mode._set(create_graph)
+    try:
+        while heap:
+            _, _, node = heapq.heappop(heap)
+            grads = buffers.pop(node, None) or [None] * max(len(node._out_meta), 1)
+            if needed is not None and node not in needed:
+                outs = (None,) * len(node.next_functions)
+            else:
+                grads = _call_tensor_hooks(node, grads)
+                for nr, idx in captures.get(node, ()):
+                    if idx is not None:
+                        results[idx] = grads[nr]
+                run = needed is None or isinstance(node, AccumulateGrad) and accumulate or any(
+                    c in needed for c, _ in node.next_functions if c is not None)
+                if run and not (isinstance(node, AccumulateGrad) and not accumulate):
+                    outs = _call_node(node, grads, retain_graph)
+                else:
+                    outs = (None,) * len(node.next_functions)
+            for (child, nr), g in zip(node.next_functions, outs):
+                if child is None:
+                    continue
+                if g is not None:
+                    buf = buffers.setdefault(child, [None] * max(len(child._out_meta), 1))
+                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                deps[child] -= 1
+                if deps[child] == 0:
+                    heapq.heappush(heap, (-child._seq, next(counter), child))
+    finally:
+        grad_mode._set(prev_mode)
+    return results

@@ -1,0 +1,309 @@
+"""Backward nodes: ``Node``, ``AccumulateGrad``, saved tensors, and how ops record them.
+
+Mirrors ``torch/autograd/graph.py`` (the Python view of a node) and
+``torch/csrc/autograd/function.h`` / ``saved_variable.cpp`` (what a node holds).
+
+A node is created by an op when grad mode is on and some input requires grad. It holds
+``next_functions`` — one ``(node, input_nr)`` edge per differentiable input, ``(None, 0)`` for an
+input that does not require grad — and the tensors its derivative formula needs, wrapped in
+:class:`SavedTensor` so that in-place changes and freed graphs are detected on use.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+
+import numpy as np
+
+from . import grad_mode
+
+UINT64_MAX = 2**64 - 1
+
+FREED_MSG = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you "
+    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+    "through the graph a second time or if you need to access saved tensors after calling "
+    "backward."
+)
+
+_sequence = itertools.count()
+
+
+class RemovableHandle:
+    """Handle returned by every ``register_*hook``; ``remove()`` unregisters the hook.
+
+    Mirrors ``torch/utils/hooks.py::RemovableHandle``: usable as a context manager (removes on
+    exit); ``id`` is the hook's key in the dict(s) it lives in.
+    """
+
+    _next_id = itertools.count()
+
+    def __init__(self, *hooks_dicts):
+        self.id = next(RemovableHandle._next_id)
+        self._refs = [weakref.ref(d) if _weakrefable(d) else (lambda d=d: d) for d in hooks_dicts]
+
+    def remove(self) -> None:
+        """Unregister the hook (a second call does nothing)."""
+        for ref in self._refs:
+            d = ref()
+            if d is not None:
+                d.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _weakrefable(obj) -> bool:
+    try:
+        weakref.ref(obj)
+        return True
+    except TypeError:
+        return False
+
+
+class HookDict(dict):
+    """A plain dict that can be weakly referenced (so handles do not keep hooks alive)."""
+
+
+class SavedTensor:
+    """A tensor saved for backward, with the version it had when saved.
+
+    Mirrors ``torch._C._autograd.SavedTensor`` / ``saved_variable.cpp``. An *input* is kept by
+    reference (unpacking returns the very object); an *output* keeps only its array and version
+    counter (to avoid a reference cycle with its own grad_fn) and unpacking builds a new tensor
+    whose ``grad_fn`` is the producing node. ``unpack()`` raises ``RuntimeError`` when the graph was
+    freed (backward without ``retain_graph``) or the tensor was modified in place since.
+    """
+
+    def __init__(self, tensor, node, is_output: bool):
+        self._is_output = is_output
+        self._saved_version = tensor._vc.value
+        self._vc = tensor._vc
+        self._shape = tensor.shape
+        self._dtype = tensor.dtype
+        self._freed = False
+        self._node_name = node.name()
+        if is_output:
+            self._data = tensor._data
+            self._node = weakref.ref(node)
+            self._output_nr = tensor._output_nr
+            self._tensor = None
+        else:
+            self._tensor = tensor
+
+    def unpack(self):
+        """Return the saved tensor; RuntimeError if freed or modified in place since saving."""
+        if self._freed:
+            raise RuntimeError(FREED_MSG)
+        if self._vc.value != self._saved_version:
+            raise RuntimeError(self._version_message())
+        if not self._is_output:
+            return self._tensor
+        from .._tensor import Tensor
+
+        t = Tensor._make(self._data)
+        t._vc = self._vc
+        node = self._node()
+        if node is not None:
+            t._requires_grad = True
+            t._grad_fn = node
+            t._output_nr = self._output_nr
+        return t
+
+    def _version_message(self) -> str:
+        desc = f"[minigrad.{self._dtype._legacy} [{', '.join(map(str, self._shape))}]]"
+        producer = None
+        if self._is_output:
+            producer = self._node_name
+        elif self._tensor is not None and self._tensor.grad_fn is not None:
+            producer = self._tensor.grad_fn.name()
+        which = ""
+        if producer is not None:
+            op = producer.rsplit("Backward", 1)[0]
+            which = f", which is output 0 of {op},"
+        return (
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: {desc}{which} is at version {self._vc.value}; expected version "
+            f"{self._saved_version} instead. Hint: enable anomaly detection to find the operation "
+            "that failed to compute its gradient, with "
+            "minigrad.autograd.set_detect_anomaly(True)."
+        )
+
+    def _release(self) -> None:
+        self._freed = True
+        self._tensor = None
+        self._data = None
+
+
+class Node:
+    """A backward function in the graph (``torch.autograd.graph.Node``).
+
+    Subclasses are named exactly as PyTorch names them (``MulBackward0``) and implement
+    ``backward(*grad_outputs) -> tuple`` with one gradient (Tensor or None) per entry of
+    ``next_functions``. Their docstrings state the derivative formula and what they save.
+
+    Public attributes: ``next_functions`` (tuple of ``(Node | None, input_nr)``), ``metadata``
+    (dict), ``name()``, ``register_hook(fn(grad_inputs, grad_outputs))``,
+    ``register_prehook(fn(grad_outputs))``; saved values read as ``_saved_<name>`` and
+    ``_raw_saved_<name>``.
+    """
+
+    _n_outputs = 1
+
+    def __init__(self):
+        self._seq = next(_sequence)
+        self.next_functions: tuple = ()
+        self.metadata: dict = {}
+        self._saved: dict = {}
+        self._pre_hooks = HookDict()
+        self._post_hooks = HookDict()
+        self._tensor_pre_hooks = HookDict()  # hooks registered on output tensors: id -> (nr, fn)
+        self._retains_grad: dict = {}  # output_nr -> weakref to the tensor that retains grad
+        self._out_meta: list = []  # (shape, dtype) per output, to materialise missing grads
+
+    # -- identity ---------------------------------------------------------------------------
+    def name(self) -> str:
+        """The node's type name, e.g. ``'MulBackward0'``."""
+        return type(self).__name__
+
+    def _sequence_nr(self) -> int:
+        """Creation order: the engine runs newer nodes first when several are ready."""
+        return self._seq
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    # -- saved values -----------------------------------------------------------------------
+    def _save(self, name: str, value, is_output: bool = False) -> None:
+        """Save a tensor (wrapped in SavedTensor) or a plain value under ``name``."""
+        from .._tensor import Tensor
+
+        if isinstance(value, Tensor):
+            value = SavedTensor(value, self, is_output)
+        self._saved[name] = value
+
+    def _get(self, name: str):
+        """Unpack a saved value for use in ``backward`` (checks version and freed state)."""
+        value = self._saved[name]
+        return value.unpack() if isinstance(value, SavedTensor) else value
+
+    def __getattr__(self, attr: str):
+        saved = self.__dict__.get("_saved")
+        if saved is not None:
+            if attr.startswith("_raw_saved_") and attr[len("_raw_saved_"):] in saved:
+                value = saved[attr[len("_raw_saved_"):]]
+                if isinstance(value, SavedTensor):
+                    return value
+            elif attr.startswith("_saved_") and attr[len("_saved_"):] in saved:
+                return self._get(attr[len("_saved_"):])
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+
+    def _release_variables(self) -> None:
+        for value in self._saved.values():
+            if isinstance(value, SavedTensor):
+                value._release()
+
+    # -- hooks ------------------------------------------------------------------------------
+    def register_hook(self, fn) -> RemovableHandle:
+        """Register ``fn(grad_inputs, grad_outputs)`` to run after this node; a returned tuple
+        replaces ``grad_inputs``."""
+        handle = RemovableHandle(self._post_hooks)
+        self._post_hooks[handle.id] = fn
+        return handle
+
+    def register_prehook(self, fn) -> RemovableHandle:
+        """Register ``fn(grad_outputs)`` to run before this node; a returned tuple replaces
+        ``grad_outputs``."""
+        handle = RemovableHandle(self._pre_hooks)
+        self._pre_hooks[handle.id] = fn
+        return handle
+
+    # -- running ----------------------------------------------------------------------------
+    def backward(self, *grad_outputs):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __call__(self, *grad_outputs):
+        """Apply the node's derivative directly (as ``grad_fn(grad)`` does in PyTorch)."""
+        out = self.backward(*grad_outputs)
+        return out[0] if len(out) == 1 else out
+
+
+class AccumulateGrad(Node):
+    """Sink node of a leaf: adds the incoming gradient into ``variable.grad``.
+
+    ``name()`` is ``'torch::autograd::AccumulateGrad'`` as in PyTorch; ``next_functions`` is
+    ``()``; ``_sequence_nr()`` is UINT64_MAX so it runs as soon as it is ready.
+    First gradient: stored as a new tensor; later ones: added in place (same object, version +1),
+    or out of place when ``create_graph`` is on.
+    """
+
+    def __init__(self, variable):
+        super().__init__()
+        self._seq = UINT64_MAX
+        self.variable = variable
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def backward(self, grad):
+        var = self.variable
+        if grad is None:
+            return ()
+        if var._grad is None:
+            if grad_mode.is_grad_enabled():  # create_graph: keep the graph of the gradient
+                var._grad = grad
+            else:
+                var._grad = grad._detached_copy(var.dtype)
+        elif grad_mode.is_grad_enabled():
+            var._grad = var._grad + grad
+        else:
+            var._grad._data += grad._data.astype(var._grad._data.dtype, copy=False)
+            var._grad._vc.bump()
+        return ()
+
+
+def edge_of(t):
+    """The ``(node, input_nr)`` pair a new node uses to point at input ``t``."""
+    if t is None or not t._requires_grad:
+        return (None, 0)
+    if t._grad_fn is not None:
+        return (t._grad_fn, t._output_nr)
+    return (t._grad_accumulator(), 0)
+
+
+def record(node_cls, outputs, inputs, *args):
+    """Attach a new ``node_cls(*args)`` as ``grad_fn`` of ``outputs`` if grad is needed.
+
+    ``outputs``: a Tensor or a sequence of Tensors (multi-output ops); ``inputs``: the
+    differentiable inputs in PyTorch's slot order (None or a tensor that does not require grad
+    gives an empty slot). Returns the node, or None when nothing requires grad or grad mode
+    is off — callers then skip saving anything.
+    """
+    if not grad_mode.is_grad_enabled():
+        return None
+    if not any(t is not None and t._requires_grad for t in inputs):
+        return None
+    node = node_cls(*args)
+    node.next_functions = tuple(edge_of(t) for t in inputs)
+    outs = outputs if isinstance(outputs, (list, tuple)) else (outputs,)
+    for nr, out in enumerate(outs):
+        if out is None:
+            continue
+        if out.dtype.is_floating_point:
+            out._requires_grad = True
+            out._grad_fn = node
+            out._output_nr = nr
+        node._out_meta.append((out.shape, out.dtype))
+    return node
+
+
+def zeros_grad(shape, dtype):
+    """A zero gradient (used to materialise gradients of unused outputs)."""
+    from .._tensor import Tensor
+
+    return Tensor._make(np.zeros(shape, dtype=dtype.np))

@@ -1,0 +1,1 @@
+"""``minigrad.nn`` (placeholder until modules land)."""

@@ -1,0 +1,1 @@
+"""``minigrad.optim`` (placeholder until optimizers land)."""
