@@ -1,0 +1,1 @@
+"""Benchmarks: minigrad vs PyTorch CPU, as ratios measured in the same run."""

@@ -1,0 +1,103 @@
+"""The ``minigrad`` command.
+
+``minigrad demo`` trains the same CNN on the real digits data with minigrad and PyTorch and
+prints, per epoch, each library's train loss and test accuracy and the largest parameter
+difference between them. Output uses ``rich`` (progress bar, tables).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``minigrad`` command (one sub-command per job)."""
+    parser = argparse.ArgumentParser(prog="minigrad", description="minigrad: PyTorch-style "
+                                     "autograd in NumPy, side by side with PyTorch.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    demo = sub.add_parser("demo", help="train the same CNN on real digits with minigrad and "
+                          "PyTorch and compare them epoch by epoch")
+    demo.add_argument("--epochs", type=_positive_int, default=8, help="epochs (default 8)")
+    demo.add_argument("--optimizer", choices=["sgd", "adam"], default="sgd",
+                      help="sgd (momentum 0.9) or adam (default sgd)")
+    demo.add_argument("--lr", type=_positive_float, default=None,
+                      help="learning rate (default 0.05 for sgd, 0.003 for adam)")
+    demo.add_argument("--seed", type=int, default=0, help="seed for split, init, batches")
+    demo.add_argument("--batch-size", type=_positive_int, default=64, help="batch size (64)")
+    return parser
+
+
+def _rich():
+    try:
+        import rich  # noqa: F401
+    except ImportError as e:
+        raise SystemExit("the minigrad command prints with rich: pip install 'minigrad[tutorials]'"
+                         ) from e
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.table import Table
+
+    return Console, Progress, BarColumn, TextColumn, TimeElapsedColumn, Table
+
+
+def cmd_demo(args) -> int:
+    """Run :func:`minigrad.demo.run_demo` with a progress bar and print the results table."""
+    from .demo import run_demo
+
+    Console, Progress, BarColumn, TextColumn, TimeElapsedColumn, Table = _rich()
+    console = Console()
+    console.print(f"[bold]minigrad demo[/]: digits 8x8 (scikit-learn), CNN, {args.optimizer}, "
+                  f"{args.epochs} epochs, batch {args.batch_size}, seed {args.seed}")
+    with Progress(TextColumn("training"), BarColumn(), TextColumn("{task.completed}/{task.total}"
+                  " steps"), TimeElapsedColumn(), console=console, transient=True) as bar:
+        task = bar.add_task("train", total=None)
+
+        def progress(done, total):
+            bar.update(task, completed=done, total=total)
+
+        result = run_demo(epochs=args.epochs, optimizer=args.optimizer, lr=args.lr,
+                          seed=args.seed, batch_size=args.batch_size, progress=progress)
+    mark = "[green]identical[/]" if result.graphs_identical else "[red]DIFFERENT[/]"
+    console.print(f"First step: backward graphs (node types and next_functions edges, "
+                  f"{len(result.first_graph)} nodes) are {mark}.")
+    table = Table(title="minigrad vs PyTorch (same weights, same batches)")
+    for col in ("epoch", "loss minigrad", "loss torch", "test acc minigrad", "test acc torch",
+                "max |param diff|"):
+        table.add_column(col, justify="right")
+    for row in result.rows:
+        table.add_row(str(row.epoch), f"{row.loss['minigrad']:.4f}", f"{row.loss['torch']:.4f}",
+                      f"{100 * row.acc['minigrad']:.1f}%", f"{100 * row.acc['torch']:.1f}%",
+                      f"{row.max_diff:.2e}")
+    console.print(table)
+    secs = result.rows[-1].seconds if result.rows else {}
+    total = {name: sum(r.seconds.get(name, 0.0) for r in result.rows) for name in secs}
+    if total:
+        console.print("Training time: " + ", ".join(f"{k} {v:.1f} s" for k, v in total.items())
+                      + f" (ratio {total['minigrad'] / max(total['torch'], 1e-9):.2f}x)")
+    return 0 if result.graphs_identical else 1
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``minigrad`` console script."""
+    args = build_parser().parse_args(argv)
+    handlers = {"demo": cmd_demo}
+    return handlers[args.command](args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""The main job: ``minigrad demo`` and the training loop shared by both libraries."""
+
+import numpy as np
+import pytest
+
+import minigrad
+from minigrad.cli import main
+from minigrad.demo import build_cnn, run_demo, train_step
+from minigrad.parity import compare, graph_trace, to_numpy
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("sklearn")
+
+
+def _mlp(lib):
+    nn = lib.nn
+    return nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10))
+
+
+@pytest.mark.parametrize("build,shape", [(_mlp, (16, 64)), (build_cnn, (16, 1, 8, 8))])
+@pytest.mark.parametrize("opt", ["sgd", "adam"])
+def test_swap_the_import_training_loop(build, shape, opt):
+    """train_step is written once; on both libraries it gives the same params after 3 steps."""
+    rng = np.random.default_rng(1)
+    torch.manual_seed(1)
+    t_model, m_model = build(torch), build(minigrad)
+    m_model.load_state_dict(t_model.state_dict())
+    from minigrad.demo import make_optimizer
+
+    t_opt = make_optimizer(torch, t_model, opt, 0.05)
+    m_opt = make_optimizer(minigrad, m_model, opt, 0.05)
+    for step in range(3):
+        x = rng.random(shape, dtype=np.float32)
+        y = rng.integers(0, 10, shape[0])
+        lt = train_step(torch, t_model, t_opt, x, y)
+        lm = train_step(minigrad, m_model, m_opt, x, y)
+        compare(lm.item(), lt.item(), f"loss[{step}]", rtol=1e-5, atol=1e-6)
+        compare(graph_trace(lm), graph_trace(lt), f"graph[{step}]")
+        for name, p in t_model.named_parameters():
+            q = dict(m_model.named_parameters())[name]
+            compare(to_numpy(q), to_numpy(p), f"step{step}.{name}", rtol=1e-4, atol=1e-5)
+            compare(to_numpy(q.grad), to_numpy(p.grad), f"step{step}.{name}.grad", rtol=1e-4,
+                    atol=1e-5)
+
+
+def test_demo_short_run_reports_parity():
+    result = run_demo(epochs=1, seed=3)
+    assert result.graphs_identical
+    names = [n for n, _ in result.first_graph]
+    assert names[:2] == ["NllLossBackward0", "LogSoftmaxBackward0"]
+    row = result.rows[0]
+    assert set(row.loss) == {"minigrad", "torch"}
+    assert row.max_diff < 1e-3
+    assert abs(row.loss["minigrad"] - row.loss["torch"]) < 1e-3
+
+
+def test_demo_default_run_reaches_90_percent():
+    """The acceptance of the main job: both libraries reach >= 90 % test accuracy."""
+    result = run_demo()
+    last = result.rows[-1]
+    assert last.acc["minigrad"] >= 0.90, last.acc
+    assert last.acc["torch"] >= 0.90, last.acc
+    assert abs(last.acc["minigrad"] - last.acc["torch"]) <= 0.02
+
+
+def test_cli_demo_prints_table(capsys):
+    assert main(["demo", "--epochs", "1", "--optimizer", "adam", "--batch-size", "128"]) == 0
+    out = capsys.readouterr().out
+    assert "identical" in out
+    assert "test acc minigrad" in out
+    assert "%" in out
+
+
+@pytest.mark.parametrize("args", [["demo", "--epochs", "0"], ["demo", "--optimizer", "rmsprop"],
+                                  ["demo", "--lr", "-1"], ["nope"]])
+def test_cli_rejects_bad_arguments(args, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    assert exc.value.code == 2
+    assert "error" in capsys.readouterr().err
