@@ -203,6 +203,14 @@ class Node:
                 return self._get(attr[len("_saved_"):])
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
 
+    def __dir__(self):
+        """Lists ``_saved_<name>`` for every saved value and ``_raw_saved_<name>`` for tensors,
+        as ``dir()`` does on a PyTorch node."""
+        saved = self.__dict__.get("_saved", {})
+        extra = [f"_saved_{k}" for k in saved]
+        extra += [f"_raw_saved_{k}" for k, v in saved.items() if isinstance(v, SavedTensor)]
+        return sorted(set(super().__dir__()) | set(extra))
+
     def _release_variables(self) -> None:
         for value in self._saved.values():
             if isinstance(value, SavedTensor):
