@@ -52,7 +52,10 @@ def result_dtype(*operands) -> np.dtype:
     best = None  # (category, priority)
     dtypes: dict = {}
     for x in operands:
-        if isinstance(x, Tensor):
+        if isinstance(x, Tensor) and getattr(x, "_wrapped_number", False):
+            dt = x._data.dtype if x._data.dtype.kind != "f" else np.dtype(np.float32)
+            prio = 0
+        elif isinstance(x, Tensor):
             dt = x._data.dtype
             prio = 2 if x.ndim > 0 else 1
         else:
@@ -66,6 +69,19 @@ def result_dtype(*operands) -> np.dtype:
     cat = best[0]
     prio = max(p for (c, p) in dtypes if c == cat)
     return np.result_type(*dtypes[(cat, prio)])
+
+
+def wrap_scalar(x) -> Tensor:
+    """A Python number as a 0-dim "wrapped number" tensor, as PyTorch wraps scalar operands.
+
+    Its dtype is bool, int64 or float64 (what ``_saved_other`` shows for ``x * 2``), but type
+    promotion (:func:`result_dtype`) treats it like the Python scalar it came from.
+    """
+    dt = np.bool_ if isinstance(x, (bool, np.bool_)) else \
+        np.int64 if isinstance(x, (int, np.integer)) else np.float64
+    t = Tensor._make(np.asarray(x, dtype=dt))
+    t._wrapped_number = True
+    return t
 
 
 def as_tensor(x, dtype: np.dtype | None = None) -> Tensor:

@@ -14,11 +14,21 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
-from ._util import as_tensor, attach, broadcast_shapes, cast, is_scalar, result_dtype, sum_to
+from ._util import (
+    as_tensor,
+    attach,
+    broadcast_shapes,
+    cast,
+    is_scalar,
+    result_dtype,
+    sum_to,
+    wrap_scalar,
+)
 
 
 def _binary(a, b):
-    """Both operands as tensors in the promoted dtype; checks that shapes broadcast."""
+    """Both operands as tensors (Python scalars as wrapped numbers, see ``wrap_scalar``) and
+    the promoted dtype; checks that shapes broadcast."""
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         raise TypeError("expected at least one Tensor operand")
     for x in (a, b):
@@ -26,10 +36,9 @@ def _binary(a, b):
             if isinstance(x, (list, tuple, np.ndarray)):
                 continue
             raise TypeError(f"unsupported operand type for a Tensor op: '{type(x).__name__}'")
-    a = a if isinstance(a, Tensor) or is_scalar(a) else as_tensor(a)
-    b = b if isinstance(b, Tensor) or is_scalar(b) else as_tensor(b)
-    dt = result_dtype(a, b)
-    ta, tb = as_tensor(a, dt), as_tensor(b, dt)
+    ta = a if isinstance(a, Tensor) else wrap_scalar(a) if is_scalar(a) else as_tensor(a)
+    tb = b if isinstance(b, Tensor) else wrap_scalar(b) if is_scalar(b) else as_tensor(b)
+    dt = result_dtype(ta, tb)
     broadcast_shapes(ta.shape, tb.shape)
     return ta, tb, dt
 
@@ -271,7 +280,8 @@ def square(input):
 
 # ----------------------------------------------------------------------------- unary
 class _Unary(Node):
-    """Base for one-input nodes that save either their input (``self``) or output (``result``)."""
+    """Base for one-input nodes that save their input (``_saves = "self"``), their output
+    (``"result"``, saved by the forward function) or nothing (``None``)."""
 
     _saves = "self"
 
@@ -284,8 +294,10 @@ class _Unary(Node):
         return self._get(self._saves)
 
 
-class NegBackward0(Node):
+class NegBackward0(_Unary):
     """z = -self.  dz/dself = -grad. Saves nothing."""
+
+    _saves = None
 
     def backward(self, g):
         return (-g,)
@@ -377,8 +389,10 @@ class CosBackward0(_Unary):
         return (-g * self._val().sin(),)
 
 
-class _ZeroGrad(Node):
+class _ZeroGrad(_Unary):
     """Piecewise-constant ops: the derivative is zero almost everywhere. Saves nothing."""
+
+    _saves = None
 
     def backward(self, g):
         return (g * 0,)
@@ -593,16 +607,44 @@ class MaskedFillBackward0(Node):
         return (where(m, Tensor._make(np.zeros((), g._data.dtype)), g),)
 
 
+class MaskedFillBackward1(Node):
+    """z = self.masked_fill(mask, value) with a 0-dim tensor ``value``.  dz/dself = grad with
+    masked positions zeroed; dz/dvalue = sum of grad over masked positions. Saves: mask."""
+
+    def __init__(self, mask):
+        super().__init__()
+        self._save("mask", mask)
+
+    def backward(self, g):
+        m = self._get("mask")
+        zero = Tensor._make(np.zeros((), g._data.dtype))
+        gs = where(m, zero, g) if self.next_functions[0][0] is not None else None
+        gv = where(m, g, zero).sum() if self.next_functions[1][0] is not None else None
+        return gs, gv
+
+
 def masked_fill(input, mask, value):
-    """Copy of ``input`` with ``value`` where ``mask`` is True (``Tensor.masked_fill``)."""
+    """Copy of ``input`` with ``value`` where ``mask`` is True (``Tensor.masked_fill``).
+
+    ``value`` is a number (node ``MaskedFillBackward0``, one slot) or a 0-dim tensor
+    (``MaskedFillBackward1``, slots ``(self, value)``). RuntimeError for a non-bool mask or a
+    value tensor with dimensions.
+    """
     mask = as_tensor(mask)
     if mask._data.dtype != np.bool_:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{mask.dtype.name}")
     broadcast_shapes(input.shape, mask.shape)
-    val = value.item() if isinstance(value, Tensor) else value
-    out = Tensor._make(np.where(mask._data, np.asarray(val, input._data.dtype), input._data))
-    record(MaskedFillBackward0, out, (input,), mask)
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.ndim} dimension(s).")
+    val = value._data if isinstance(value, Tensor) else value
+    out = Tensor._make(np.where(mask._data, np.asarray(val).astype(input._data.dtype),
+                                input._data))
+    if isinstance(value, Tensor):
+        record(MaskedFillBackward1, out, (input, value), mask)
+    else:
+        record(MaskedFillBackward0, out, (input,), mask)
     return out
 
 
