@@ -26,6 +26,12 @@ NON_LEAF_GRAD_WARNING = (
     "github.com/pytorch/pytorch/pull/30531 for more information."
 )
 
+# dtype names as PyTorch's C++ core prints them in the .grad dtype error
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+              "int32": "int", "uint8": "unsigned char", "bool": "bool"}
+_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+                 "int32": "Int", "uint8": "Byte", "bool": "Bool"}
+
 
 class _VersionCounter:
     """Counts in-place modifications of one storage; shared by a tensor and all its views."""
@@ -177,6 +183,10 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if value and self._grad_fn is None and not self.dtype.is_floating_point:
+            # the attribute setter words this error differently from requires_grad_()
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -223,7 +233,7 @@ class Tensor:
 
         Reading it on a non-leaf that does not retain grad warns (UserWarning) as PyTorch does.
         """
-        if self._grad_fn is not None and not self._retains_grad and self._requires_grad:
+        if self._grad is None and self._grad_fn is not None and not self._retains_grad:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
@@ -241,9 +251,9 @@ class Tensor:
                 )
             if value.dtype is not self.dtype:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{value.dtype.name}' to a tensor "
-                    f"with dtype '{self.dtype.name}'. Please ensure that the gradient and the "
-                    "tensor have the same dtype"
+                    f"attempting to assign a gradient with dtype '{_CPP_NAMES[value.dtype.name]}'"
+                    f" to a tensor with grad_dtype '{_SCALAR_NAMES[self.dtype.name]}'. The "
+                    "gradient must match the tensor's grad_dtype (defaults to the tensor's dtype)."
                 )
         self._grad = value
 
@@ -416,27 +426,108 @@ class Tensor:
         return new
 
 
+# ---------------------------------------------------------------- repr (torch/_tensor_str.py)
+_PRECISION, _LINEWIDTH, _THRESHOLD, _EDGEITEMS = 4, 80, 1000, 3  # torch's print options
+
+
+class _Formatter:
+    """Chooses one number format (int-like / fixed / scientific) and width for all elements."""
+
+    def __init__(self, arr: np.ndarray):
+        self.floating = arr.dtype.kind == "f"
+        self.int_mode, self.sci_mode, self.width = True, False, 1
+        flat = arr.reshape(-1)
+        if not self.floating:
+            self.width = max([len(str(v)) for v in flat.tolist()] + [1])
+            return
+        vals = flat[np.isfinite(flat) & (flat != 0)].astype(np.float64)
+        if vals.size == 0:
+            return
+        lo, hi = np.abs(vals).min(), np.abs(vals).max()
+        self.int_mode = bool(np.all(vals == np.ceil(vals)))
+        if self.int_mode:
+            self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8
+            fmt = "{:.4e}" if self.sci_mode else "{:.0f}."
+        else:
+            self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
+            fmt = "{:.4e}" if self.sci_mode else "{:.4f}"
+        self.width = max(len(fmt.format(v)) for v in vals.tolist())
+
+    def format(self, value) -> str:
+        if not self.floating:
+            text = str(value)
+        elif self.sci_mode:
+            text = f"{value:.{_PRECISION}e}"
+        elif self.int_mode:
+            text = f"{value:.0f}" + ("" if np.isinf(value) or np.isnan(value) else ".")
+        else:
+            text = f"{value:.{_PRECISION}f}"
+        return " " * (self.width - len(text)) + text
+
+
+def _summarized(arr: np.ndarray) -> np.ndarray:
+    """Only the first and last ``_EDGEITEMS`` entries along every dim (what gets printed)."""
+    e = _EDGEITEMS
+    for d in range(arr.ndim):
+        if arr.shape[d] > 2 * e:
+            idx = list(range(e)) + list(range(arr.shape[d] - e, arr.shape[d]))
+            arr = np.take(arr, idx, axis=d)
+    return arr
+
+
+def _body(arr: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
+    e = _EDGEITEMS
+    if arr.ndim == 0:
+        return fmt.format(arr.item())
+    if arr.ndim == 1:
+        vals = arr.tolist()
+        if summarize and len(vals) > 2 * e:
+            items = [fmt.format(v) for v in vals[:e]] + [" ..."] + [fmt.format(v)
+                                                                  for v in vals[-e:]]
+        else:
+            items = [fmt.format(v) for v in vals]
+        per_line = max(1, (_LINEWIDTH - indent) // (fmt.width + 2))
+        lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+    rows = range(arr.shape[0])
+    if summarize and arr.shape[0] > 2 * e:
+        rows = list(range(e)) + [None] + list(range(arr.shape[0] - e, arr.shape[0]))
+    parts = ["..." if i is None else _body(arr[i], indent + 1, summarize, fmt) for i in rows]
+    return "[" + ("," + "\n" * (arr.ndim - 1) + " " * (indent + 1)).join(parts) + "]"
+
+
 def _format(t: Tensor) -> str:
-    """``tensor([1., 2.], grad_fn=<MulBackward0>)``-style repr."""
+    """``repr(t)`` laid out exactly as PyTorch's ``torch/_tensor_str.py`` does (CPU tensors):
+    shared number format, 80-column wrapping, summarising above 1000 elements, then the
+    ``dtype=``, ``grad_fn=<...>`` / ``requires_grad=True`` suffixes."""
     arr = t._data
-    if arr.dtype.kind == "f":
-        body = np.array2string(arr, separator=", ", prefix="tensor(",
-                               formatter={"float_kind": _float_fmt(arr)})
+    if arr.dtype == np.float16:
+        arr = arr.astype(np.float32)
+    prefix = "tensor("
+    suffixes = []
+    if arr.size == 0:
+        if arr.ndim != 1:
+            suffixes.append(f"size={tuple(arr.shape)}")
+        if t._data.dtype != np.float32:
+            suffixes.append(f"dtype={t.dtype!r}")
+        body = "[]"
     else:
-        body = np.array2string(arr, separator=", ", prefix="tensor(")
-    extras = []
-    if arr.dtype not in (np.float32, np.int64, np.bool_):
-        extras.append(f"dtype={t.dtype!r}")
+        if t._data.dtype not in (np.float32, np.int64, np.bool_):
+            suffixes.append(f"dtype={t.dtype!r}")
+        summarize = arr.size > _THRESHOLD
+        fmt = _Formatter(_summarized(arr) if summarize else arr)
+        body = _body(arr, len(prefix), summarize, fmt)
     if t._grad_fn is not None:
-        extras.append(f"grad_fn=<{t._grad_fn.name()}>")
+        suffixes.append(f"grad_fn=<{type(t._grad_fn).__name__}>")
     elif t._requires_grad:
-        extras.append("requires_grad=True")
-    return "tensor(" + body + "".join(", " + e for e in extras) + ")"
-
-
-def _float_fmt(arr):
-    finite = arr[np.isfinite(arr)] if arr.size else arr
-    ints = finite.size == 0 or bool(np.all(finite == np.round(finite)))
-    if ints and (finite.size == 0 or np.abs(finite).max() < 1e8):
-        return lambda v: f"{v:.0f}." if np.isfinite(v) else str(v)
-    return lambda v: f"{v:.4f}" if np.isfinite(v) else str(v)
+        suffixes.append("requires_grad=True")
+    out = [prefix + body]
+    last_len = len(out[0]) - out[0].rfind("\n") + 1
+    for sfx in suffixes:
+        if last_len + len(sfx) + 2 > _LINEWIDTH:
+            out.append(",\n" + " " * len(prefix) + sfx)
+            last_len = len(prefix) + len(sfx)
+        else:
+            out.append(", " + sfx)
+            last_len += len(sfx) + 2
+    return "".join(out) + ")"
