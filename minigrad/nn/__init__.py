@@ -1,1 +1,48 @@
-"""``minigrad.nn`` (placeholder until modules land)."""
+"""``minigrad.nn``: modules, parameters, initialisers and the functional API.
+
+Mirrors ``torch/nn/__init__.py``: ``nn.Module``, ``nn.Parameter``, containers, layers,
+``nn.init`` and ``nn.functional`` (import it as ``import minigrad.nn.functional as F``).
+"""
+
+import importlib
+
+from . import init
+from .modules import (
+    AvgPool2d,
+    Conv2d,
+    CrossEntropyLoss,
+    Dropout,
+    Flatten,
+    Identity,
+    Linear,
+    LogSoftmax,
+    MaxPool2d,
+    Module,
+    ModuleDict,
+    ModuleList,
+    MSELoss,
+    NLLLoss,
+    ParameterDict,
+    ParameterList,
+    ReLU,
+    Sequential,
+    Sigmoid,
+    Softmax,
+    Tanh,
+)
+from .parameter import Parameter
+
+__all__ = [
+    "Module", "Parameter", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+    "ParameterDict", "Identity", "Linear", "Conv2d", "ReLU", "Sigmoid", "Tanh", "Softmax",
+    "LogSoftmax", "MaxPool2d", "AvgPool2d", "Flatten", "Dropout", "CrossEntropyLoss",
+    "NLLLoss", "MSELoss", "init", "functional",
+]
+
+
+def __getattr__(name):
+    # ``nn.functional`` is imported on first use, so this package imports even while
+    # functional.py is missing or broken; layer modules also import it lazily in forward().
+    if name == "functional":
+        return importlib.import_module(".functional", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,21 @@
+"""``minigrad.nn.modules``: the Module base class, containers and layers.
+
+Mirrors ``torch/nn/modules/__init__.py``.
+"""
+
+from .activation import LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .conv import Conv2d
+from .dropout import Dropout
+from .flatten import Flatten
+from .linear import Identity, Linear
+from .loss import CrossEntropyLoss, MSELoss, NLLLoss
+from .module import Module, register_module_forward_hook, register_module_forward_pre_hook
+from .pooling import AvgPool2d, MaxPool2d
+
+__all__ = [
+    "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
+    "Identity", "Linear", "Conv2d", "ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
+    "MaxPool2d", "AvgPool2d", "Flatten", "Dropout", "CrossEntropyLoss", "NLLLoss", "MSELoss",
+    "register_module_forward_pre_hook", "register_module_forward_hook",
+]

@@ -1,0 +1,28 @@
+"""``Dropout``. Mirrors ``torch/nn/modules/dropout.py``."""
+
+from __future__ import annotations
+
+from .module import Module
+
+
+class Dropout(Module):
+    """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)`` while
+    ``training`` (``torch.nn.Dropout``); in eval mode (or ``p=0``) returns the input itself.
+
+    Raises ValueError unless ``0 <= p <= 1``.
+    """
+
+    def __init__(self, p: float = 0.5, inplace: bool = False):
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p = p
+        self.inplace = inplace
+
+    def forward(self, input):
+        from .. import functional as F
+
+        return F.dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"

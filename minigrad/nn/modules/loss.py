@@ -1,0 +1,89 @@
+"""Loss modules: ``CrossEntropyLoss``, ``NLLLoss``, ``MSELoss``.
+
+Mirrors ``torch/nn/modules/loss.py``: ``_Loss`` stores ``reduction`` (translating the legacy
+``size_average``/``reduce`` flags with PyTorch's warning), ``_WeightedLoss`` registers the
+class ``weight`` as a buffer (``None`` when not given). ``forward(input, target)`` calls the
+functional form.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from .module import Module
+
+
+def _legacy_reduction(size_average, reduce) -> str:
+    """``torch.nn._reduction.legacy_get_string``: old flags → ``'mean'``/``'sum'``/``'none'``."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "mean" if size_average and reduce else ("sum" if reduce else "none")
+    warnings.warn(f"size_average and reduce args will be deprecated, please use "
+                  f"reduction='{ret}' instead.", stacklevel=3)
+    return ret
+
+
+class _Loss(Module):
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean"):
+        super().__init__()
+        if size_average is not None or reduce is not None:
+            self.reduction = _legacy_reduction(size_average, reduce)
+        else:
+            self.reduction = reduction
+
+
+class _WeightedLoss(_Loss):
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    """``log_softmax`` + ``nll_loss`` over class dim 1 (``torch.nn.CrossEntropyLoss``).
+
+    Args: ``weight=None`` (per-class, a buffer), ``ignore_index=-100``,
+    ``reduction='mean'|'sum'|'none'``, ``label_smoothing=0.0`` (legacy ``size_average``,
+    ``reduce`` accepted). Input ``(N, C)`` logits, target ``(N,)`` class indices (or
+    probabilities, as ``F.cross_entropy`` supports).
+    """
+
+    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean", label_smoothing: float = 0.0):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input, target):
+        from .. import functional as F
+
+        return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction, label_smoothing=self.label_smoothing)
+
+
+class NLLLoss(_WeightedLoss):
+    """Negative log-likelihood of log-probabilities ``(N, C)`` at target classes ``(N,)``
+    (``torch.nn.NLLLoss``). Args as ``CrossEntropyLoss`` without ``label_smoothing``."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input, target):
+        from .. import functional as F
+
+        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                          reduction=self.reduction)
+
+
+class MSELoss(_Loss):
+    """Mean squared error ``(input - target)**2`` reduced by ``reduction``
+    (``torch.nn.MSELoss``)."""
+
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean"):
+        super().__init__(size_average, reduce, reduction)
+
+    def forward(self, input, target):
+        from .. import functional as F
+
+        return F.mse_loss(input, target, reduction=self.reduction)

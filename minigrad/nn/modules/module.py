@@ -1,0 +1,734 @@
+"""``Module``: registration of parameters, buffers and submodules, ``state_dict``, forward hooks.
+
+Mirrors ``torch/nn/modules/module.py``. The whole trick of ``nn.Module`` is its
+``__setattr__``: assigning a :class:`~minigrad.nn.Parameter` puts it in ``self._parameters``,
+assigning a ``Module`` puts it in ``self._modules``, and a tensor assigned to an existing buffer
+name replaces the buffer. Everything else (plain tensors, Python lists of modules, a module kept
+inside a dict) is an ordinary attribute that ``parameters()``, ``state_dict()``, ``eval()`` and
+optimizers never see. ``__getattr__`` is the way back: ``self.fc`` is found in ``_modules``.
+
+``Module.__call__`` runs the global forward pre-hooks, the module's own pre-hooks, ``forward``,
+then the global and own forward hooks (PyTorch's ``_call_impl``). The backward-hook dicts
+(``_backward_hooks``, ``_backward_pre_hooks``) exist under PyTorch's names but full backward
+hooks are not implemented yet.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from collections import OrderedDict, namedtuple
+from collections.abc import Mapping
+
+import numpy as np
+
+from ..._tensor import Size, Tensor
+from ...autograd import grad_mode
+from ...autograd.graph import RemovableHandle
+from ..parameter import Parameter
+
+__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook"]
+
+# Hooks that run for every module (torch.nn.modules.module's globals of the same names).
+_global_forward_pre_hooks: OrderedDict = OrderedDict()
+_global_forward_hooks: OrderedDict = OrderedDict()
+_global_forward_hooks_with_kwargs: OrderedDict = OrderedDict()
+_global_forward_hooks_always_called: OrderedDict = OrderedDict()
+_global_backward_pre_hooks: OrderedDict = OrderedDict()  # not used yet (full backward hooks)
+_global_backward_hooks: OrderedDict = OrderedDict()  # not used yet (full backward hooks)
+
+
+def register_module_forward_pre_hook(hook) -> RemovableHandle:
+    """Register ``hook(module, args) -> None | new_args`` to run before every module's forward.
+
+    Global pre-hooks run before the module's own pre-hooks
+    (``torch.nn.modules.module.register_module_forward_pre_hook``).
+    """
+    handle = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_forward_hook(hook, *, with_kwargs: bool = False,
+                                 always_call: bool = False) -> RemovableHandle:
+    """Register ``hook(module, args, output) -> None | new_output`` for every module.
+
+    ``with_kwargs=True``: ``hook(module, args, kwargs, output)``. ``always_call=True``: also run
+    (with the output so far, usually None) when ``forward`` raises. Global hooks run before the
+    module's own forward hooks (``torch.nn.modules.module.register_module_forward_hook``).
+    """
+    handle = RemovableHandle(_global_forward_hooks, _global_forward_hooks_with_kwargs,
+                             _global_forward_hooks_always_called)
+    _global_forward_hooks[handle.id] = hook
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        _global_forward_hooks_always_called[handle.id] = True
+    return handle
+
+
+def _typename(obj) -> str:
+    """``torch.typename``: ``'minigrad.FloatTensor'`` for tensors, else module-qualified name."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module, qualname = getattr(obj, "__module__", "") or "", getattr(obj, "__qualname__", None)
+    if qualname is None:
+        module, qualname = type(obj).__module__ or "", type(obj).__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+
+
+def _addindent(s: str, num_spaces: int) -> str:
+    """Indent every line but the first by ``num_spaces`` (used by ``__repr__``)."""
+    lines = s.split("\n")
+    if len(lines) == 1:
+        return s
+    rest = [num_spaces * " " + line if line.strip() else "" for line in lines[1:]]
+    return lines[0] + "\n" + "\n".join(rest)
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns: ``(missing_keys, unexpected_keys)``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+def _as_array(value):
+    """A state-dict value as an ndarray: minigrad/torch tensors, NumPy arrays, array-likes.
+
+    Returns None when the value is not numeric tensor-like data.
+    """
+    if isinstance(value, Tensor):
+        return value._data
+    if hasattr(value, "detach") and hasattr(value, "numpy"):  # a torch tensor (any device)
+        value = value.detach()
+        value = value.cpu() if hasattr(value, "cpu") else value
+        return np.asarray(value.numpy())
+    try:
+        arr = np.asarray(value)
+    except Exception:  # noqa: BLE001 - anything NumPy cannot read is "not tensor-like"
+        return None
+    return arr if arr.dtype.kind in "biuf" else None
+
+
+class Module:
+    """Base class of every layer and model (``torch.nn.Module``).
+
+    Subclasses call ``super().__init__()`` first, assign parameters/submodules as attributes,
+    and define ``forward``. Call the module (``m(x)``), not ``m.forward(x)``, so hooks run.
+    """
+
+    _version: int = 1  # format version stored in state_dict metadata, as in PyTorch
+    training: bool
+    call_super_init: bool = False
+
+    def __init__(self, *args, **kwargs) -> None:
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword "
+                            f"argument '{next(iter(kwargs))}'")
+        if args:
+            raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but "
+                            f"{len(args) + 1} were given")
+        setattr_ = super().__setattr__  # bypass Module.__setattr__ for the bookkeeping dicts
+        setattr_("training", True)
+        setattr_("_parameters", {})
+        setattr_("_buffers", {})
+        setattr_("_non_persistent_buffers_set", set())
+        setattr_("_backward_pre_hooks", OrderedDict())
+        setattr_("_backward_hooks", OrderedDict())
+        setattr_("_is_full_backward_hook", None)
+        setattr_("_forward_hooks", OrderedDict())
+        setattr_("_forward_hooks_with_kwargs", OrderedDict())
+        setattr_("_forward_hooks_always_called", OrderedDict())
+        setattr_("_forward_pre_hooks", OrderedDict())
+        setattr_("_forward_pre_hooks_with_kwargs", OrderedDict())
+        setattr_("_state_dict_hooks", OrderedDict())
+        setattr_("_state_dict_pre_hooks", OrderedDict())
+        setattr_("_load_state_dict_pre_hooks", OrderedDict())
+        setattr_("_load_state_dict_post_hooks", OrderedDict())
+        setattr_("_modules", {})
+
+    def forward(self, *args, **kwargs):
+        """The computation; every subclass must override it."""
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    # ------------------------------------------------------------------ registration
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Add a buffer: state that is not a parameter (e.g. running statistics).
+
+        Persistent buffers appear in ``state_dict``; ``None`` is kept but skipped.
+        Raises AttributeError before ``__init__``, TypeError for a non-string name or a
+        non-tensor value, KeyError for a name with ``.``, an empty name, or an existing
+        attribute.
+        """
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError('buffer name can\'t contain "."')
+        if name == "":
+            raise KeyError('buffer name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+                            "(minigrad Tensor or None required)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Add a parameter (or a ``None`` placeholder, skipped by ``parameters()``).
+
+        Raises AttributeError before ``__init__``, TypeError for a non-string name or a value
+        that is not a Parameter, KeyError for a bad or taken name, ValueError for a non-leaf.
+        """
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError('parameter name can\'t contain "."')
+        if name == "":
+            raise KeyError('parameter name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is None:
+            self._parameters[name] = None
+        elif not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+                            "(minigrad.nn.Parameter or None required)")
+        elif param.grad_fn is not None:
+            raise ValueError(
+                f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
+                f"created explicitly. To express '{name}' as a function of another Tensor, "
+                "compute the value in the forward() method.")
+        else:
+            self._parameters[name] = param
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Register ``module`` as the child ``name`` (``None`` keeps a placeholder).
+
+        Raises TypeError for a non-Module or a non-string name, KeyError for a bad or taken name.
+        """
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {_typename(name)}")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
+        self._modules[name] = module
+
+    def register_module(self, name: str, module: Module | None) -> None:
+        """Alias for :meth:`add_module`."""
+        self.add_module(name, module)
+
+    def __getattr__(self, name: str):
+        # Only called when normal lookup fails: look in the three registries.
+        d = self.__dict__
+        for registry in ("_parameters", "_buffers", "_modules"):
+            if registry in d and name in d[registry]:
+                return d[registry][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name: str, value) -> None:
+        def remove_from(*containers):
+            for c in containers:
+                if name in c:
+                    if isinstance(c, dict):
+                        del c[name]
+                    else:
+                        c.discard(name)
+
+        params = self.__dict__.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            remove_from(self.__dict__, self._buffers, self._modules,
+                        self._non_persistent_buffers_set)
+            self.register_parameter(name, value)
+            return
+        if params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                                "(minigrad.nn.Parameter or None expected)")
+            self.register_parameter(name, value)
+            return
+        modules = self.__dict__.get("_modules")
+        if isinstance(value, Module):
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            remove_from(self.__dict__, self._parameters, self._buffers,
+                        self._non_persistent_buffers_set)
+            modules[name] = value
+            return
+        if modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
+                                "(minigrad.nn.Module or None expected)")
+            modules[name] = value
+            return
+        buffers = self.__dict__.get("_buffers")
+        if buffers is not None and name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                                "(minigrad.Tensor or None expected)")
+            self.register_buffer(name, value, name not in self._non_persistent_buffers_set)
+            return
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name in self._parameters:
+            del self._parameters[name]
+        elif name in self._buffers:
+            del self._buffers[name]
+            self._non_persistent_buffers_set.discard(name)
+        elif name in self._modules:
+            del self._modules[name]
+        else:
+            super().__delattr__(name)
+
+    def __dir__(self):
+        keys = (dir(type(self)) + list(self.__dict__) + list(self._parameters)
+                + list(self._modules) + list(self._buffers))
+        return sorted(k for k in keys if not k[0].isdigit())
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
+    def get_submodule(self, target: str) -> Module:
+        """The submodule at dotted path ``target`` (``''`` is self); AttributeError if absent."""
+        if target == "":
+            return self
+        mod = self
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError("`" + item + "` is not an nn.Module")
+        return mod
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The Parameter at dotted path ``target``; AttributeError if absent or not a Parameter."""
+        module_path, _, param_name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, param_name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + param_name + "`")
+        param = getattr(mod, param_name)
+        if not isinstance(param, Parameter):
+            raise AttributeError("`" + param_name + "` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at dotted path ``target``; AttributeError if absent or not a buffer."""
+        module_path, _, buffer_name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, buffer_name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + buffer_name + "`")
+        if buffer_name not in mod._buffers:
+            raise AttributeError("`" + buffer_name + "` is not a buffer")
+        return getattr(mod, buffer_name)
+
+    # ------------------------------------------------------------------ iteration
+    def _named_members(self, get_members, prefix="", recurse=True, remove_duplicate=True):
+        """Yield ``(qualified name, member)`` over modules; identical objects once when
+        ``remove_duplicate`` (the first name wins); ``None`` entries skipped."""
+        memo = set()
+        modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+                   if recurse else [(prefix, self)])
+        for module_prefix, module in modules:
+            for k, v in get_members(module):
+                if v is None or v in memo:
+                    continue
+                if remove_duplicate:
+                    memo.add(v)
+                yield module_prefix + ("." if module_prefix else "") + k, v
+
+    def parameters(self, recurse: bool = True):
+        """Iterator over parameters (own first, then children depth-first; shared ones once)."""
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True):
+        """Iterator of ``(name, Parameter)`` with dotted names such as ``'0.weight'``."""
+        yield from self._named_members(lambda m: m._parameters.items(), prefix, recurse,
+                                       remove_duplicate)
+
+    def buffers(self, recurse: bool = True):
+        """Iterator over buffers (persistent or not)."""
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True):
+        """Iterator of ``(name, buffer)``."""
+        yield from self._named_members(lambda m: m._buffers.items(), prefix, recurse,
+                                       remove_duplicate)
+
+    def children(self):
+        """Iterator over direct children (each object once)."""
+        for _, m in self.named_children():
+            yield m
+
+    def named_children(self):
+        """Iterator of ``(name, child)`` over direct children (each object once)."""
+        memo = set()
+        for name, module in self._modules.items():
+            if module is not None and module not in memo:
+                memo.add(module)
+                yield name, module
+
+    def modules(self, remove_duplicate: bool = True):
+        """Iterator over all modules in the tree, pre-order, self first."""
+        for _, m in self.named_modules(remove_duplicate=remove_duplicate):
+            yield m
+
+    def named_modules(self, memo: set | None = None, prefix: str = "",
+                      remove_duplicate: bool = True):
+        """Iterator of ``(dotted name, module)``, pre-order; self is ``''``."""
+        if memo is None:
+            memo = set()
+        if self in memo:
+            return
+        if remove_duplicate:
+            memo.add(self)
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is None:
+                continue
+            sub = prefix + ("." if prefix else "") + name
+            yield from module.named_modules(memo, sub, remove_duplicate)
+
+    # ------------------------------------------------------------------ modes and utilities
+    def train(self, mode: bool = True) -> Module:
+        """Set ``training`` on this module and every descendant; returns self.
+
+        Raises ValueError if ``mode`` is not a bool.
+        """
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self.training = mode
+        for module in self.children():
+            module.train(mode)
+        return self
+
+    def eval(self) -> Module:
+        """``train(False)``; returns self."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Set ``requires_grad`` of every parameter; returns self."""
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset parameter gradients: ``.grad = None`` (default) or zero them in place."""
+        for p in self.parameters():
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                if p.grad.grad_fn is not None:
+                    p.grad.detach_()
+                else:
+                    p.grad.requires_grad_(False)
+                p.grad.zero_()
+
+    def apply(self, fn) -> Module:
+        """Call ``fn(module)`` on every child (recursively, post-order), then on self."""
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    def _apply(self, fn) -> Module:
+        """Replace each parameter's / buffer's data by ``fn(tensor)`` keeping the objects."""
+        for module in self.children():
+            module._apply(fn)
+        for p in self._parameters.values():
+            if p is None:
+                continue
+            with grad_mode.no_grad():
+                p._data = fn(p)._data
+            if p._grad is not None:
+                p._grad._data = fn(p._grad)._data
+        for name, b in self._buffers.items():
+            if b is not None:
+                self._buffers[name] = fn(b)
+        return self
+
+    def to(self, *args, **kwargs) -> Module:
+        """Cast floating parameters/buffers to a dtype; devices other than the CPU raise."""
+        dtype = kwargs.get("dtype")
+        for a in (*args, kwargs.get("device")):
+            if hasattr(a, "is_floating_point") and hasattr(a, "np"):
+                dtype = a
+            elif a is not None and str(a) != "cpu":
+                raise RuntimeError(f"minigrad runs on the CPU only (got device {a!r})")
+        if dtype is None:
+            return self
+        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
+
+    def cpu(self) -> Module:
+        """Returns self (minigrad is CPU-only)."""
+        return self
+
+    def float(self) -> Module:
+        """Cast floating parameters and buffers to float32."""
+        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+
+    def double(self) -> Module:
+        """Cast floating parameters and buffers to float64."""
+        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+
+    # ------------------------------------------------------------------ state dict
+    def _save_to_state_dict(self, destination, prefix: str, keep_vars: bool) -> None:
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else param.detach()
+        for name, buf in self._buffers.items():
+            if buf is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = buf if keep_vars else buf.detach()
+
+    def state_dict(self, *, destination=None, prefix: str = "", keep_vars: bool = False):
+        """An OrderedDict of parameters and persistent buffers, by dotted name.
+
+        Own entries first (parameters, then buffers), then each child's. Values are detached
+        tensors sharing storage and version counter (``keep_vars=True``: the Parameters
+        themselves). Shared parameters appear under every name.
+        """
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = {"version": self._version}
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination=destination, prefix=prefix + name + ".",
+                                  keep_vars=keep_vars)
+        return destination
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        """Copy parameters and persistent buffers from ``state_dict`` into this module.
+
+        Values may be minigrad Tensors, NumPy arrays, array-likes or torch tensors (anything
+        with ``.detach().cpu().numpy()``). Copies are in place under no_grad (each copied
+        tensor's ``_version`` goes up by one) and cast to the existing dtype; ``assign=True``
+        replaces the tensors instead. Raises TypeError if ``state_dict`` is not a mapping and
+        RuntimeError ``Error(s) in loading state_dict for <Class>`` listing missing keys,
+        unexpected keys (``strict``) and size mismatches. Unlike PyTorch, which copies the
+        matching entries before raising, everything is checked first: a rejected load changes
+        nothing. Returns ``_IncompatibleKeys(missing_keys, unexpected_keys)``.
+        """
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing, unexpected, errors, plan = [], [], [], []
+        for prefix, module in self._prefixed_modules():
+            local = {k: v for k, v in itertools.chain(
+                module._parameters.items(),
+                ((k, b) for k, b in module._buffers.items()
+                 if k not in module._non_persistent_buffers_set)) if v is not None}
+            for name, current in local.items():
+                key = prefix + name
+                if key not in state_dict:
+                    if strict:
+                        missing.append(key)
+                    continue
+                arr = _as_array(state_dict[key])
+                if arr is None:
+                    errors.append(f'While copying the parameter named "{key}", expected '
+                                  "minigrad.Tensor or Tensor-like object from checkpoint but "
+                                  f"received {type(state_dict[key])}")
+                    continue
+                if current.ndim == 0 and arr.shape == (1,):
+                    arr = arr.reshape(())
+                if arr.shape != current._data.shape:
+                    errors.append(f"size mismatch for {key}: copying a param with shape "
+                                  f"{Size(arr.shape)} from checkpoint, the shape in current "
+                                  f"model is {current.shape}.")
+                    continue
+                plan.append((module, name, current, arr))
+            if strict:
+                for key in state_dict:
+                    if not key.startswith(prefix):
+                        continue
+                    head, dot, _ = key[len(prefix):].partition(".")
+                    if (dot and head not in module._modules) or (not dot and head not in local):
+                        unexpected.append(key)
+        if strict and unexpected:
+            errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                ", ".join(f'"{k}"' for k in unexpected)))
+        if strict and missing:
+            errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                ", ".join(f'"{k}"' for k in missing)))
+        if errors:
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
+                type(self).__name__, "\n\t".join(errors)))
+        with grad_mode.no_grad():
+            for module, name, current, arr in plan:
+                if not assign:
+                    current.copy_(Tensor._make(arr))
+                elif isinstance(current, Parameter):
+                    new = Tensor._make(np.array(arr))
+                    setattr(module, name, Parameter(new, current.requires_grad))
+                else:
+                    module._buffers[name] = Tensor._make(np.array(arr))
+        return _IncompatibleKeys(missing, unexpected)
+
+    def _prefixed_modules(self):
+        """``(prefix, module)`` for every module reachable through non-None children, in
+        ``load_state_dict`` visiting order (a shared module appears under each prefix)."""
+        out, stack = [], [("", self)]
+        while stack:
+            prefix, module = stack.pop()
+            out.append((prefix, module))
+            children = [(prefix + n + ".", m) for n, m in module._modules.items() if m is not None]
+            stack.extend(reversed(children))
+        return out
+
+    # ------------------------------------------------------------------ hooks and call
+    def register_forward_pre_hook(self, hook, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """Register ``hook(module, args) -> None | new_args`` to run before ``forward``.
+
+        A non-tuple return value becomes the single positional argument. ``with_kwargs=True``:
+        ``hook(module, args, kwargs) -> None | (new_args, new_kwargs)``. ``prepend=True`` runs it
+        before the module's other pre-hooks (global pre-hooks still run first).
+        """
+        handle = RemovableHandle(self._forward_pre_hooks, self._forward_pre_hooks_with_kwargs)
+        self._forward_pre_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[handle.id] = True
+        if prepend:
+            self._forward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False) -> RemovableHandle:
+        """Register ``hook(module, args, output) -> None | new_output`` to run after ``forward``.
+
+        ``with_kwargs=True``: ``hook(module, args, kwargs, output)``. ``always_call=True``: also
+        run when ``forward`` (or an earlier hook) raises; its own exception is then turned into
+        a warning and the original error propagates. ``prepend=True`` puts it first.
+        """
+        handle = RemovableHandle(self._forward_hooks, self._forward_hooks_with_kwargs,
+                                 self._forward_hooks_always_called)
+        self._forward_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[handle.id] = True
+        if always_call:
+            self._forward_hooks_always_called[handle.id] = True
+        if prepend:
+            self._forward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def __call__(self, *args, **kwargs):
+        return self._call_impl(*args, **kwargs)
+
+    def _call_impl(self, *args, **kwargs):
+        """Run pre-hooks, ``forward`` and forward hooks, in PyTorch's order.
+
+        Global hooks of a kind run before the module's own hooks of that kind. Without any
+        hook this is just ``self.forward(*args, **kwargs)``.
+        """
+        if not (self._forward_hooks or self._forward_pre_hooks or _global_forward_hooks
+                or _global_forward_pre_hooks):
+            return self.forward(*args, **kwargs)
+        result = None
+        called_always = set()
+        try:
+            for hook_id, hook in (*_global_forward_pre_hooks.items(),
+                                  *self._forward_pre_hooks.items()):
+                if hook_id in self._forward_pre_hooks_with_kwargs:
+                    new = hook(self, args, kwargs)
+                    if new is not None:
+                        if not (isinstance(new, tuple) and len(new) == 2):
+                            raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                               f"(new_args, new_kwargs), but got {new}.")
+                        args, kwargs = new
+                else:
+                    new = hook(self, args)
+                    if new is not None:
+                        args = new if isinstance(new, tuple) else (new,)
+            # (Full backward hooks will wrap ``args`` here, as PyTorch's BackwardHook does.)
+            result = self.forward(*args, **kwargs)
+            for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
+                if (hook_id in self._forward_hooks_always_called
+                        or hook_id in _global_forward_hooks_always_called):
+                    called_always.add(hook_id)
+                if (hook_id in self._forward_hooks_with_kwargs
+                        or hook_id in _global_forward_hooks_with_kwargs):
+                    new = hook(self, args, kwargs, result)
+                else:
+                    new = hook(self, args, result)
+                if new is not None:
+                    result = new
+            return result
+        except Exception:
+            self._run_always_called_hooks(args, kwargs, result, called_always)
+            raise
+
+    def _run_always_called_hooks(self, args, kwargs, result, already_called) -> None:
+        """After an error: run the ``always_call`` forward hooks not yet run, silencing theirs."""
+        for hook_id, hook in _global_forward_hooks.items():
+            if hook_id in _global_forward_hooks_always_called and hook_id not in already_called:
+                try:
+                    new = hook(self, args, result)
+                    result = new if new is not None else result
+                except Exception as e:  # noqa: BLE001 - PyTorch silences it into a warning
+                    warnings.warn("global module forward hook with ``always_call=True`` raised an "
+                                  "exception that was silenced as another error was raised in "
+                                  f"forward: {e}", stacklevel=3)
+        for hook_id, hook in self._forward_hooks.items():
+            if hook_id in self._forward_hooks_always_called and hook_id not in already_called:
+                try:
+                    if hook_id in self._forward_hooks_with_kwargs:
+                        new = hook(self, args, kwargs, result)
+                    else:
+                        new = hook(self, args, result)
+                    result = new if new is not None else result
+                except Exception as e:  # noqa: BLE001 - PyTorch silences it into a warning
+                    warnings.warn("module forward hook with ``always_call=True`` raised an "
+                                  "exception that was silenced as another error was raised in "
+                                  f"forward: {e}", stacklevel=3)
+
+    # ------------------------------------------------------------------ repr
+    def extra_repr(self) -> str:
+        """One line (or several) shown inside ``ClassName(...)``; empty by default."""
+        return ""
+
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({key}): " + _addindent(repr(module), 2)
+                       for key, module in self._modules.items()]
+        lines = extra_lines + child_lines
+        main = self._get_name() + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                main += extra_lines[0]
+            else:
+                main += "\n  " + "\n  ".join(lines) + "\n"
+        return main + ")"
