@@ -12,10 +12,12 @@ import numpy as np
 
 from . import graph
 from .engine import run_backward
+from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .graph import AccumulateGrad, Node, RemovableHandle, SavedTensor
 
-__all__ = ["backward", "grad", "Node", "AccumulateGrad", "SavedTensor", "RemovableHandle",
+__all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "Node",
+           "AccumulateGrad", "SavedTensor", "RemovableHandle",
            "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "graph"]
 
 CREATE_GRAPH_WARNING = (
@@ -24,6 +26,8 @@ CREATE_GRAPH_WARNING = (
     "creating the graph to avoid this. If you have to use this function, make sure to reset the "
     ".grad fields of your parameters to None after use to break the cycle and avoid the leak."
 )
+
+_create_graph_warned = False
 
 
 def _as_tuple(x):
@@ -80,7 +84,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         for t in inputs:
             if not t.requires_grad:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-    if create_graph:
+    global _create_graph_warned
+    if create_graph and not _create_graph_warned:  # PyTorch warns once per process
+        _create_graph_warned = True
         warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
     grads = _seed_grads(outputs, grad_tensors)
     run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)

@@ -1,0 +1,178 @@
+"""Custom differentiable operations: ``Function`` with ``forward``/``backward`` and a ``ctx``.
+
+Mirrors ``torch/autograd/function.py``. ``MyFn.apply(*args)`` runs ``MyFn.forward(ctx, *args)``
+without recording, then (if grad mode is on and a tensor argument requires grad) makes ``ctx``
+the ``grad_fn`` of the outputs: in PyTorch the context *is* the backward node, an instance of a
+class named ``MyFnBackward``. Only tensor arguments get a slot in ``next_functions``;
+``backward`` must return one value per ``forward`` argument (None for non-tensors).
+"""
+
+from __future__ import annotations
+
+from . import grad_mode
+from .graph import Node, SavedTensor, edge_of
+
+
+class FunctionCtx:
+    """What ``forward`` and ``backward`` of a custom Function receive as ``ctx``.
+
+    ``save_for_backward(*tensors)`` keeps tensors (version-checked on use; freed after
+    backward without ``retain_graph``); ``saved_tensors`` returns them; ``needs_input_grad`` is a
+    tuple of bools, one per forward argument; ``mark_non_differentiable(*outputs)`` and
+    ``set_materialize_grads(bool)`` behave as in PyTorch. Any other attribute can be stored.
+    """
+
+    def save_for_backward(self, *tensors) -> None:
+        """Save tensors (or None) for ``backward``; read them back with ``saved_tensors``."""
+        self.to_save = tensors
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """The tensors given to ``save_for_backward`` (RuntimeError if freed or modified)."""
+        return tuple(s.unpack() if isinstance(s, SavedTensor) else s
+                     for s in getattr(self, "_saved_list", ()))
+
+    def mark_non_differentiable(self, *outputs) -> None:
+        """Declare outputs that never require grad."""
+        self.non_differentiable = outputs
+
+    def mark_dirty(self, *tensors) -> None:
+        """Declare inputs modified in place by ``forward`` (they get a version bump)."""
+        self.dirty_tensors = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """Whether undefined output gradients reach ``backward`` as zeros (default) or None."""
+        self.materialize_grads = value
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """The backward node of a custom Function; subclassed per Function as ``<Name>Backward``."""
+
+    _forward_cls = None
+
+    def __init__(self):
+        Node.__init__(self)
+        self.needs_input_grad = ()
+        self.materialize_grads = True
+        self._n_args = 0
+        self._tensor_slots = []  # indices of forward arguments that are tensors
+
+    def _release_variables(self) -> None:
+        for s in getattr(self, "_saved_list", ()):
+            if isinstance(s, SavedTensor):
+                s._release()
+
+    def backward(self, *grads):
+        from .._tensor import Tensor
+
+        name = type(self).__name__
+        result = self._forward_cls.backward(self, *grads)
+        if not isinstance(result, tuple):
+            result = (result,)
+        if len(result) != self._n_args:
+            raise RuntimeError(f"function {name} returned an incorrect number of gradients "
+                               f"(expected {self._n_args}, got {len(result)})")
+        out = []
+        for slot, (node, _) in zip(self._tensor_slots, self.next_functions):
+            g = result[slot]
+            if g is not None and node is not None:
+                if not isinstance(g, Tensor):
+                    raise TypeError(f"function {name} returned a gradient of type "
+                                    f"{type(g).__name__} at index {slot}; expected a Tensor")
+                want = self._input_shapes[slot]
+                if g.shape != want:
+                    if g.numel() != int(_prod(want)):
+                        raise RuntimeError(
+                            f"Function {name} returned an invalid gradient at index {slot} - got "
+                            f"{list(g.shape)} but expected shape compatible with {list(want)}")
+                    g = g.reshape(want)
+            out.append(g if node is not None else None)
+        return tuple(out)
+
+
+def _prod(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+class Function:
+    """Base class of custom ops: subclass with static ``forward(ctx, *args)`` and
+    ``backward(ctx, *grad_outputs)``, call with ``MyFn.apply(*args)`` (``torch.autograd.Function``).
+    """
+
+    _node_cls = None
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):  # pragma: no cover - to be overridden
+        """Compute the outputs from the inputs (runs without recording)."""
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):  # pragma: no cover - to be overridden
+        """Gradients w.r.t. each forward argument (None for non-tensors / not needed)."""
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward mode AD.")
+
+    @classmethod
+    def _backward_cls(cls):
+        if cls.__dict__.get("_node_cls") is None:
+            cls._node_cls = type(f"{cls.__name__}Backward", (BackwardCFunction,),
+                                 {"_forward_cls": cls, "__doc__": f"Backward of {cls.__name__}."})
+        return cls._node_cls
+
+    @classmethod
+    def apply(cls, *args):
+        """Run ``forward`` and, when needed, attach the context as the outputs' ``grad_fn``."""
+        from .._tensor import Tensor
+
+        ctx = cls._backward_cls()()
+        ctx._n_args = len(args)
+        ctx._tensor_slots = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        ctx._input_shapes = {i: args[i].shape for i in ctx._tensor_slots}
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        with grad_mode.no_grad():
+            outputs = cls.forward(ctx, *args)
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        record = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
+        if record:
+            outs = tuple(_as_output(o, args) for o in outs)
+            ctx.next_functions = tuple(edge_of(args[i]) for i in ctx._tensor_slots)
+            skip = {id(t) for t in getattr(ctx, "non_differentiable", ())}
+            for nr, o in enumerate(outs):
+                if isinstance(o, Tensor):
+                    ctx._out_meta.append((o.shape, o.dtype))
+                    if id(o) not in skip and o.dtype.is_floating_point:
+                        o._requires_grad, o._grad_fn, o._output_nr = True, ctx, nr
+            saved = getattr(ctx, "to_save", ())
+            ctx._saved_list = [SavedTensor(t, ctx, any(t is o for o in outs))
+                               if isinstance(t, Tensor) else t for t in saved]
+        else:
+            ctx._saved_list = list(getattr(ctx, "to_save", ()))
+        for t in getattr(ctx, "dirty_tensors", ()):
+            t._vc.bump()
+        return outs[0] if single else outs
+
+
+def _as_output(o, args):
+    """An output that *is* an input becomes a view of it (as PyTorch does)."""
+    if any(o is a for a in args):
+        return o._make_view(o._data)
+    return o
+
+
+class once_differentiable:  # noqa: N801 - PyTorch's name
+    """Decorator for ``backward``: run it without recording (no double backward)."""
+
+    def __new__(cls, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(ctx, *args):
+            with grad_mode.no_grad():
+                return fn(ctx, *args)
+
+        return wrapper
