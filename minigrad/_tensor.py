@@ -297,8 +297,8 @@ class Tensor:
         return self._retains_grad
 
     def _accumulate_retained(self, g: Tensor) -> None:
-        if self._grad is None:
-            self._grad = g._detached_copy(self.dtype) if not grad_mode.is_grad_enabled() else g
+        if self._grad is None:  # a copy (a CloneBackward0 of it under create_graph)
+            self._grad = g.clone() if grad_mode.is_grad_enabled() else g._detached_copy(self.dtype)
         else:
             self._grad = self._grad + g
 

@@ -9,7 +9,7 @@ Mirrors ``torch/csrc/autograd/engine.cpp`` (single-threaded CPU path):
 4. gradients arriving at the same input slot are summed in that node's input buffer.
 
 Per node the order is: tensor hooks registered on its outputs, ``retain_grad``, node pre-hooks,
-the node itself, node post-hooks; then (for ``AccumulateGrad``) post-accumulate-grad hooks.
+the node itself, (for ``AccumulateGrad``) post-accumulate-grad hooks, node post-hooks.
 Everything is iterative, so graphs of any depth run without ``RecursionError``.
 """
 
@@ -104,13 +104,13 @@ def _call_node(node, grads, retain_graph):
         outs = node.backward(*grads)
     if not retain_graph:
         node._release_variables()
+    if isinstance(node, AccumulateGrad):
+        for fn in list(node.variable._post_accumulate_grad_hooks.values()):
+            fn(node.variable)
     for fn in list(node._post_hooks.values()):
         new = fn(tuple(outs), tuple(grads))
         if new is not None:
             outs = tuple(new)
-    if isinstance(node, AccumulateGrad):
-        for fn in list(node.variable._post_accumulate_grad_hooks.values()):
-            fn(node.variable)
     return outs
 
 

@@ -131,7 +131,7 @@ class SavedTensor:
             f"inplace operation: {desc}{which} is at version {self._vc.value}; expected version "
             f"{self._saved_version} instead. Hint: enable anomaly detection to find the operation "
             "that failed to compute its gradient, with "
-            "minigrad.autograd.set_detect_anomaly(True)."
+            "minigrad.autograd.set_detect_anomaly(True, check_nan=False)."
         )
 
     def _release(self) -> None:
@@ -155,8 +155,8 @@ class Node:
 
     _n_outputs = 1
 
-    def __init__(self):
-        self._seq = next(_sequence)
+    def __init__(self, _seq=None):
+        self._seq = next(_sequence) if _seq is None else _seq
         self.next_functions: tuple = ()
         self.metadata: dict = {}
         self._saved: dict = {}
@@ -246,13 +246,14 @@ class AccumulateGrad(Node):
 
     ``name()`` is ``'torch::autograd::AccumulateGrad'`` as in PyTorch; ``next_functions`` is
     ``()``; ``_sequence_nr()`` is UINT64_MAX so it runs as soon as it is ready.
-    First gradient: stored as a new tensor; later ones: added in place (same object, version +1),
-    or out of place when ``create_graph`` is on.
+    First gradient: stored as a copy; later ones: added in place (same object, version +1).
+    With ``create_graph`` (grad mode on) the first gradient is copied with ``copy_`` so that it
+    keeps a graph (``grad_fn`` CopyBackwards, version 1, as in PyTorch) and later ones are added
+    out of place (``AddBackward0``, a new object).
     """
 
     def __init__(self, variable):
-        super().__init__()
-        self._seq = UINT64_MAX
+        super().__init__(UINT64_MAX)  # takes no number from the global sequence counter
         self.variable = variable
 
     def name(self) -> str:
@@ -264,7 +265,9 @@ class AccumulateGrad(Node):
             return ()
         if var._grad is None:
             if grad_mode.is_grad_enabled():  # create_graph: keep the graph of the gradient
-                var._grad = grad
+                from .._tensor import Tensor
+
+                var._grad = Tensor._make(np.empty(var.shape, dtype=var._data.dtype)).copy_(grad)
             else:
                 var._grad = grad._detached_copy(var.dtype)
         elif grad_mode.is_grad_enabled():
