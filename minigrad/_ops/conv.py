@@ -1,0 +1,294 @@
+"""2-D convolution (``conv2d``, node ``ConvolutionBackward0``) and constant padding
+(``constant_pad_nd``, node ``ConstantPadNdBackward0``).
+
+Mirrors ``aten/src/ATen/native/Convolution.cpp`` (argument checks, ``padding='same'``) and
+``ConstantPadNd`` in ``PadNd.cpp``. The arithmetic is im2col:
+
+* pad the input with zeros, take every kernel window with
+  ``np.lib.stride_tricks.sliding_window_view`` (strided for ``stride``/``dilation``) and lay them
+  out as columns ``cols[n, g, (c, i, j), (oh, ow)]``;
+* the output of group ``g`` is one matrix product ``weight[g] @ cols[:, g]``.
+
+Backward reuses the columns: ``grad_weight = Σ_n grad · colsᵀ`` and ``grad_input`` is the
+*col2im* of ``weightᵀ · grad``: one strided slice-add per kernel position (``kh * kw`` NumPy
+calls, each vectorised over the batch). ``ConvolutionBackward0`` computes in NumPy, so double
+backward (``create_graph=True``) through it raises NotImplementedError.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from .._tensor import Tensor
+from ..autograd.graph import Node, record
+from .nn_activation import no_double_backward
+
+
+def _pair(value, name: str, k: int = 2) -> tuple:
+    """Expand an int to ``k`` ints; check the length of a tuple/list (PyTorch's message)."""
+    if isinstance(value, (int, np.integer)):
+        return (int(value),) * k
+    value = tuple(int(v) for v in value)
+    if len(value) == 1:
+        return value * k
+    if len(value) != k:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {k} values "
+                           f"to match the convolution dimensions, but got {name}={list(value)}")
+    return value
+
+
+def _dilated(k: int, d: int) -> int:
+    return d * (k - 1) + 1
+
+
+def _windows(xp: np.ndarray, kernel, stride, dilation, out_hw) -> np.ndarray:
+    """Strided view ``(N, C, OH, OW, kh, kw)`` of every kernel window of padded ``xp``."""
+    (kh, kw), (sh, sw), (dh, dw), (oh, ow) = kernel, stride, dilation, out_hw
+    win = sliding_window_view(xp, (_dilated(kh, dh), _dilated(kw, dw)), axis=(2, 3))
+    return win[:, :, :sh * (oh - 1) + 1:sh, :sw * (ow - 1) + 1:sw, ::dh, ::dw]
+
+
+def _col2im(cols: np.ndarray, padded_hw, stride, dilation) -> np.ndarray:
+    """Sum columns ``(N, C, kh, kw, OH, OW)`` back into a padded image ``(N, C, Hp, Wp)``."""
+    n, c, kh, kw, oh, ow = cols.shape
+    (sh, sw), (dh, dw) = stride, dilation
+    out = np.zeros((n, c) + tuple(padded_hw), dtype=cols.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            out[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
+                j * dw:j * dw + sw * (ow - 1) + 1:sw] += cols[:, :, i, j]
+    return out
+
+
+def zero_pad2d(x: np.ndarray, padding, value=0) -> np.ndarray:
+    """``x`` (…, H, W) with ``padding = (ph, pw)`` rows/columns of ``value`` on both sides."""
+    ph, pw = padding
+    if ph == 0 and pw == 0:
+        return x
+    h, w = x.shape[-2:]
+    out = np.full(x.shape[:-2] + (h + 2 * ph, w + 2 * pw), value, dtype=x.dtype)
+    out[..., ph:ph + h, pw:pw + w] = x
+    return out
+
+
+class ConvolutionBackward0(Node):
+    """z = conv2d(input, weight, bias) (cross-correlation, as in PyTorch).
+
+    dz/dinput = col2im(weightᵀ · grad) (a transposed convolution of grad);
+    dz/dweight = Σ over batch and output positions of grad · im2col(input);
+    dz/dbias = grad summed over (N, H, W).
+    Saves: bias_sym_sizes_opt, dilation, groups, input, output_padding, padding, stride,
+    transposed, weight. Double backward is not supported (computed in NumPy).
+    """
+
+    def __init__(self, input, weight, bias, stride, padding, dilation, groups):
+        super().__init__()
+        self._save("bias_sym_sizes_opt", tuple(bias.shape) if bias is not None else (0,))
+        self._save("dilation", dilation)
+        self._save("groups", groups)
+        self._save("input", input)
+        self._save("output_padding", (0, 0))
+        self._save("padding", padding)
+        self._save("stride", stride)
+        self._save("transposed", False)
+        self._save("weight", weight)
+        self._cols = None  # im2col of the forward, reused by backward (dropped with the graph)
+
+    def _release_variables(self) -> None:
+        super()._release_variables()
+        self._cols = None
+
+    def backward(self, g):
+        no_double_backward(self)
+        x, w = self._get("input"), self._get("weight")
+        stride, padding = self._saved["stride"], self._saved["padding"]
+        dilation, groups = self._saved["dilation"], self._saved["groups"]
+        nf = self.next_functions
+        n, c, h, wd = x.shape
+        o, cg, kh, kw = w.shape
+        oh, ow = g.shape[2:]
+        gm = g._data.reshape(n, groups, o // groups, oh * ow)
+        gx = gw = gb = None
+        if nf[0][0] is not None:
+            wm = w._data.reshape(groups, o // groups, cg * kh * kw)
+            gcols = np.matmul(wm.transpose(0, 2, 1), gm).reshape(n, c, kh, kw, oh, ow)
+            ph, pw = padding
+            gxp = _col2im(gcols, (h + 2 * ph, wd + 2 * pw), stride, dilation)
+            gx = Tensor._make(np.ascontiguousarray(gxp[:, :, ph:ph + h, pw:pw + wd]))
+        if nf[1][0] is not None:
+            cols = self._cols
+            if cols is None:
+                cols = _im2col(x._data, (kh, kw), stride, padding, dilation, groups, (oh, ow))
+            gw_arr = np.stack([np.tensordot(gm[:, k], cols[:, k], axes=([0, 2], [0, 2]))
+                               for k in range(groups)])
+            gw = Tensor._make(gw_arr.reshape(w.shape).astype(w._data.dtype, copy=False))
+        if len(nf) > 2 and nf[2][0] is not None:
+            gb = Tensor._make(g._data.sum(axis=(0, 2, 3)))
+        return gx, gw, gb
+
+
+def _im2col(x, kernel, stride, padding, dilation, groups, out_hw) -> np.ndarray:
+    """Columns ``(N, groups, C/groups * kh * kw, OH * OW)`` (a contiguous copy)."""
+    n, c = x.shape[:2]
+    win = _windows(zero_pad2d(x, padding), kernel, stride, dilation, out_hw)
+    cols = win.transpose(0, 1, 4, 5, 2, 3)  # (N, C, kh, kw, OH, OW)
+    return cols.reshape(n, groups, c // groups * kernel[0] * kernel[1], out_hw[0] * out_hw[1])
+
+
+def _check_conv(input, weight, bias, stride, padding, dilation, groups):
+    n, c, h, w = input.shape
+    if weight.ndim != 4:
+        raise RuntimeError(f"expected stride to be a single integer value or a list of "
+                           f"{weight.ndim - 2} values to match the convolution dimensions, but "
+                           f"got stride={list(stride)}")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError("non-positive dilation is not supported")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    o = weight.shape[0]
+    wshape = list(weight.shape)
+    if o % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
+                           f"at dimension 0, but got weight of size [{wshape}] instead")
+    if c != weight.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {wshape}, expected "
+                           f"input{list(input.shape)} to have {weight.shape[1] * groups} "
+                           f"channels, but got {c} channels instead")
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != o):
+        raise RuntimeError(f"Given weight of size {wshape}, expected bias to be 1-dimensional "
+                           f"with {o} elements, but got bias of size {list(bias.shape)} instead")
+    ph, pw = h + 2 * padding[0], w + 2 * padding[1]
+    kh, kw = (_dilated(k, d) for k, d in zip(weight.shape[2:], dilation))
+    if ph < kh or pw < kw:
+        raise RuntimeError(f"Calculated padded input size per channel: ({ph} x {pw}). Kernel "
+                           f"size: ({kh} x {kw}). Kernel size can't be greater than actual "
+                           "input size")
+    if weight.dtype is not input.dtype:
+        raise RuntimeError(f"Input type (minigrad.{input.dtype._legacy}) and weight type "
+                           f"(minigrad.{weight.dtype._legacy}) should be the same")
+    if bias is not None and bias.dtype is not input.dtype:
+        raise RuntimeError(f"Input type ({input.dtype.name}) and bias type ({bias.dtype.name}) "
+                           "should be the same")
+
+
+def _same_padding(input, weight, dilation):
+    """``padding='same'``: symmetric padding per dim, plus one extra row/column on the
+    bottom/right (an explicit ``constant_pad_nd``) where the total padding is odd."""
+    sym, extra = [], []
+    for k, d in zip(weight.shape[2:], dilation):
+        total = d * (k - 1)
+        sym.append(total // 2)
+        extra.append(total - 2 * (total // 2))
+    if any(extra):
+        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may "
+                      "require a zero-padded copy of the input be created", UserWarning,
+                      stacklevel=4)
+        input = constant_pad_nd(input, (0, extra[1], 0, extra[0]))
+    return input, tuple(sym)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
+    """2-D cross-correlation (``torch.nn.functional.conv2d``).
+
+    Shapes: ``input`` (N, C, H, W) or unbatched (C, H, W); ``weight`` (O, C/groups, kh, kw);
+    ``bias`` (O,) or None. Output (N, O, OH, OW) with ``OH = (H + 2*ph - dh*(kh-1) - 1)//sh + 1``.
+    ``padding``: int, pair, ``'valid'`` (0) or ``'same'`` (output size = input size; stride must
+    be 1). Input, weight and bias must share a dtype. Node ``ConvolutionBackward0(input, weight,
+    bias)``; unbatched input adds ``UnsqueezeBackward0``/``SqueezeBackward1`` around it.
+
+    Raises RuntimeError with PyTorch's messages for: wrong input rank, channel/group mismatch,
+    bad bias size, kernel larger than the padded input, non-positive stride/dilation/groups,
+    negative padding, unknown padding string, ``'same'`` with stride > 1, dtype mismatch.
+    """
+    if input.ndim not in (3, 4):
+        raise RuntimeError("Expected 3D (unbatched) or 4D (batched) input to conv2d, but got "
+                           f"input of size: {list(input.shape)}")
+    stride, dilation = _pair(stride, "stride"), _pair(dilation, "dilation")
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+        if padding == "same" and any(s != 1 for s in stride):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+    else:
+        padding = _pair(padding, "padding")
+    if input.ndim == 3:
+        out = conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups)
+        return out.squeeze(0)
+    if padding == "valid":
+        padding = (0, 0)
+    elif padding == "same":
+        input, padding = _same_padding(input, weight, dilation)
+    _check_conv(input, weight, bias, stride, padding, dilation, groups)
+
+    n = input.shape[0]
+    o, _, kh, kw = weight.shape
+    h, w = input.shape[2:]
+    oh = (h + 2 * padding[0] - _dilated(kh, dilation[0])) // stride[0] + 1
+    ow = (w + 2 * padding[1] - _dilated(kw, dilation[1])) // stride[1] + 1
+    cols = _im2col(input._data, (kh, kw), stride, padding, dilation, groups, (oh, ow))
+    wm = weight._data.reshape(groups, o // groups, -1)
+    res = np.matmul(wm, cols).reshape(n, o, oh, ow)  # (N, groups, O/groups, L) -> contiguous
+    if bias is not None:
+        res += bias._data.reshape(1, o, 1, 1)
+    out = Tensor._make(res)
+    node = record(ConvolutionBackward0, out, (input, weight, bias), input, weight, bias,
+                  stride, padding, dilation, groups)
+    if node is not None and weight._requires_grad:
+        node._cols = cols
+    return out
+
+
+# ----------------------------------------------------------------------------- padding
+class ConstantPadNdBackward0(Node):
+    """z = constant_pad_nd(self, pad, value).  dz/dself = constant_pad_nd(grad, -pad) (the
+    gradient cropped back to self's shape). Saves: pad."""
+
+    def __init__(self, pad):
+        super().__init__()
+        self._save("pad", tuple(pad))
+
+    def backward(self, g):
+        return (constant_pad_nd(g, tuple(-p for p in self._saved["pad"])),)
+
+
+def constant_pad_nd(input, pad, value=0.0) -> Tensor:
+    """Pad (or crop, for negative entries) the last ``len(pad) // 2`` dims with ``value``.
+
+    ``pad = (left_last, right_last, left_second_last, ...)`` as in
+    ``torch.nn.functional.pad(mode='constant')``. Raises RuntimeError for an odd-length
+    ``pad``, for more padded dims than the input has, or for a resulting size < 0.
+    Node ``ConstantPadNdBackward0``.
+    """
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) > 2 * input.ndim:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input "
+                           f"dimension but got padding length {len(pad)} and input of dimension "
+                           f"{input.ndim}")
+    shape = list(input.shape)
+    src, dst = [slice(None)] * input.ndim, [slice(None)] * input.ndim
+    for k in range(len(pad) // 2):
+        d = input.ndim - 1 - k
+        left, right = pad[2 * k], pad[2 * k + 1]
+        size = shape[d] + left + right
+        if size < 0:
+            raise RuntimeError(f"The input size {shape[d]}, plus negative padding {left} and "
+                               f"{right} resulted in a negative output size, which is invalid. "
+                               f"Check dimension {d} of your input.")
+        start, stop = max(-left, 0), shape[d] - max(-right, 0)
+        src[d] = slice(start, max(stop, start))
+        dst[d] = slice(max(left, 0), max(left, 0) + max(stop - start, 0))
+        shape[d] = size
+    arr = np.full(shape, value, dtype=input._data.dtype)
+    arr[tuple(dst)] = input._data[tuple(src)]
+    out = Tensor._make(arr)
+    record(ConstantPadNdBackward0, out, (input,), pad)
+    return out

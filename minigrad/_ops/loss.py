@@ -1,0 +1,350 @@
+"""Losses: ``nll_loss`` (``NllLossBackward0`` / ``NllLoss2DBackward0``), ``mse_loss``
+(``MseLossBackward0``), ``cross_entropy`` and ``l1_loss`` (compositions, as in PyTorch).
+
+Mirrors ``aten/src/ATen/native/LossNLL.cpp`` (``nll_loss_nd``, ``cross_entropy_loss`` with its
+label-smoothing and class-probability branches), ``LossNLL2d.cpp`` and ``Loss.cpp``. Reductions
+are PyTorch's enum: 0 = ``'none'``, 1 = ``'mean'``, 2 = ``'sum'``. ``ignore_index`` is saved as
+PyTorch saves it, an unsigned 64-bit integer (``-100`` → 18446744073709551516).
+
+Backward formulas are tensor ops (the NLL gradient is ``grad`` times a constant matrix, the MSE
+gradient is ``2 * (self - target) * grad``), so ``create_graph=True`` works through them.
+Also defines ``MulBackward1`` / ``DivBackward1``: the nodes PyTorch records when C++ code
+multiplies or divides a tensor by a plain number (the label-smoothing and soft-target paths).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.graph import Node, record
+from . import activation as A
+from . import pointwise as P
+
+REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def reduction_enum(reduction: str) -> int:
+    """``'none' | 'mean' | 'sum'`` → 0 | 1 | 2; ValueError (PyTorch's message) otherwise."""
+    try:
+        return REDUCTIONS[reduction]
+    except (KeyError, TypeError):
+        raise ValueError(f"{reduction} is not a valid value for reduction") from None
+
+
+def legacy_reduction(size_average, reduce) -> str:
+    """Map the deprecated ``size_average``/``reduce`` flags to a reduction string (warns)."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "none" if not reduce else "mean" if size_average else "sum"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use "
+                  f"reduction='{ret}' instead.", UserWarning, stacklevel=3)
+    return ret
+
+
+# ----------------------------------------------------------------------------- scalar mul/div
+class MulBackward1(Node):
+    """z = self * other, ``other`` a plain number.  dz/dself = grad * other. Saves: other."""
+
+    def __init__(self, other):
+        super().__init__()
+        self._save("other", other)
+
+    def backward(self, g):
+        return (g * self._saved["other"],)
+
+
+class DivBackward1(Node):
+    """z = self / other, ``other`` a plain number.  dz/dself = grad / other. Saves: other."""
+
+    def __init__(self, other):
+        super().__init__()
+        self._save("other", other)
+
+    def backward(self, g):
+        return (g / self._saved["other"],)
+
+
+def mul_scalar(input: Tensor, other) -> Tensor:
+    """``input * other`` recorded as ``MulBackward1`` (PyTorch's C++ Tensor-Scalar overload)."""
+    out = Tensor._make(np.asarray(np.multiply(input._data, other), dtype=input._data.dtype))
+    record(MulBackward1, out, (input,), other)
+    return out
+
+
+def div_scalar(input: Tensor, other) -> Tensor:
+    """``input / other`` recorded as ``DivBackward1`` (PyTorch's C++ Tensor-Scalar overload)."""
+    out = Tensor._make(np.asarray(np.divide(input._data, other), dtype=input._data.dtype))
+    record(DivBackward1, out, (input,), other)
+    return out
+
+
+# ----------------------------------------------------------------------------- nll_loss
+class NllLossBackward0(Node):
+    """z = -Σ weight[t] * self[..., t, ...] over non-ignored targets t (then / total_weight for
+    ``'mean'``; per element for ``'none'``).
+    dz/dself = grad (broadcast over the class dim) * C, where the constant C holds
+    -weight[t] (/ total_weight for mean) at each target position and 0 elsewhere.
+    Saves: ignore_index, reduction, self, target, total_weight, weight."""
+
+    def __init__(self, input, target, weight, reduction, ignore_index, total_weight, coef):
+        super().__init__()
+        self._save("ignore_index", int(ignore_index) % 2**64)
+        self._save("reduction", reduction)
+        self._save("self", input)
+        self._save("target", target)
+        self._save("total_weight", total_weight)
+        self._save("weight", weight)
+        self._coef = coef  # the constant C above, shaped like self
+
+    def backward(self, g):
+        if self._saved["reduction"] == 0 and g.ndim > 0:
+            g = g.unsqueeze(1)
+        return (g * self._coef,)
+
+
+class NllLoss2DBackward0(NllLossBackward0):
+    """``nll_loss`` over (N, C, H, W) input and (N, H, W) target: the same formula and saved
+    values as ``NllLossBackward0``."""
+
+
+def _check_nll(input, target, weight, n_classes):
+    if target._data.dtype not in (np.int64, np.uint8):
+        name = {"f": "Float" if target._data.dtype == np.float32 else "Double",
+                "i": "Int", "b": "Bool"}.get(target._data.dtype.kind, str(target.dtype))
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {name}")
+    if weight is not None:
+        if weight.ndim != 1 or weight.shape[0] != n_classes:
+            raise RuntimeError(f"weight tensor should be defined either for all {n_classes} "
+                               f"classes or no classes but got weight tensor of shape: "
+                               f"{list(weight.shape)}")
+        if weight.dtype is not input.dtype:
+            raise RuntimeError(f"expected scalar type {input.dtype._legacy[:-6]} but found "
+                               f"{weight.dtype._legacy[:-6]}")
+
+
+def _nll(input, target, weight, reduction: int, ignore_index: int, node_cls, class_axis):
+    """Core of ``nll_loss`` for input (N, C) / (C,) [class_axis 1 / 0] or (N, C, H, W)."""
+    x, t = input._data, target._data.astype(np.int64)
+    c = x.shape[class_axis]
+    _check_nll(input, target, weight, c)
+    valid = t != ignore_index
+    bad = valid & ((t < 0) | (t >= c))
+    if bad.any():
+        raise IndexError(f"Target {t[bad].flat[0]} is out of bounds.")
+    safe = np.where(valid, t, 0)
+    w = np.ones(c, x.dtype) if weight is None else weight._data
+    wt = np.where(valid, w[safe], 0).astype(x.dtype)  # weight of each target, 0 if ignored
+    picked = np.take_along_axis(x, np.expand_dims(safe, class_axis), class_axis)
+    losses = -np.squeeze(picked, class_axis) * wt
+    total = np.asarray(wt.sum(dtype=x.dtype) if reduction else 0, dtype=x.dtype)
+    if reduction == 0:
+        res = losses
+    elif reduction == 2:
+        res = np.asarray(losses.sum(dtype=x.dtype))
+    else:
+        res = np.asarray(losses.sum(dtype=x.dtype) / total, dtype=x.dtype)
+    out = Tensor._make(np.asarray(res, dtype=x.dtype))
+    if input._requires_grad:
+        coef = np.zeros_like(x)
+        scale = -wt / total if reduction == 1 and total != 0 else -wt
+        np.put_along_axis(coef, np.expand_dims(safe, class_axis),
+                          np.expand_dims(scale.astype(x.dtype), class_axis), class_axis)
+        record(node_cls, out, (input,), input, target, weight, reduction, ignore_index,
+               Tensor._make(total), Tensor._make(coef))
+    return out
+
+
+def nll_loss(input, target, weight=None, ignore_index: int = -100, reduction: str = "mean"):
+    """Negative log-likelihood loss on log-probabilities (``torch.nn.functional.nll_loss``).
+
+    Shapes: input (C,), (N, C) or (N, C, d1, ...); target (), (N,) or (N, d1, ...) of int64 class
+    indices (uint8 accepted). ``weight`` (C,) rescales each class; targets equal to
+    ``ignore_index`` contribute nothing (``'mean'`` divides by the summed weight of the others:
+    NaN when all are ignored). Nodes: ``NllLossBackward0`` for 1-D/2-D input,
+    ``NllLoss2DBackward0`` otherwise (3-D and >4-D input are viewed as 4-D first, as PyTorch
+    does). The target gets no slot in ``next_functions``.
+
+    Raises ValueError for a 0-d input, batch-size mismatch or bad ``reduction``; IndexError for a
+    target out of ``[0, C)``; RuntimeError for a wrong target dtype/shape or weight size.
+    """
+    red = reduction_enum(reduction)
+    if input.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
+    if input.ndim != 1 and (target.ndim == 0 or input.shape[0] != target.shape[0]):
+        tb = target.shape[0] if target.ndim else 1
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({tb}).")
+    if input.ndim <= 2:
+        if target.ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if input.ndim == 1 and target.ndim != 0:
+            raise RuntimeError(f"Expected target to be a 0D tensor for 1D input, but got "
+                               f"target of size {list(target.shape)}")
+        return _nll(input, target, weight, red, ignore_index, NllLossBackward0, input.ndim - 1)
+    if input.ndim == 4:
+        if target.ndim != 3:
+            raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got "
+                               f"targets of dimension: {target.ndim}")
+        if target.shape != input.shape[:1] + input.shape[2:]:
+            raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
+                               f"{list(target.shape)}")
+        return _nll(input, target, weight, red, ignore_index, NllLoss2DBackward0, 1)
+    n, c = input.shape[:2]
+    out_size = (n,) + tuple(input.shape[2:])
+    if tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        raise RuntimeError(f"Expected target size {list(out_size)}, got {list(target.shape)}")
+    x4 = input.contiguous().view(n, c, 1, -1)
+    t3 = target.contiguous().view(n, 1, -1)
+    out = _nll(x4, t3, weight, red, ignore_index, NllLoss2DBackward0, 1)
+    return out.view(out_size) if red == 0 else out
+
+
+# ----------------------------------------------------------------------------- cross entropy
+def cross_entropy(input, target, weight=None, ignore_index: int = -100, reduction: str = "mean",
+                  label_smoothing: float = 0.0):
+    """``nll_loss(log_softmax(input, class_dim), target)`` with PyTorch's three branches.
+
+    * class-index targets: ``NllLossBackward0(LogSoftmaxBackward0(...))``;
+    * with ``label_smoothing > 0``: ``(1 - ε) * nll + ε / C * smooth`` where ``smooth`` is the
+      (weighted) negative sum of log-probabilities over classes, masked at ignored targets;
+    * float targets of the same shape as ``input``: class probabilities,
+      ``-(log_softmax(input) * target [* weight]).sum(...)`` divided by N for ``'mean'``.
+
+    Raises RuntimeError for ``label_smoothing`` outside [0, 1] or a non-float probability
+    target, plus everything ``nll_loss`` raises.
+    """
+    red = reduction_enum(reduction)
+    class_dim = 0 if input.ndim == 1 else 1
+    if input.ndim == 0:
+        raise ValueError("Expected 1 or more dimensions (got 0)")
+    if tuple(target.shape) == tuple(input.shape):
+        if not target.dtype.is_floating_point:
+            raise RuntimeError(f"Expected floating point type for target with class "
+                               f"probabilities, got {target.dtype._legacy[:-6]}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        return _soft_cross_entropy(input, target, weight, red, label_smoothing, class_dim)
+    if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                               f"{label_smoothing}")
+        return _smoothed_cross_entropy(input, target, weight, red, ignore_index,
+                                       label_smoothing, class_dim)
+    return nll_loss(A.log_softmax(input, class_dim), target, weight, ignore_index, reduction)
+
+
+def _weight_view(weight, ndim: int, class_dim: int):
+    shape = [1] * ndim
+    shape[class_dim] = weight.shape[0]
+    return weight.view(shape)
+
+
+def _smoothed_cross_entropy(input, target, weight, red, ignore_index, eps, class_dim):
+    logp = A.log_softmax(input, class_dim)
+    nll = nll_loss(logp, target, weight, ignore_index, ["none", "mean", "sum"][red])
+    ignore = Tensor._make(np.asarray(target._data == ignore_index))
+    if weight is not None:
+        smooth = -(logp * _weight_view(weight, input.ndim, class_dim)).sum(class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    smooth = P.masked_fill(smooth, ignore, 0.0)
+    if red == 1:
+        if weight is not None:
+            kept = target._data[~ignore._data].ravel()
+            denom = Tensor._make(np.asarray(weight._data[kept].sum(), dtype=weight._data.dtype))
+        else:
+            denom = Tensor._make(np.asarray((~ignore._data).sum(), dtype=np.int64))
+        smooth = smooth.sum() / denom
+    elif red == 2:
+        smooth = smooth.sum()
+    n_classes = input.shape[class_dim]
+    return mul_scalar(nll, 1 - eps) + mul_scalar(smooth, eps / n_classes)
+
+
+def _soft_cross_entropy(input, target, weight, red, eps, class_dim):
+    n_classes = input.shape[class_dim]
+    if weight is not None and (weight.ndim != 1 or weight.shape[0] != n_classes):
+        raise RuntimeError(f"weight tensor should be defined either for all {n_classes} "
+                           f"classes or no classes but got weight tensor of shape: "
+                           f"{list(weight.shape)}")
+    logp = A.log_softmax(input, class_dim)
+    if eps > 0.0:
+        if eps > 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {eps}")
+        target = mul_scalar(target, 1 - eps) + eps / n_classes
+    prod = logp * target
+    if weight is not None:
+        prod = prod * (_weight_view(weight, input.ndim, class_dim) if input.ndim > 1 else weight)
+    if red == 0:
+        return -prod.sum(class_dim)
+    if red == 2:
+        return -prod.sum()
+    return div_scalar(-prod.sum(), input.numel() // n_classes)
+
+
+# ----------------------------------------------------------------------------- mse / l1
+class MseLossBackward0(Node):
+    """z = (self - target)² (then mean or sum).
+    dz/dself = 2 * (self - target) * grad (/ numel for mean); dz/dtarget = -dz/dself.
+    Saves: reduction, self, target."""
+
+    def __init__(self, input, target, reduction):
+        super().__init__()
+        self._save("reduction", reduction)
+        self._save("self", input)
+        self._save("target", target)
+
+    def backward(self, g):
+        x, t = self._get("self"), self._get("target")
+        scale = 2.0 / x.numel() if self._saved["reduction"] == 1 else 2.0
+        gx = (x - t) * scale * g
+        nf = self.next_functions
+        return (gx if nf[0][0] is not None else None, -gx if nf[1][0] is not None else None)
+
+
+def _broadcast_pair(input, target, fn: str):
+    """Warn (UserWarning, PyTorch's text) when shapes differ, then expand both to one shape."""
+    if tuple(target.shape) == tuple(input.shape):
+        return input, target
+    warnings.warn(f"Using a target size ({target.shape!r}) that is different to the input size "
+                  f"({input.shape!r}). This will likely lead to incorrect results due to "
+                  "broadcasting. Please ensure they have the same size.", UserWarning,
+                  stacklevel=4)
+    from ._util import broadcast_shapes
+
+    shape = broadcast_shapes(input.shape, target.shape)
+    return input.expand(shape), target.expand(shape)
+
+
+def mse_loss(input, target, reduction: str = "mean") -> Tensor:
+    """Mean squared error (``torch.nn.functional.mse_loss``); node ``MseLossBackward0(input,
+    target)`` (the target slot is None unless it requires grad).
+
+    Different shapes warn (UserWarning) and broadcast, as in PyTorch (the graph then shows
+    ``ExpandBackward0``); shapes that do not broadcast raise RuntimeError; a bad reduction
+    raises ValueError. The result dtype is the promoted dtype of both inputs.
+    """
+    red = reduction_enum(reduction)
+    input, target = _broadcast_pair(input, target, "mse_loss")
+    dt = np.result_type(input._data.dtype, target._data.dtype)
+    if dt.kind != "f":
+        dt = np.dtype(np.float32)
+    diff = input._data.astype(dt, copy=False) - target._data.astype(dt, copy=False)
+    sq = diff * diff
+    res = sq if red == 0 else np.asarray(sq.mean() if red == 1 else sq.sum(), dtype=dt)
+    out = Tensor._make(np.asarray(res, dtype=dt))
+    record(MseLossBackward0, out, (input, target), input, target, red)
+    return out
+
+
+def l1_loss(input, target, reduction: str = "mean") -> Tensor:
+    """Mean absolute error (``torch.nn.functional.l1_loss``), composed as PyTorch does:
+    ``(input - target).abs()`` then ``mean()`` / ``sum()`` (``MeanBackward0(AbsBackward0(
+    SubBackward0(...)))``). Warns and broadcasts on a shape mismatch like ``mse_loss``."""
+    red = reduction_enum(reduction)
+    input, target = _broadcast_pair(input, target, "l1_loss")
+    err = (input - target).abs()
+    return err if red == 0 else err.mean() if red == 1 else err.sum()

@@ -1,0 +1,297 @@
+"""2-D pooling: ``max_pool2d`` (``MaxPool2DWithIndicesBackward0``), ``avg_pool2d``
+(``AvgPool2DBackward0``) and ``adaptive_avg_pool2d`` (``MeanBackward1`` for output size 1,
+``AdaptiveAvgPool2DBackward0`` otherwise).
+
+Mirrors ``aten/src/ATen/native/Pool.h`` (output-size rule and argument checks),
+``DilatedMaxPool2d.cpp``, ``AveragePool2d.cpp`` and ``AdaptiveAveragePooling.cpp``.
+Forward passes look at all windows at once through ``sliding_window_view``; max pooling keeps
+the flat index ``h * W + w`` of each maximum (the ``indices`` PyTorch returns), and its backward
+scatters the gradient to those indices. Backward of these nodes is computed in NumPy, so double
+backward (``create_graph=True``) through them raises NotImplementedError.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.graph import Node, record
+from .conv import _col2im, _dilated, _windows, zero_pad2d
+from .nn_activation import no_double_backward
+
+
+def _pool_arg(value, fn: str, what: str, allow_none: bool = False) -> tuple:
+    """int or 1/2-tuple → 2-tuple (PyTorch's messages for other lengths)."""
+    if allow_none and (value is None or (isinstance(value, (tuple, list)) and not value)):
+        return ()
+    if isinstance(value, (int, np.integer)):
+        return (int(value),) * 2
+    value = tuple(int(v) for v in value)
+    if len(value) not in (1, 2):
+        must = {"kernel_size": "must either be a single int, or a tuple of two ints",
+                "stride": "must either be omitted, a single int, or a tuple of two ints",
+                "padding": "must either be a single int, or a tuple of two ints",
+                "dilation": "must be either a single int, or a tuple of two ints"}[what]
+        raise RuntimeError(f"{fn}: {what} {must}")
+    return value * 2 if len(value) == 1 else value
+
+
+def _out_size(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
+    """PyTorch's ``pooling_output_shape``: the last window must start inside input + left pad."""
+    num = size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)
+    out = num // s + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+def _check_pool(input, kernel, stride, padding, dilation, ceil_mode):
+    """Validate arguments; return ``(OH, OW)``. RuntimeError with PyTorch's messages."""
+    if input.ndim not in (3, 4) or input.numel() == 0:
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    if any(k <= 0 for k in kernel):
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kernel[0]} "
+                           f"kW: {kernel[1]}")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("stride should not be zero")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: "
+                           f"{dilation[0]} dilationW: {dilation[1]}")
+    for p in padding:
+        if p < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+    for k, p, d in zip(kernel, padding, dilation):
+        if p > _dilated(k, d) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation={d}")
+    h, w = input.shape[-2:]
+    oh = _out_size(h, kernel[0], stride[0], padding[0], dilation[0], ceil_mode)
+    ow = _out_size(w, kernel[1], stride[1], padding[1], dilation[1], ceil_mode)
+    if oh < 1 or ow < 1:
+        c = input.shape[-3]
+        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: "
+                           f"({c}x{oh}x{ow}). Output size is too small")
+    return oh, ow
+
+
+def _padded(x: np.ndarray, kernel, stride, padding, dilation, out_hw, value) -> np.ndarray:
+    """``x`` padded by ``padding`` with ``value``, plus extra bottom/right cells that the last
+    ``ceil_mode`` window may cover (filled with ``value`` too)."""
+    h, w = x.shape[-2:]
+    need = [max((o - 1) * s + _dilated(k, d), n + 2 * p) for o, s, k, d, n, p in
+            zip(out_hw, stride, kernel, dilation, (h, w), padding)]
+    if need == [h + 2 * padding[0], w + 2 * padding[1]]:
+        return zero_pad2d(x, padding, value)
+    out = np.full(x.shape[:-2] + tuple(need), value, dtype=x.dtype)
+    out[..., padding[0]:padding[0] + h, padding[1]:padding[1] + w] = x
+    return out
+
+
+def _as4d(x: np.ndarray) -> np.ndarray:
+    return x if x.ndim == 4 else x[None]
+
+
+# ----------------------------------------------------------------------------- max pool
+class MaxPool2DWithIndicesBackward0(Node):
+    """z[n, c, i, j] = max over the window; indices = flat position h * W + w of each max.
+    dz/dself = grad scattered (summed) into self's shape at ``indices``.
+    Saves: ceil_mode, dilation, kernel_size, padding, result1 (the indices), self, stride.
+    Double backward is not supported (computed in NumPy)."""
+
+    def __init__(self, input, kernel, stride, padding, dilation, ceil_mode):
+        super().__init__()
+        self._save("ceil_mode", ceil_mode)
+        self._save("dilation", dilation)
+        self._save("kernel_size", kernel)
+        self._save("padding", padding)
+        self._save("self", input)
+        self._save("stride", stride)
+
+    def backward(self, g):
+        no_double_backward(self)
+        x = self._get("self")
+        idx = self._get("result1")._data
+        h, w = x.shape[-2:]
+        planes = int(np.prod(x.shape[:-2], dtype=np.int64))
+        flat = idx.reshape(planes, -1) + (np.arange(planes) * (h * w))[:, None]
+        gx = np.bincount(flat.ravel(), weights=g._data.ravel(), minlength=planes * h * w)
+        return (Tensor._make(gx.astype(x._data.dtype).reshape(x.shape)),)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """2-D max pooling (``torch.nn.functional.max_pool2d``).
+
+    ``input`` (N, C, H, W) or (C, H, W); ``stride`` defaults to ``kernel_size``; padding cells
+    never win (they hold -inf). Returns the pooled tensor, or ``(output, indices)`` with
+    ``return_indices=True`` (int64 flat indices ``h * W + w`` into each input plane; ties go to
+    the first maximum in the window, NaN always wins). Node ``MaxPool2DWithIndicesBackward0``.
+    Raises RuntimeError (PyTorch's messages) for bad sizes, padding > half the kernel, or an
+    empty output.
+    """
+    kernel = _pool_arg(kernel_size, "max_pool2d", "kernel_size")
+    saved_stride = _pool_arg(stride, "max_pool2d", "stride", allow_none=True)
+    stride_ = saved_stride or kernel
+    pad = _pool_arg(padding, "max_pool2d", "padding")
+    dil = _pool_arg(dilation, "max_pool2d", "dilation")
+    oh, ow = _check_pool(input, kernel, stride_, pad, dil, ceil_mode)
+    x = _as4d(input._data)
+    low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    xp = _padded(x, kernel, stride_, pad, dil, (oh, ow), low)
+    win = _windows(xp, kernel, stride_, dil, (oh, ow))
+    flat = win.reshape(win.shape[:4] + (-1,))
+    arg = flat.argmax(axis=-1)
+    vals = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
+    ki, kj = np.divmod(arg, kernel[1])
+    rows = np.arange(oh)[:, None] * stride_[0] - pad[0] + ki * dil[0]
+    cols = np.arange(ow)[None, :] * stride_[1] - pad[1] + kj * dil[1]
+    indices = rows * input.shape[-1] + cols
+    if input.ndim == 3:
+        vals, indices = vals[0], indices[0]
+    out = Tensor._make(np.ascontiguousarray(vals))
+    ind = Tensor._make(indices.astype(np.int64, copy=False))
+    node = record(MaxPool2DWithIndicesBackward0, out, (input,), input, kernel, saved_stride,
+                  pad, dil, ceil_mode)
+    if node is not None:
+        node._save("result1", ind)
+    return (out, ind) if return_indices else out
+
+
+# ----------------------------------------------------------------------------- avg pool
+def _avg_divisor(in_hw, out_hw, kernel, stride, padding, count_include_pad, dtype):
+    """Divisor per output cell ``(OH, OW)``, exactly as ``AveragePool2d.cpp`` computes it."""
+    sizes = []
+    for n, o, k, s, p in zip(in_hw, out_hw, kernel, stride, padding):
+        start = np.arange(o) * s - p
+        end = np.minimum(start + k, n + p)
+        full = end - start
+        valid = np.minimum(end, n) - np.maximum(start, 0)
+        sizes.append(full if count_include_pad else valid)
+    return np.multiply.outer(sizes[0], sizes[1]).astype(dtype)
+
+
+class AvgPool2DBackward0(Node):
+    """z[n, c, i, j] = sum over the window / divisor[i, j].
+    dz/dself = each grad[i, j] / divisor[i, j] spread over its window (col2im).
+    Saves: ceil_mode, count_include_pad, divisor_override, kernel_size, padding, self, stride.
+    Double backward is not supported (computed in NumPy)."""
+
+    def __init__(self, input, kernel, stride, padding, ceil_mode, count_include_pad,
+                 divisor_override, divisor, stride_used):
+        super().__init__()
+        self._save("ceil_mode", ceil_mode)
+        self._save("count_include_pad", count_include_pad)
+        self._save("divisor_override", divisor_override)
+        self._save("kernel_size", kernel)
+        self._save("padding", padding)
+        self._save("self", input)
+        self._save("stride", stride)
+        self._divisor = divisor
+        self._stride_used = stride_used
+
+    def backward(self, g):
+        no_double_backward(self)
+        x = self._get("self")
+        kh, kw = self._saved["kernel_size"]
+        ph, pw = self._saved["padding"]
+        h, w = x.shape[-2:]
+        g4 = _as4d(g._data / self._divisor)
+        oh, ow = g4.shape[2:]
+        cols = np.broadcast_to(g4[:, :, None, None], g4.shape[:2] + (kh, kw, oh, ow))
+        need = [max((o - 1) * s + k, n + 2 * p) for o, s, k, n, p in
+                zip((oh, ow), self._stride_used, (kh, kw), (h, w), (ph, pw))]
+        gxp = _col2im(cols, need, self._stride_used, (1, 1))
+        gx = np.ascontiguousarray(gxp[:, :, ph:ph + h, pw:pw + w]).reshape(x.shape)
+        return (Tensor._make(gx),)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """2-D average pooling (``torch.nn.functional.avg_pool2d``).
+
+    ``input`` (N, C, H, W) or (C, H, W); ``stride`` defaults to ``kernel_size``. The divisor of
+    each window is its size including padding (``count_include_pad=True``) or only the real
+    cells, or ``divisor_override``. Node ``AvgPool2DBackward0``. Raises RuntimeError for bad
+    sizes, padding > half the kernel, an empty output or ``divisor_override == 0``.
+    """
+    kernel = _pool_arg(kernel_size, "avg_pool2d", "kernel_size")
+    saved_stride = _pool_arg(stride, "avg_pool2d", "stride", allow_none=True)
+    stride_ = saved_stride or kernel
+    pad = _pool_arg(padding, "avg_pool2d", "padding")
+    if input.ndim < 3:
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-max(input.ndim, 1)}, {max(input.ndim, 1) - 1}], but got -3)")
+    oh, ow = _check_pool(input, kernel, stride_, pad, (1, 1), ceil_mode)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    x = _as4d(input._data)
+    xp = _padded(x, kernel, stride_, pad, (1, 1), (oh, ow), 0)
+    sums = _windows(xp, kernel, stride_, (1, 1), (oh, ow)).sum(axis=(-2, -1))
+    if divisor_override is not None:
+        divisor = np.asarray(divisor_override, dtype=x.dtype)
+    else:
+        divisor = _avg_divisor(input.shape[-2:], (oh, ow), kernel, stride_, pad,
+                               count_include_pad, x.dtype)
+    res = (sums / divisor).astype(x.dtype, copy=False)
+    out = Tensor._make(np.ascontiguousarray(res[0] if input.ndim == 3 else res))
+    record(AvgPool2DBackward0, out, (input,), input, kernel, saved_stride, pad, ceil_mode,
+           count_include_pad, divisor_override, divisor, stride_)
+    return out
+
+
+# ----------------------------------------------------------------------------- adaptive
+def _adaptive_bounds(n: int, o: int):
+    i = np.arange(o)
+    return (i * n) // o, -((-(i + 1) * n) // o)  # floor(i*n/o), ceil((i+1)*n/o)
+
+
+class AdaptiveAvgPool2DBackward0(Node):
+    """z[i, j] = mean of self over rows [floor(i*H/OH), ceil((i+1)*H/OH)) and the matching
+    columns.  dz/dself = each grad[i, j] / area spread uniformly over its box.
+    Saves: self. Double backward is not supported (computed in NumPy)."""
+
+    def __init__(self, input):
+        super().__init__()
+        self._save("self", input)
+
+    def backward(self, g):
+        no_double_backward(self)
+        x = self._get("self")
+        h, w = x.shape[-2:]
+        oh, ow = g.shape[-2:]
+        (hs, he), (ws, we) = _adaptive_bounds(h, oh), _adaptive_bounds(w, ow)
+        area = np.multiply.outer(he - hs, we - ws)
+        v = g._data / area
+        # Box additions through a 2-D difference array, integrated with two cumsums.
+        diff = np.zeros(g.shape[:-2] + (h + 1, w + 1), dtype=np.float64)
+        for rs, cs, sign in ((hs, ws, 1), (hs, we, -1), (he, ws, -1), (he, we, 1)):
+            np.add.at(diff, (..., rs[:, None], cs[None, :]), sign * v)
+        gx = diff.cumsum(-2).cumsum(-1)[..., :h, :w]
+        return (Tensor._make(gx.astype(x._data.dtype)),)
+
+
+def adaptive_avg_pool2d(input, output_size) -> Tensor:
+    """Average pooling to a fixed output size (``torch.nn.functional.adaptive_avg_pool2d``).
+
+    ``output_size``: int or pair; ``None`` in a pair keeps that input size. Output size 1x1
+    is ``input.mean((-1, -2), keepdim=True)`` (node ``MeanBackward1``), as in PyTorch; other
+    sizes use ``AdaptiveAvgPool2DBackward0``. Raises RuntimeError for a non-3D/4D input.
+    """
+    if input.ndim not in (3, 4):
+        raise RuntimeError("adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+                           f"{list(input.shape)}")
+    size = output_size if isinstance(output_size, (tuple, list)) else (output_size,) * 2
+    oh, ow = (input.shape[-2 + i] if s is None else int(s) for i, s in enumerate(size))
+    if oh == 1 and ow == 1:
+        return input.mean((-1, -2), keepdim=True)
+    h, w = input.shape[-2:]
+    x = input._data.astype(np.float64)
+    integral = np.zeros(x.shape[:-2] + (h + 1, w + 1))
+    integral[..., 1:, 1:] = x.cumsum(-2).cumsum(-1)
+    (hs, he), (ws, we) = _adaptive_bounds(h, oh), _adaptive_bounds(w, ow)
+    box = (integral[..., he[:, None], we[None, :]] - integral[..., hs[:, None], we[None, :]]
+           - integral[..., he[:, None], ws[None, :]] + integral[..., hs[:, None], ws[None, :]])
+    res = box / np.multiply.outer(he - hs, we - ws)
+    out = Tensor._make(res.astype(input._data.dtype))
+    record(AdaptiveAvgPool2DBackward0, out, (input,), input)
+    return out
