@@ -38,6 +38,18 @@ def normalize_dims(dim, ndim: int) -> tuple:
     return out
 
 
+def saved_int(v: int) -> int:
+    """An int64 as PyTorch exposes it in a ``_saved_*`` attribute: negative values show their
+    unsigned 64-bit pattern (``x.sum(-1).grad_fn._saved_dim == (18446744073709551615,)``)."""
+    return int(v) + 2**64 if v < 0 else int(v)
+
+
+def saved_dims(dim) -> tuple:
+    """``dim`` (int or sequence) as the tuple PyTorch saves: the user's order, see
+    :func:`saved_int`."""
+    return tuple(saved_int(d) for d in ((dim,) if isinstance(dim, (int, np.integer)) else dim))
+
+
 def is_scalar(x) -> bool:
     """True for Python (and NumPy) numbers, which ops treat as 'wrapped' scalars."""
     return isinstance(x, (numbers.Number, np.number)) and not isinstance(x, Tensor)

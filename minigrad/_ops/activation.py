@@ -10,7 +10,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
-from ._util import attach, normalize_dim
+from ._util import attach, normalize_dim, saved_int
 
 
 class ReluBackward0(Node):
@@ -32,14 +32,15 @@ def relu(input) -> Tensor:
 
 class SoftmaxBackward0(Node):
     """z = softmax(self, dim).  dz/dself = result * (grad - sum(grad * result, dim)).
-    Saves: dim, result."""
+    Saves: dim (as given, see ``saved_int``), result."""
 
-    def __init__(self, dim):
+    def __init__(self, dim, d):
         super().__init__()
-        self._save("dim", dim)
+        self._save("dim", saved_int(dim))
+        self._d = d
 
     def backward(self, g):
-        r, d = self._get("result"), self._saved["dim"]
+        r, d = self._get("result"), self._d
         return (r * (g - (g * r).sum(d, keepdim=True)),)
 
 
@@ -47,12 +48,13 @@ class LogSoftmaxBackward0(Node):
     """z = log_softmax(self, dim).  dz/dself = grad - exp(result) * sum(grad, dim).
     Saves: dim, result."""
 
-    def __init__(self, dim):
+    def __init__(self, dim, d):
         super().__init__()
-        self._save("dim", dim)
+        self._save("dim", saved_int(dim))
+        self._d = d
 
     def backward(self, g):
-        r, d = self._get("result"), self._saved["dim"]
+        r, d = self._get("result"), self._d
         return (g - r.exp() * g.sum(d, keepdim=True),)
 
 
@@ -66,7 +68,7 @@ def softmax(input, dim: int, dtype=None) -> Tensor:
     d = normalize_dim(dim, input.ndim)
     e = np.exp(_shifted(input._data, d))
     out = Tensor._make((e / e.sum(axis=d, keepdims=True)).astype(input._data.dtype, copy=False))
-    node = record(SoftmaxBackward0, out, (input,), d)
+    node = record(SoftmaxBackward0, out, (input,), dim, d)
     if node:
         node._save("result", out, is_output=True)
     return out
@@ -79,7 +81,7 @@ def log_softmax(input, dim: int, dtype=None) -> Tensor:
     s = _shifted(input._data, d)
     out = Tensor._make((s - np.log(np.exp(s).sum(axis=d, keepdims=True))).astype(
         input._data.dtype, copy=False))
-    node = record(LogSoftmaxBackward0, out, (input,), d)
+    node = record(LogSoftmaxBackward0, out, (input,), dim, d)
     if node:
         node._save("result", out, is_output=True)
     return out

@@ -12,44 +12,45 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
-from ._util import attach, normalize_dim
+from ._util import attach, normalize_dim, saved_int
 
 INT64_MAX = 2**63 - 1
 
 
 class SelectBackward0(Node):
     """z = self.select(dim, index).  dz/dself = zeros(self_sym_sizes) with grad at index.
-    Saves: dim, index, self_sym_sizes."""
+    Saves: dim, index (both as given, see ``saved_int``), self_sym_sizes."""
 
-    def __init__(self, dim, index, sizes):
+    def __init__(self, dim, index, sizes, where):
         super().__init__()
-        self._save("dim", dim)
-        self._save("index", index)
+        self._save("dim", saved_int(dim))
+        self._save("index", saved_int(index))
         self._save("self_sym_sizes", tuple(sizes))
+        self._where = where  # the normalised NumPy index of the selected slice
 
     def backward(self, g):
-        s = self._saved
-        out = np.zeros(s["self_sym_sizes"], dtype=g._data.dtype)
-        out[(slice(None),) * s["dim"] + (s["index"],)] = g._data
+        out = np.zeros(self._saved["self_sym_sizes"], dtype=g._data.dtype)
+        out[self._where] = g._data
         return (Tensor._make(out),)
 
 
 class SliceBackward0(Node):
     """z = self[start:end:step] along dim.  dz/dself = zeros(self_sym_sizes) with grad in the
-    slice. Saves: dim, end, self_sym_sizes, start, step."""
+    slice. Saves: dim, start, end (as given: an open start is 0, an open end INT64_MAX,
+    negative values as unsigned, see ``saved_int``), step, self_sym_sizes."""
 
-    def __init__(self, dim, start, end, step, sizes):
+    def __init__(self, dim, start, end, step, sizes, where):
         super().__init__()
-        self._save("dim", dim)
-        self._save("end", end)
+        self._save("dim", saved_int(dim))
+        self._save("end", saved_int(end))
         self._save("self_sym_sizes", tuple(sizes))
-        self._save("start", start)
+        self._save("start", saved_int(start))
         self._save("step", step)
+        self._where = where  # the normalised NumPy index of the slice
 
     def backward(self, g):
-        s = self._saved
-        out = np.zeros(s["self_sym_sizes"], dtype=g._data.dtype)
-        out[(slice(None),) * s["dim"] + (slice(s["start"], s["end"], s["step"]),)] = g._data
+        out = np.zeros(self._saved["self_sym_sizes"], dtype=g._data.dtype)
+        out[self._where] = g._data
         return (Tensor._make(out),)
 
 
@@ -78,22 +79,27 @@ def select(self, dim: int, index: int) -> Tensor:
     size = self.shape[d]
     if not -size <= index < size:
         raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
-    i = int(index) % size
-    out = self._make_view(self._data[(slice(None),) * d + (i,)])
-    record(SelectBackward0, out, (self,), d, int(index), self.shape)
+    where = (slice(None),) * d + (int(index) % size,)
+    out = self._make_view(self._data[where])
+    record(SelectBackward0, out, (self,), dim, int(index), self.shape, where)
     return out
 
 
-def slice_dim(self, dim: int, start, end, step: int = 1) -> Tensor:
-    """View ``self[start:end:step]`` along ``dim``; node ``SliceBackward0``."""
+def slice_dim(self, dim: int, start, end, step: int = 1, saved_dim=None) -> Tensor:
+    """View ``self[start:end:step]`` along (normalised) ``dim``; node ``SliceBackward0``.
+
+    ``saved_dim`` is the dim as the caller gave it (``narrow``), which the node exposes.
+    ValueError for a step that is not positive.
+    """
     if step <= 0:
         raise ValueError("step must be greater than zero")
     size = self.shape[dim]
     lo, hi, _ = slice(start, end, step).indices(size)
-    hi = max(hi, lo)
-    out = self._make_view(self._data[(slice(None),) * dim + (slice(lo, hi, step),)])
-    saved_end = INT64_MAX if end is None else hi
-    record(SliceBackward0, out, (self,), dim, lo, saved_end, step, self.shape)
+    where = (slice(None),) * dim + (slice(lo, max(hi, lo), step),)
+    out = self._make_view(self._data[where])
+    record(SliceBackward0, out, (self,), dim if saved_dim is None else saved_dim,
+           0 if start is None else int(start), INT64_MAX if end is None else int(end), step,
+           self.shape, where)
     return out
 
 

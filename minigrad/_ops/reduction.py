@@ -14,14 +14,15 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
-from ._util import attach, normalize_dim, normalize_dims
+from ._util import attach, normalize_dim, normalize_dims, saved_dims, saved_int
 
 max_result = namedtuple("max", ["values", "indices"])
 min_result = namedtuple("min", ["values", "indices"])
 
 
-def _unsqueeze_dims(g: Tensor, dims, keepdim: bool, sizes) -> Tensor:
-    """Give a reduced gradient back its reduced dims (size 1) so it broadcasts over ``sizes``."""
+def _unsqueeze_dims(g: Tensor, dims, keepdim: bool) -> Tensor:
+    """Give a reduced gradient back its reduced (normalised) dims as size 1, so that it
+    broadcasts against the input."""
     if keepdim or not dims:
         return g
     shape = list(g.shape)
@@ -30,110 +31,121 @@ def _unsqueeze_dims(g: Tensor, dims, keepdim: bool, sizes) -> Tensor:
     return g.reshape(shape)
 
 
+def _grad_dtype(g: Tensor, dtype) -> Tensor:
+    """Cast a gradient back to the input's dtype (reductions called with ``dtype=``)."""
+    return g if g.dtype is dtype else g.to(dtype)
+
+
 class SumBackward0(Node):
     """z = self.sum().  dz/dself = grad expanded to self_sym_sizes. Saves: self_sym_sizes."""
 
-    def __init__(self, sizes):
+    def __init__(self, a):
         super().__init__()
-        self._save("self_sym_sizes", tuple(sizes))
+        self._save("self_sym_sizes", tuple(a.shape))
+        self._dtype = a.dtype
 
     def backward(self, g):
-        return (g.expand(self._saved["self_sym_sizes"]),)
+        return (_grad_dtype(g, self._dtype).expand(self._saved["self_sym_sizes"]),)
 
 
 class SumBackward1(Node):
-    """z = self.sum(dim, keepdim).  dz/dself = grad (unsqueezed) expanded to self_sym_sizes.
-    Saves: dim, keepdim, self_sym_sizes."""
+    """z = self.sum(dim, keepdim).  dz/dself = grad (reduced dims restored) expanded to
+    self_sym_sizes. Saves: dim (as given, see ``saved_dims``), keepdim, self_sym_sizes."""
 
-    def __init__(self, dim, keepdim, sizes):
+    def __init__(self, a, dim, dims, keepdim):
         super().__init__()
-        self._save("dim", dim)
+        self._save("dim", saved_dims(dim))
         self._save("keepdim", keepdim)
-        self._save("self_sym_sizes", tuple(sizes))
+        self._save("self_sym_sizes", tuple(a.shape))
+        self._dims, self._dtype = dims, a.dtype
 
     def backward(self, g):
-        s = self._saved
-        return (_unsqueeze_dims(g, s["dim"], s["keepdim"], s["self_sym_sizes"])
-                .expand(s["self_sym_sizes"]),)
+        g = _unsqueeze_dims(_grad_dtype(g, self._dtype), self._dims, self._saved["keepdim"])
+        return (g.expand(self._saved["self_sym_sizes"]),)
 
 
 class MeanBackward0(Node):
     """z = self.mean().  dz/dself = grad / numel expanded. Saves: self_sym_numel,
     self_sym_sizes."""
 
-    def __init__(self, sizes):
+    def __init__(self, a):
         super().__init__()
-        self._save("self_sym_numel", int(np.prod(sizes, dtype=np.int64)))
-        self._save("self_sym_sizes", tuple(sizes))
+        self._save("self_sym_numel", a.numel())
+        self._save("self_sym_sizes", tuple(a.shape))
+        self._dtype = a.dtype
 
     def backward(self, g):
         s = self._saved
-        return ((g / s["self_sym_numel"]).expand(s["self_sym_sizes"]),)
+        return ((_grad_dtype(g, self._dtype) / s["self_sym_numel"]).expand(s["self_sym_sizes"]),)
 
 
 class MeanBackward1(Node):
-    """z = self.mean(dim, keepdim).  dz/dself = grad / (reduced count), expanded.
-    Saves: dim, keepdim, self_sym_numel, self_sym_sizes."""
+    """z = self.mean(dim, keepdim).  dz/dself = grad / (number of reduced elements), expanded.
+    Saves: dim (as given), keepdim, self_sym_numel, self_sym_sizes."""
 
-    def __init__(self, dim, keepdim, sizes, count):
+    def __init__(self, a, dim, dims, keepdim):
         super().__init__()
-        self._save("dim", dim)
+        self._save("dim", saved_dims(dim))
         self._save("keepdim", keepdim)
-        self._save("self_sym_numel", int(np.prod(sizes, dtype=np.int64)))
-        self._save("self_sym_sizes", tuple(sizes))
-        self._count = count
+        self._save("self_sym_numel", a.numel())
+        self._save("self_sym_sizes", tuple(a.shape))
+        self._dims, self._dtype = dims, a.dtype
+        self._count = int(np.prod([a.shape[d] for d in dims], dtype=np.int64))
 
     def backward(self, g):
         s = self._saved
-        g = _unsqueeze_dims(g, s["dim"], s["keepdim"], s["self_sym_sizes"])
+        g = _unsqueeze_dims(_grad_dtype(g, self._dtype), self._dims, s["keepdim"])
         return ((g / self._count).expand(s["self_sym_sizes"]),)
 
 
-def _check_float(fn, t):
-    if t._data.dtype.kind != "f":
+def _check_float(fn, t, dtype=None):
+    if t._data.dtype.kind != "f" and (dtype is None or not dtype.is_floating_point):
         raise RuntimeError(f"{fn}(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {t.dtype._legacy[:-6]}")
 
 
-def _dims_arg(dim):
-    """PyTorch saves ``dim`` as a tuple for sum/mean (``(1,)``)."""
-    return tuple(dim) if isinstance(dim, (list, tuple)) else (dim,)
+def _as_dtype(dtype):
+    from .. import _dtype as D
+
+    return None if dtype is None else D.from_numpy_dtype(D.to_numpy_dtype(dtype))
 
 
 def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
-    """Sum of all elements, or over ``dim`` (int or tuple) (``torch.sum``).
+    """Sum of all elements (``SumBackward0``), or over ``dim`` (int, tuple or list; negative
+    dims count from the end) (``SumBackward1``) (``torch.sum``).
 
-    Integer and bool inputs sum to int64, as in PyTorch.
+    Integer and bool inputs sum to int64, as in PyTorch; ``dtype`` casts first. Raises
+    IndexError for a dim out of range, RuntimeError for a repeated dim.
     """
     arr = input._data
     if arr.dtype.kind in "biu":
         arr = arr.astype(np.int64)
-    if dtype is not None:
-        from .._dtype import to_numpy_dtype
-
-        arr = arr.astype(to_numpy_dtype(dtype))
+    dt = _as_dtype(dtype)
+    if dt is not None:
+        arr = arr.astype(dt.np)
     if dim is None:
         out = Tensor._make(np.asarray(arr.sum(), dtype=arr.dtype))
-        record(SumBackward0, out, (input,), input.shape)
+        record(SumBackward0, out, (input,), input)
         return out
     dims = normalize_dims(dim, input.ndim)
     out = Tensor._make(np.asarray(arr.sum(axis=dims, keepdims=keepdim), dtype=arr.dtype))
-    record(SumBackward1, out, (input,), dims, keepdim, input.shape)
+    record(SumBackward1, out, (input,), input, dim, dims, keepdim)
     return out
 
 
 def mean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
-    """Mean of all elements, or over ``dim`` (``torch.mean``); float inputs only."""
-    _check_float("mean", input)
+    """Mean of all elements (``MeanBackward0``) or over ``dim`` (``MeanBackward1``)
+    (``torch.mean``). RuntimeError for integer inputs without a float ``dtype``."""
+    dt = _as_dtype(dtype)
+    _check_float("mean", input, dt)
+    arr = input._data if dt is None else input._data.astype(dt.np)
     if dim is None:
-        out = Tensor._make(np.asarray(input._data.mean(), dtype=input._data.dtype))
-        record(MeanBackward0, out, (input,), input.shape)
+        out = Tensor._make(np.asarray(arr.mean(), dtype=arr.dtype))
+        record(MeanBackward0, out, (input,), input)
         return out
     dims = normalize_dims(dim, input.ndim)
-    count = int(np.prod([input.shape[d] for d in dims], dtype=np.int64))
-    out = Tensor._make(np.asarray(input._data.mean(axis=dims, keepdims=keepdim),
-                                  dtype=input._data.dtype))
-    record(MeanBackward1, out, (input,), dims, keepdim, input.shape, count)
+    out = Tensor._make(np.asarray(arr.mean(axis=dims, keepdims=keepdim), dtype=arr.dtype))
+    record(MeanBackward1, out, (input,), input, dim, dims, keepdim)
     return out
 
 
@@ -160,21 +172,21 @@ class MaxBackward0(Node):
     """(values, indices) = self.max(dim, keepdim).  dz/dself = grad placed at indices, zero
     elsewhere. Saves: dim, indices, keepdim, self_sym_sizes."""
 
-    def __init__(self, dim, keepdim, sizes):
+    def __init__(self, a, dim, d, keepdim):
         super().__init__()
-        self._save("dim", dim)
+        self._save("dim", saved_int(dim))
         self._save("keepdim", keepdim)
-        self._save("self_sym_sizes", tuple(sizes))
+        self._save("self_sym_sizes", tuple(a.shape))
+        self._d = d
 
     def backward(self, g, _g_indices=None):
-        s = self._saved
+        s, d = self._saved, self._d
         idx = self._get("indices")._data
         if not s["keepdim"]:
-            idx = np.expand_dims(idx, s["dim"])
+            idx = np.expand_dims(idx, d)
         mask = np.zeros(s["self_sym_sizes"], dtype=g._data.dtype)
-        np.put_along_axis(mask, idx, 1, axis=s["dim"])
-        g = _unsqueeze_dims(g, (s["dim"],), s["keepdim"], s["self_sym_sizes"])
-        return (g * Tensor._make(mask),)
+        np.put_along_axis(mask, idx, 1, axis=d)
+        return (_unsqueeze_dims(g, (d,), s["keepdim"]) * Tensor._make(mask),)
 
 
 class MinBackward0(MaxBackward0):
@@ -204,8 +216,8 @@ def _extreme(input, dim, keepdim, largest: bool):
     if not keepdim:
         vals, idx = np.squeeze(vals, d), np.squeeze(idx, d)
     values, indices = Tensor._make(vals), Tensor._make(idx.astype(np.int64))
-    node = record(MaxBackward0 if largest else MinBackward0, [values, indices], (input,), d,
-                  keepdim, input.shape)
+    node = record(MaxBackward0 if largest else MinBackward0, [values, indices], (input,), input,
+                  dim, d, keepdim)
     if node:
         node._save("indices", indices)
     return (max_result if largest else min_result)(values, indices)
@@ -226,18 +238,19 @@ class AmaxBackward0(Node):
     """z = self.amax(dim, keepdim).  dz/dself = grad spread evenly over the maximal elements
     of each reduced slice. Saves: dim, keepdim, result, self."""
 
-    def __init__(self, a, dim, keepdim):
+    def __init__(self, a, dim, dims, keepdim):
         super().__init__()
-        self._save("dim", dim)
+        self._save("dim", saved_dims(dim))
         self._save("keepdim", keepdim)
         self._save("self", a)
+        self._dims = dims
 
     def backward(self, g):
-        s, dims, keep = self._get("self"), self._saved["dim"], self._saved["keepdim"]
-        r = _unsqueeze_dims(self._get("result"), dims, keep, s.shape)
+        s, dims, keep = self._get("self"), self._dims, self._saved["keepdim"]
+        r = _unsqueeze_dims(self._get("result"), dims, keep)
         mask = (s._data == r._data).astype(g._data.dtype)
         mask = mask / mask.sum(axis=dims, keepdims=True)
-        return (_unsqueeze_dims(g, dims, keep, s.shape) * Tensor._make(mask),)
+        return (_unsqueeze_dims(g, dims, keep) * Tensor._make(mask),)
 
 
 class AminBackward0(AmaxBackward0):
@@ -249,7 +262,7 @@ def _amax(input, dim, keepdim, largest):
     dims = normalize_dims(dim if dim != () else None, input.ndim)
     fn = np.max if largest else np.min
     out = Tensor._make(np.asarray(fn(input._data, axis=dims, keepdims=keepdim)))
-    node = record(AmaxBackward0 if largest else AminBackward0, out, (input,), input, dims,
+    node = record(AmaxBackward0 if largest else AminBackward0, out, (input,), input, dim, dims,
                   keepdim)
     if node:
         node._save("result", out, is_output=True)
@@ -285,25 +298,26 @@ def argmin(input, dim=None, keepdim: bool = False) -> Tensor:
 # ----------------------------------------------------------------------------- var / std
 class VarBackward0(Node):
     """z = self.var(dim, correction, keepdim).  dz/dself = grad * 2 (self - mean) / (N -
-    correction). Saves: correction, dim, keepdim, self."""
+    correction), N = number of reduced elements. Saves: correction (None when neither
+    ``correction`` nor ``unbiased`` was given and dim is None), dim (as given, or None),
+    keepdim, self."""
 
-    def __init__(self, a, dim, correction, keepdim, n_saved_correction):
+    def __init__(self, a, dim, dims, correction, keepdim, saved_correction):
         super().__init__()
-        self._save("correction", n_saved_correction)
-        self._save("dim", dim)
+        self._save("correction", saved_correction)
+        self._save("dim", None if dim is None else saved_dims(dim))
         self._save("keepdim", keepdim)
         self._save("self", a)
-        self._corr = correction
+        self._dims, self._corr = dims, correction
 
     def _centered(self):
-        s = self._get("self")
-        dims = normalize_dims(self._saved["dim"], s.ndim)
+        s, dims = self._get("self"), self._dims
         n = int(np.prod([s.shape[d] for d in dims], dtype=np.int64))
-        return s - s.mean(dims, keepdim=True), dims, n
+        return s - s.mean(dims, keepdim=True), n
 
     def backward(self, g):
-        c, dims, n = self._centered()
-        g = _unsqueeze_dims(g, dims, self._saved["keepdim"], c.shape)
+        c, n = self._centered()
+        g = _unsqueeze_dims(g, self._dims, self._saved["keepdim"])
         return (g * c * (2.0 / (n - self._corr)),)
 
 
@@ -312,10 +326,10 @@ class StdBackward0(VarBackward0):
     ((N - correction) * result). Saves: correction, dim, keepdim, result, self."""
 
     def backward(self, g):
-        c, dims, n = self._centered()
+        c, n = self._centered()
         keep = self._saved["keepdim"]
-        g = _unsqueeze_dims(g, dims, keep, c.shape)
-        r = _unsqueeze_dims(self._get("result"), dims, keep, c.shape)
+        g = _unsqueeze_dims(g, self._dims, keep)
+        r = _unsqueeze_dims(self._get("result"), self._dims, keep)
         return (g * c / (r * (n - self._corr)),)
 
 
@@ -333,37 +347,39 @@ def _var(input, dim, unbiased, keepdim, correction, std):
     with np.errstate(divide="ignore", invalid="ignore"):
         out = Tensor._make(np.asarray(fn(input._data, axis=dims, ddof=correction,
                                          keepdims=keepdim), dtype=input._data.dtype))
-    node = record(StdBackward0 if std else VarBackward0, out, (input,), input,
-                  None if dim is None else _dims_arg(dim), correction, keepdim, saved_corr)
+    node = record(StdBackward0 if std else VarBackward0, out, (input,), input, dim, dims,
+                  correction, keepdim, saved_corr)
     if node and std:
         node._save("result", out, is_output=True)
     return out
 
 
 def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
-    """Variance (Bessel-corrected by default) over ``dim`` (``torch.var``)."""
+    """Variance over ``dim`` (all dims by default) with ``correction`` (default 1, Bessel;
+    ``unbiased=False`` means 0) (``torch.var``); node ``VarBackward0``. Float inputs only."""
     return _var(input, dim, unbiased, keepdim, correction, std=False)
 
 
 def std(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
-    """Standard deviation (``torch.std``)."""
+    """Standard deviation, arguments as :func:`var` (``torch.std``); node ``StdBackward0``."""
     return _var(input, dim, unbiased, keepdim, correction, std=True)
 
 
 class LogsumexpBackward0(Node):
     """z = log(sum(exp(self), dim)).  dz/dself = grad * exp(self - result).
-    Saves: dim, keepdim, result, self."""
+    Saves: dim (as given), keepdim, result, self."""
 
-    def __init__(self, a, dim, keepdim):
+    def __init__(self, a, dim, dims, keepdim):
         super().__init__()
-        self._save("dim", dim)
+        self._save("dim", saved_dims(dim))
         self._save("keepdim", keepdim)
         self._save("self", a)
+        self._dims = dims
 
     def backward(self, g):
-        s, dims, keep = self._get("self"), self._saved["dim"], self._saved["keepdim"]
-        r = _unsqueeze_dims(self._get("result"), dims, keep, s.shape)
-        return (_unsqueeze_dims(g, dims, keep, s.shape) * (s - r).exp(),)
+        s, dims, keep = self._get("self"), self._dims, self._saved["keepdim"]
+        r = _unsqueeze_dims(self._get("result"), dims, keep)
+        return (_unsqueeze_dims(g, dims, keep) * (s - r).exp(),)
 
 
 def logsumexp(input, dim, keepdim: bool = False) -> Tensor:
@@ -376,7 +392,7 @@ def logsumexp(input, dim, keepdim: bool = False) -> Tensor:
     if not keepdim:
         res = np.squeeze(res, dims)
     out = Tensor._make(np.asarray(res, dtype=a.dtype))
-    node = record(LogsumexpBackward0, out, (input,), input, dims, keepdim)
+    node = record(LogsumexpBackward0, out, (input,), input, dim, dims, keepdim)
     if node:
         node._save("result", out, is_output=True)
     return out

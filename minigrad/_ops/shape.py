@@ -10,11 +10,21 @@ exactly as in PyTorch.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
-from ._util import attach, normalize_dim, result_dtype, sum_to
+from ._util import (
+    attach,
+    normalize_dim,
+    normalize_dims,
+    result_dtype,
+    saved_dims,
+    saved_int,
+    sum_to,
+)
 
 
 def _sizes(args) -> tuple:
@@ -31,8 +41,8 @@ def _infer_shape(shape: tuple, numel: int) -> tuple:
     if -1 in shape:
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
-        shape = tuple(numel // known if s == -1 else s for s in shape)
-    if known != numel and -1 not in shape:
+        return tuple(numel // known if s == -1 else s for s in shape)
+    if known != numel:
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
     return shape
 
@@ -70,6 +80,12 @@ class UnsafeViewBackward0(ViewBackward0):
     Saves: self_sym_sizes."""
 
 
+class ReshapeAliasBackward0(ViewBackward0):
+    """z = _reshape_alias(self, shape, strides): ``reshape`` of a non-contiguous tensor whose
+    layout still allows a view.  dz/dself = grad.reshape(self_sym_sizes). Saves: self_sym_sizes.
+    """
+
+
 class CloneBackward0(Node):
     """z = self.clone().  dz/dself = grad. Saves nothing."""
 
@@ -94,15 +110,16 @@ class ToCopyBackward0(Node):
 
 class TransposeBackward0(Node):
     """z = self.transpose(dim0, dim1).  dz/dself = grad.transpose(dim0, dim1).
-    Saves: dim0, dim1."""
+    Saves: dim0, dim1 (as given, see ``saved_int``)."""
 
-    def __init__(self, d0, d1):
+    def __init__(self, dim0, dim1, d0, d1):
         super().__init__()
-        self._save("dim0", d0)
-        self._save("dim1", d1)
+        self._save("dim0", saved_int(dim0))
+        self._save("dim1", saved_int(dim1))
+        self._d = (d0, d1)
 
     def backward(self, g):
-        return (g.transpose(self._saved["dim0"], self._saved["dim1"]),)
+        return (g.transpose(*self._d),)
 
 
 class TBackward0(Node):
@@ -113,25 +130,28 @@ class TBackward0(Node):
 
 
 class PermuteBackward0(Node):
-    """z = self.permute(dims).  dz/dself = grad.permute(inverse(dims)). Saves: dims."""
+    """z = self.permute(dims).  dz/dself = grad.permute(inverse(dims)). Saves: dims (as
+    given)."""
 
-    def __init__(self, dims):
+    def __init__(self, dims, nd):
         super().__init__()
-        self._save("dims", tuple(dims))
+        self._save("dims", saved_dims(dims))
+        self._inverse = tuple(np.argsort(nd).tolist())
 
     def backward(self, g):
-        return (g.permute(*np.argsort(self._saved["dims"]).tolist()),)
+        return (g.permute(*self._inverse),)
 
 
 class UnsqueezeBackward0(Node):
-    """z = self.unsqueeze(dim).  dz/dself = grad.squeeze(dim). Saves: dim."""
+    """z = self.unsqueeze(dim).  dz/dself = grad.squeeze(dim). Saves: dim (as given)."""
 
-    def __init__(self, dim):
+    def __init__(self, dim, d):
         super().__init__()
-        self._save("dim", dim)
+        self._save("dim", saved_int(dim))
+        self._d = d
 
     def backward(self, g):
-        return (g.squeeze(self._saved["dim"]),)
+        return (g.squeeze(self._d),)
 
 
 class SqueezeBackward0(ViewBackward0):
@@ -139,12 +159,12 @@ class SqueezeBackward0(ViewBackward0):
 
 
 class SqueezeBackward1(Node):
-    """z = self.squeeze(dim).  dz/dself = grad.reshape(self_sym_sizes). Saves: dim,
+    """z = self.squeeze(dim).  dz/dself = grad.reshape(self_sym_sizes). Saves: dim (as given),
     self_sym_sizes."""
 
     def __init__(self, dim, sizes):
         super().__init__()
-        self._save("dim", dim)
+        self._save("dim", saved_int(dim))
         self._save("self_sym_sizes", tuple(sizes))
 
     def backward(self, g):
@@ -181,11 +201,15 @@ def view(self, *shape) -> Tensor:
 
 
 def reshape(self, *shape) -> Tensor:
-    """Reshape (``torch.reshape``): a view when possible, else a copy, as PyTorch decides."""
+    """Reshape (``torch.reshape``), deciding as PyTorch does: a contiguous input gives a view
+    (``ViewBackward0``); a non-contiguous one whose strides still allow a view gives
+    ``_reshape_alias`` (``ReshapeAliasBackward0``); otherwise a contiguous copy is reshaped
+    (``UnsafeViewBackward0(CloneBackward0)``). RuntimeError when the sizes do not match."""
     shape = _infer_shape(_sizes(shape), self.numel())
     arr = _try_view(self._data, shape)
     if arr is not None:
-        return _view_of(self, arr, ViewBackward0, self.shape)
+        node_cls = ViewBackward0 if self.is_contiguous() else ReshapeAliasBackward0
+        return _view_of(self, arr, node_cls, self.shape)
     copy = clone(self)
     out = Tensor._make(copy._data.reshape(shape))
     record(UnsafeViewBackward0, out, (copy,), copy.shape)
@@ -218,13 +242,14 @@ def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 def unflatten(self, dim: int, sizes) -> Tensor:
     """Split dim ``dim`` into ``sizes`` (``torch.unflatten``)."""
     d = normalize_dim(dim, self.ndim)
+    sizes = _infer_shape(tuple(sizes), self.shape[d])
     return view(self, self.shape[:d] + tuple(sizes) + self.shape[d + 1:])
 
 
 def transpose(self, dim0: int, dim1: int) -> Tensor:
     """Swap two dims, as a view (``torch.transpose``); node ``TransposeBackward0``."""
     d0, d1 = normalize_dim(dim0, self.ndim), normalize_dim(dim1, self.ndim)
-    return _view_of(self, np.swapaxes(self._data, d0, d1), TransposeBackward0, dim0, dim1)
+    return _view_of(self, np.swapaxes(self._data, d0, d1), TransposeBackward0, dim0, dim1, d0, d1)
 
 
 def t(self) -> Tensor:
@@ -244,10 +269,22 @@ def permute(self, *dims) -> Tensor:
     nd = tuple(normalize_dim(d, self.ndim) for d in dims)
     if len(set(nd)) != len(nd):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return _view_of(self, self._data.transpose(nd), PermuteBackward0, dims)
+    return _view_of(self, self._data.transpose(nd), PermuteBackward0, dims, nd)
+
+
+T_DEPRECATED = (
+    "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+    "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
+    "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+    "tensor."
+)
 
 
 def _T(self) -> Tensor:
+    """``x.T``: all dims reversed, as ``permute`` (``PermuteBackward0``, not ``TBackward0``).
+    Warns (UserWarning, deprecated) for tensors that are not 2-D, as PyTorch does."""
+    if self.ndim != 2:
+        warnings.warn(T_DEPRECATED, UserWarning, stacklevel=2)
     return permute(self, *range(self.ndim - 1, -1, -1))
 
 
@@ -261,17 +298,23 @@ def _mT(self) -> Tensor:
 def unsqueeze(self, dim: int) -> Tensor:
     """Insert a size-1 dim, as a view (``torch.unsqueeze``); node ``UnsqueezeBackward0``."""
     d = normalize_dim(dim, self.ndim + 1)
-    return _view_of(self, np.expand_dims(self._data, d), UnsqueezeBackward0, d)
+    return _view_of(self, np.expand_dims(self._data, d), UnsqueezeBackward0, dim, d)
 
 
 def squeeze(self, dim=None) -> Tensor:
-    """Drop size-1 dims (all: ``SqueezeBackward0``; one dim: ``SqueezeBackward1``)."""
+    """Drop size-1 dims, as a view (``torch.squeeze``): all of them (``SqueezeBackward0``),
+    ``dim`` if its size is 1 (``SqueezeBackward1``), or those of a tuple of dims
+    (``SqueezeBackward2``). A dim whose size is not 1 is kept (no error)."""
     if dim is None:
         arr = self._data.reshape([s for s in self.shape if s != 1])
         return _view_of(self, arr, SqueezeBackward0, self.shape)
+    if isinstance(dim, (tuple, list)):
+        dims = normalize_dims(dim, self.ndim)
+        keep = [s for i, s in enumerate(self.shape) if not (i in dims and s == 1)]
+        return _view_of(self, self._data.reshape(keep), SqueezeBackward2, dim, self.shape)
     d = normalize_dim(dim, self.ndim)
     arr = np.squeeze(self._data, d) if self.ndim and self.shape[d] == 1 else self._data.view()
-    return _view_of(self, arr, SqueezeBackward1, d, self.shape)
+    return _view_of(self, arr, SqueezeBackward1, dim, self.shape)
 
 
 def expand(self, *sizes) -> Tensor:
@@ -354,32 +397,38 @@ def to(self, *args, **kwargs) -> Tensor:
 # ----------------------------------------------------------------------------- multi-output
 class SplitBackward0(Node):
     """outs = self.split(split_size, dim).  dz/dself = cat(grads, dim) (zeros for unused
-    outputs). Saves: dim, self_sym_sizes, split_size."""
+    outputs). Saves: dim (as given), self_sym_sizes, split_size."""
 
-    def __init__(self, dim, sizes, split_size):
+    _sizes_name = "split_size"
+
+    def __init__(self, dim, d, sizes, split_size):
         super().__init__()
-        self._save("dim", dim)
+        self._save("dim", saved_int(dim))
         self._save("self_sym_sizes", tuple(sizes))
-        self._save("split_size", split_size)
+        self._save(self._sizes_name, split_size)
+        self._d = d
 
     def backward(self, *grads):
-        return (cat(list(grads), self._saved["dim"]),)
+        return (cat(list(grads), self._d),)
 
 
 class SplitWithSizesBackward0(SplitBackward0):
     """outs = self.split([sizes], dim).  dz/dself = cat(grads, dim). Saves: dim,
-    self_sym_sizes, split_sizes."""
+    self_sym_sizes, split_sizes (a tuple)."""
+
+    _sizes_name = "split_sizes"
 
 
 class UnbindBackward0(Node):
-    """outs = self.unbind(dim).  dz/dself = stack(grads, dim). Saves: dim."""
+    """outs = self.unbind(dim).  dz/dself = stack(grads, dim). Saves: dim (as given)."""
 
-    def __init__(self, dim):
+    def __init__(self, dim, d):
         super().__init__()
-        self._save("dim", dim)
+        self._save("dim", saved_int(dim))
+        self._d = d
 
     def backward(self, *grads):
-        return (stack(list(grads), self._saved["dim"]),)
+        return (stack(list(grads), self._d),)
 
 
 def _multi_view(self, arrays, node_cls, *args):
@@ -396,6 +445,7 @@ def split(self, split_size_or_sections, dim: int = 0) -> tuple:
     n = self.shape[d]
     if isinstance(split_size_or_sections, (list, tuple)):
         sizes = list(split_size_or_sections)
+        split_size_or_sections = tuple(sizes)
         if sum(sizes) != n:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
                                f"(input tensor's size at dimension {d}), but got "
@@ -408,7 +458,7 @@ def split(self, split_size_or_sections, dim: int = 0) -> tuple:
     bounds = np.cumsum([0] + sizes)
     arrays = [self._data[(slice(None),) * d + (slice(int(a), int(b)),)]
               for a, b in zip(bounds[:-1], bounds[1:])]
-    return _multi_view(self, arrays, node_cls, d, self.shape, split_size_or_sections)
+    return _multi_view(self, arrays, node_cls, dim, d, self.shape, split_size_or_sections)
 
 
 def chunk(self, chunks: int, dim: int = 0) -> tuple:
@@ -421,7 +471,7 @@ def unbind(self, dim: int = 0) -> tuple:
     """All slices along ``dim`` as views (``torch.unbind``); node ``UnbindBackward0``."""
     d = normalize_dim(dim, self.ndim)
     arrays = [self._data[(slice(None),) * d + (i,)] for i in range(self.shape[d])]
-    return _multi_view(self, arrays, UnbindBackward0, d)
+    return _multi_view(self, arrays, UnbindBackward0, dim, d)
 
 
 class RepeatBackward0(Node):
@@ -456,24 +506,34 @@ def repeat(self, *repeats) -> Tensor:
 
 
 def narrow(self, dim: int, start: int, length: int) -> Tensor:
-    """View of ``length`` elements from ``start`` along ``dim``; node ``SliceBackward0``."""
+    """View of ``length`` elements from ``start`` (negative counts from the end) along ``dim``
+    (``torch.narrow``); node ``SliceBackward0``. IndexError/RuntimeError when out of range."""
     from .indexing import slice_dim
 
     d = normalize_dim(dim, self.ndim)
-    return slice_dim(self, d, start, start + length, 1)
+    size = self.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
+    start = start % size if start < 0 else start
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({size}).")
+    return slice_dim(self, d, start, start + length, 1, saved_dim=dim)
 
 
 # ----------------------------------------------------------------------------- cat / stack
 class CatBackward0(Node):
-    """z = cat(tensors, dim).  Each input gets its slice of grad along dim. Saves: dim."""
+    """z = cat(tensors, dim).  Each input gets its slice of grad along dim. Saves: dim (as
+    given)."""
 
-    def __init__(self, dim, sizes):
+    def __init__(self, dim, d, sizes):
         super().__init__()
-        self._save("dim", dim)
-        self._sizes = sizes
+        self._save("dim", saved_int(dim))
+        self._sizes, self._d = sizes, d
 
     def backward(self, g):
-        d = self._saved["dim"]
+        d = self._d
         bounds = np.cumsum([0] + self._sizes)
         return tuple(
             g.narrow(d, int(a), int(b - a)) if nf[0] is not None else None
@@ -481,14 +541,15 @@ class CatBackward0(Node):
 
 
 class StackBackward0(Node):
-    """z = stack(tensors, dim).  Each input gets grad.select(dim, i). Saves: dim."""
+    """z = stack(tensors, dim).  Each input gets grad.select(dim, i). Saves: dim (as given)."""
 
-    def __init__(self, dim):
+    def __init__(self, dim, d):
         super().__init__()
-        self._save("dim", dim)
+        self._save("dim", saved_int(dim))
+        self._d = d
 
     def backward(self, g):
-        d = self._saved["dim"]
+        d = self._d
         return tuple(g.select(d, i) if nf[0] is not None else None
                      for i, nf in enumerate(self.next_functions))
 
@@ -521,7 +582,7 @@ def cat(tensors, dim: int = 0) -> Tensor:
                                    f"tensor number {i} in the list.")
     dt = result_dtype(*ts)
     out = Tensor._make(np.concatenate([t._data.astype(dt, copy=False) for t in ts], axis=d))
-    record(CatBackward0, out, tuple(ts), dim, [t.shape[d] for t in ts])
+    record(CatBackward0, out, tuple(ts), dim, d, [t.shape[d] for t in ts])
     return out
 
 
@@ -535,7 +596,7 @@ def stack(tensors, dim: int = 0) -> Tensor:
     d = normalize_dim(dim, ts[0].ndim + 1)
     dt = result_dtype(*ts)
     out = Tensor._make(np.stack([t._data.astype(dt, copy=False) for t in ts], axis=d))
-    record(StackBackward0, out, tuple(ts), d)
+    record(StackBackward0, out, tuple(ts), dim, d)
     return out
 
 
@@ -559,8 +620,21 @@ attach(
 )
 
 
+class SqueezeBackward2(Node):
+    """z = self.squeeze(dims) with a tuple of dims.  dz/dself = grad.reshape(self_sym_sizes).
+    Saves: dim (a tuple, as given), self_sym_sizes."""
+
+    def __init__(self, dim, sizes):
+        super().__init__()
+        self._save("dim", saved_dims(dim))
+        self._save("self_sym_sizes", tuple(sizes))
+
+    def backward(self, g):
+        return (g.reshape(self._saved["self_sym_sizes"]),)
+
+
 class SqueezeBackward4(SqueezeBackward1):
-    """z = self.squeeze(dims) (a list of dims, as matmul uses).  dz/dself =
+    """z = self.squeeze_(dim) (in place, as matmul's 1-D @ 2-D case uses).  dz/dself =
     grad.reshape(self_sym_sizes). Saves: dim, self_sym_sizes."""
 
 
