@@ -85,6 +85,7 @@ class Tensor:
         self._post_accumulate_grad_hooks = HookDict()
         self._retains_grad = False
         self._view_meta = None  # for multi-output views (split/unbind): their node name
+        self._no_grad_view = False  # a view made under no_grad of a base that requires grad
 
     @classmethod
     def _make(cls, arr: np.ndarray, requires_grad: bool = False) -> Tensor:
@@ -100,7 +101,10 @@ class Tensor:
         t._base = self._base if self._base is not None else self
         t._vc = self._vc
         if not grad_mode.is_grad_enabled() and self._requires_grad:
-            t._requires_grad = True  # views made under no_grad keep requires_grad (a leaf)
+            # views made under no_grad keep requires_grad (from the base) but are leaves without
+            # a gradient accumulator: a graph built on them later stops there
+            t._requires_grad = True
+            t._no_grad_view = True
         return t
 
     # ---------------------------------------------------------------- basic properties
@@ -205,6 +209,7 @@ class Tensor:
         if requires_grad and not self.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = bool(requires_grad)
+        self._no_grad_view = False  # the flag is now the tensor's own
         return self
 
     @property

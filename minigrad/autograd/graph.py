@@ -284,6 +284,8 @@ def edge_of(t):
         return (None, 0)
     if t._grad_fn is not None:
         return (t._grad_fn, t._output_nr)
+    if t._no_grad_view:  # requires grad only through its base: no accumulator (as PyTorch)
+        return (None, 0)
     return (t._grad_accumulator(), 0)
 
 
