@@ -114,29 +114,67 @@ def _as_index_array(ix) -> np.ndarray:
     return arr
 
 
-def getitem(self, index) -> Tensor:
-    """``self[index]`` following PyTorch's decomposition into view ops and one index op.
+class _BoolScalar:
+    """A Python bool (or 0-dim bool tensor) index: PyTorch unsqueezes a new dim there and
+    indexes it with ``[0]`` (True) or ``[]`` (False)."""
 
-    Raises IndexError for out-of-range ints/indices and too many indices.
+    def __init__(self, value: bool):
+        self.value = bool(value)
+
+
+def _normalize_item(ix):
+    """0-dim integer tensors act as ints, bool scalars as :class:`_BoolScalar`."""
+    if isinstance(ix, (bool, np.bool_)):
+        return _BoolScalar(ix)
+    if isinstance(ix, Tensor) and ix.ndim == 0:
+        if ix._data.dtype == np.bool_:
+            return _BoolScalar(ix.item())
+        if ix._data.dtype.kind in "iu":
+            return int(ix.item())
+    return ix
+
+
+def _dims_used(ix) -> int:
+    if ix is None or ix is Ellipsis or isinstance(ix, _BoolScalar):
+        return 0
+    if _is_advanced(ix):
+        arr = _as_index_array(ix)
+        return arr.ndim if arr.dtype == np.bool_ else 1
+    return 1
+
+
+def getitem(self, index) -> Tensor:
+    """``self[index]`` following PyTorch's decomposition (``python_variable_indexing.cpp``).
+
+    Basic indices are applied left to right as views: an int (or 0-dim integer tensor) is a
+    ``select``, a slice a ``SliceBackward0`` (skipped inside a tuple when it keeps the whole
+    dim), ``None`` an ``unsqueeze``, a bool an ``unsqueeze`` plus an index; a tuple that
+    changes nothing gives ``AliasBackward0``. Integer lists/tensors and bool masks are then
+    applied together by one ``IndexBackward0`` (a copy). Raises IndexError for out-of-range
+    ints/indices, masks of the wrong shape and too many indices; ValueError for a step < 1.
     """
     if index is Ellipsis:
         from .shape import _alias
 
         return _alias(self)
     single = not isinstance(index, tuple)
-    items = (index,) if single else tuple(index)
-    n_used = sum(_as_index_array(i).ndim if _is_advanced(i) and _as_index_array(i).dtype ==
-                 np.bool_ else 1 for i in items if i is not None and i is not Ellipsis)
+    items = tuple(_normalize_item(i) for i in ((index,) if single else index))
+    n_used = sum(_dims_used(i) for i in items)
     if n_used > self.ndim:
         raise IndexError(f"too many indices for tensor of dimension {self.ndim}")
-    if Ellipsis in [i for i in items if not _is_advanced(i)]:
+    if any(i is Ellipsis for i in items if not _is_advanced(i)):
         k = [j for j, i in enumerate(items) if i is Ellipsis and not _is_advanced(i)][0]
         items = items[:k] + (slice(None),) * (self.ndim - n_used) + items[k + 1:]
     out, d = self, 0
-    advanced = []  # (dim in `out`, array)
+    advanced = []  # (dim in `out`, original index, array)
     for ix in items:
         if ix is None:
             out = out.unsqueeze(d)
+            d += 1
+        elif isinstance(ix, _BoolScalar):
+            out = out.unsqueeze(d)
+            arr = np.zeros(1 if ix.value else 0, dtype=np.int64)
+            advanced.append((d, None, arr))
             d += 1
         elif isinstance(ix, slice):
             size = out.shape[d]
@@ -147,10 +185,8 @@ def getitem(self, index) -> Tensor:
             d += 1
         elif _is_advanced(ix):
             arr = _as_index_array(ix)
-            advanced.append((d, arr))
+            advanced.append((d, ix, arr))
             d += arr.ndim if arr.dtype == np.bool_ else 1
-        elif isinstance(ix, (bool, np.bool_)):
-            raise IndexError("indexing with a Python bool is not supported")
         else:
             out = select(out, d, int(ix))
     if advanced:
@@ -163,20 +199,23 @@ def getitem(self, index) -> Tensor:
 
 
 def _index(self, advanced) -> Tensor:
-    """Apply integer / bool array indices (at their dims) in one ``IndexBackward0`` copy."""
+    """Apply integer / bool array indices (at their dims) in one ``IndexBackward0`` copy.
+
+    ``_saved_indices`` is a tuple with one entry per dim up to the last indexed one: None for
+    a dim that is not indexed, else the index tensor (a bool mask is saved as the mask)."""
     np_index: list = []
-    tensors = []
+    saved: list = []
     cur = 0
-    for d, arr in advanced:
+    for d, ix, arr in advanced:
         np_index += [slice(None)] * (d - cur)
+        saved += [None] * (d - cur)
         if arr.dtype == np.bool_:
             for k, (s, m) in enumerate(zip(self.shape[d:d + arr.ndim], arr.shape)):
                 if s != m:
                     raise IndexError(f"The shape of the mask {list(arr.shape)} at index {k} does "
                                      f"not match the shape of the indexed tensor "
                                      f"{list(self.shape)} at index {d + k}")
-            nz = np.nonzero(arr)
-            np_index += list(nz)
+            np_index += list(np.nonzero(arr))
             cur = d + arr.ndim
         else:
             size = self.shape[d]
@@ -186,10 +225,10 @@ def _index(self, advanced) -> Tensor:
                                  f"with size {size}")
             np_index.append(arr.astype(np.int64))
             cur = d + 1
-        tensors.append(Tensor._make(arr))
+        saved.append(ix if isinstance(ix, Tensor) else Tensor._make(arr))
     np_index = tuple(np_index)
     out = Tensor._make(self._data[np_index])
-    record(IndexBackward0, out, (self,), tensors, np_index, self.shape)
+    record(IndexBackward0, out, (self,), tuple(saved), np_index, self.shape)
     return out
 
 
