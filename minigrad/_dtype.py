@@ -17,12 +17,13 @@ class dtype:
     ``itemsize`` (bytes per element).
     """
 
-    def __init__(self, name: str, np_dtype, legacy: str):
+    def __init__(self, name: str, np_dtype, legacy: str, c_name: str):
         self.name = name
         self.np = np.dtype(np_dtype)
         self.is_floating_point = self.np.kind == "f"
         self.itemsize = self.np.itemsize
         self._legacy = legacy  # legacy type name, as in ``torch.FloatTensor``
+        self._c_name = c_name  # C++ type name used in some messages (``float != double``)
 
     def __repr__(self) -> str:
         return f"minigrad.{self.name}"
@@ -31,13 +32,13 @@ class dtype:
         return (_by_name, (self.name,))
 
 
-float32 = dtype("float32", np.float32, "FloatTensor")
-float64 = dtype("float64", np.float64, "DoubleTensor")
-float16 = dtype("float16", np.float16, "HalfTensor")
-int64 = dtype("int64", np.int64, "LongTensor")
-int32 = dtype("int32", np.int32, "IntTensor")
-uint8 = dtype("uint8", np.uint8, "ByteTensor")
-bool_ = dtype("bool", np.bool_, "BoolTensor")
+float32 = dtype("float32", np.float32, "FloatTensor", "float")
+float64 = dtype("float64", np.float64, "DoubleTensor", "double")
+float16 = dtype("float16", np.float16, "HalfTensor", "c10::Half")
+int64 = dtype("int64", np.int64, "LongTensor", "long int")
+int32 = dtype("int32", np.int32, "IntTensor", "int")
+uint8 = dtype("uint8", np.uint8, "ByteTensor", "unsigned char")
+bool_ = dtype("bool", np.bool_, "BoolTensor", "bool")
 
 _ALL = [float32, float64, float16, int64, int32, uint8, bool_]
 _FROM_NP = {d.np: d for d in _ALL}

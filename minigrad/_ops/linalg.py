@@ -200,9 +200,13 @@ def mv(input, vec) -> Tensor:
 
 
 def matmul(input, other) -> Tensor:
-    """Matrix product with NumPy/PyTorch broadcasting rules (``torch.matmul``, ``@``).
+    """Matrix product with broadcasting (``torch.matmul``, ``@``), dispatched as PyTorch does.
 
-    Raises RuntimeError for 0-d operands and mismatching inner sizes.
+    1-D @ 1-D is ``dot``, 2-D @ 1-D ``mv``, 1-D @ 2-D ``unsqueeze → mm → squeeze``, 2-D @ 2-D
+    ``mm``. A 3-D operand with batch size 1 that requires grad, against a 3-D one with a larger
+    batch, is squeezed to 2-D first. An N-D operand against a 1-D/2-D one is *folded* into
+    ``mm``/``mv`` when :func:`_should_fold` says so; everything else expands both batch shapes
+    and uses ``bmm``. RuntimeError for 0-d operands or sizes that cannot be multiplied.
     """
     if not isinstance(other, Tensor) or not isinstance(input, Tensor):
         raise TypeError("matmul(): argument 'other' must be Tensor")
@@ -210,6 +214,9 @@ def matmul(input, other) -> Tensor:
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D "
                            f"and {db}D")
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{input.dtype._c_name} != {other.dtype._c_name}")
     if da == 1 and db == 1:
         return dot(input, other)
     if da == 2 and db == 1:
@@ -218,42 +225,79 @@ def matmul(input, other) -> Tensor:
         return _squeeze_dims(mm(input.unsqueeze(0), other), (0,))
     if da == 2 and db == 2:
         return mm(input, other)
-    if da >= 3 and db <= 2:
+    if da == 3 and db == 3:
+        # [b, n, k] @ [1, k, m] with the batch-1 operand requiring grad: squeeze it, so that its
+        # gradient is one mm instead of a bmm over b batches summed afterwards.
+        if other.shape[0] == 1 and input.shape[0] != 1 and other.requires_grad:
+            other = other.squeeze(0)
+        elif input.shape[0] == 1 and other.shape[0] != 1 and input.requires_grad:
+            input = input.squeeze(0)
+    if _should_fold(input, other):
         return _fold(input, other)
-    if da <= 2 and db >= 3:
-        # PyTorch folds the transposed problem: (b^T @ a^T)^T
-        out = _fold(other.mT, input.t() if da == 2 else input)
-        return out.mT.contiguous() if da == 2 else out
     return _batched(input, other)
 
 
+def _should_fold(a, b) -> bool:
+    """Whether matmul folds the batch dims of the larger operand into one ``mm``/``mv``.
+
+    Only for a >=3-D operand against a <=2-D one. Always when the smaller operand requires grad
+    (its gradient then stays small); never for 2-D @ N-D otherwise; else only when the
+    larger operand (transposed if it is the right one) can be flattened without a copy.
+    """
+    larger_first = a.ndim >= b.ndim
+    big, small = (a, b) if larger_first else (b, a)
+    if not (big.ndim >= 3 and small.ndim <= 2):
+        return False
+    if small.requires_grad:
+        return True
+    if a.ndim == 2:
+        return False
+    if big.numel() == 0:
+        return True
+    shape, strides = list(big.shape), list(big.stride())
+    if not larger_first:  # the larger operand is used as big.mT
+        shape[-2:], strides[-2:] = shape[:-3:-1], strides[:-3:-1]
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(big.ndim - 2))
+
+
 def _fold(a, b) -> Tensor:
-    """N-D @ 1-D/2-D: flatten a's leading dims into one matrix, multiply, restore the shape."""
-    k = a.shape[-1]
-    if b.shape[0] != k:
-        raise _cannot((int(np.prod(a.shape[:-1])), k), b.shape if b.ndim == 2 else (b.shape[0], 1))
-    flat = a.reshape(-1, k)
-    prod = mm(flat, b) if b.ndim == 2 else mv(flat, b)
-    return _unsafe_view(prod, a.shape[:-1] + b.shape[1:])
+    """N-D @ 1-D/2-D (or the transposed problem ``(bᵀ @ aᵀ)ᵀ`` for 1-D/2-D @ N-D): reshape
+    the N-D operand to a matrix, ``mm``/``mv``, ``_unsafe_view`` back to the batch shape."""
+    transpose = b.ndim > a.ndim
+    t1 = b.mT if transpose else a
+    t2 = (a.t() if a.ndim == 2 else a) if transpose else b
+    k = t1.shape[-1]
+    out_shape = t1.shape[:-1]
+    folded = t1.reshape(int(np.prod(out_shape, dtype=np.int64)), k)
+    if t2.ndim == 2:
+        out = _unsafe_view(mm(folded, t2), out_shape + (t2.shape[1],))
+        return out.mT.contiguous() if transpose else out
+    if t2.shape[0] != k:
+        raise RuntimeError(f"size mismatch, got input ({folded.shape[0]}), mat ({folded.shape[0]}"
+                           f"x{k}), vec ({t2.shape[0]})")
+    return _unsafe_view(mv(folded, t2), out_shape)
 
 
 def _batched(a, b) -> Tensor:
-    """Both operands batched: broadcast the batch dims, reshape to 3-D, ``bmm``."""
-    if a.ndim == 1:
-        a_m = a.unsqueeze(0)
-    else:
-        a_m = a
-    b_m = b.unsqueeze(-1) if b.ndim == 1 else b
-    n, k = a_m.shape[-2:]
-    k2, m = b_m.shape[-2:]
+    """Batched product: broadcast the batch dims, expand, reshape both to 3-D, ``bmm``,
+    ``_unsafe_view`` to the output shape (a 1-D right operand is a column, squeezed after)."""
+    n = a.shape[-2] if a.ndim > 1 else 1
+    k = a.shape[-1]
+    k2 = b.shape[-2] if b.ndim > 1 else b.shape[0]
+    m = b.shape[-1] if b.ndim > 1 else 1
     if k != k2:
-        raise _cannot((n, k), (k2, m))
-    batch = broadcast_shapes(a_m.shape[:-2], b_m.shape[:-2])
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{int(np.prod(a.shape[:-2], dtype=np.int64))}, {k}] but got: "
+                           f"[{int(np.prod(b.shape[:-2], dtype=np.int64))}, {k2}].")
+    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     bsz = int(np.prod(batch, dtype=np.int64))
-    a3 = a_m.expand(batch + (n, k)).reshape(bsz, n, k)
-    b3 = b_m.expand(batch + (k, m)).reshape(bsz, k, m)
+    a3 = a.expand(batch + (n, k)).reshape(bsz, n, k)
+    b3 = (b if b.ndim > 1 else b.unsqueeze(-1)).expand(batch + (k, m)).reshape(bsz, k, m)
+    out = bmm(a3, b3)
+    if b.ndim == 1:
+        out = out.squeeze(-1)
     out_shape = batch + ((n,) if a.ndim > 1 else ()) + ((m,) if b.ndim > 1 else ())
-    return _unsafe_view(bmm(a3, b3), out_shape)
+    return _unsafe_view(out, out_shape)
 
 
 def _rmatmul(self, other):
