@@ -84,14 +84,16 @@ class ConvolutionBackward0(Node):
     transposed, weight. Double backward is not supported (computed in NumPy).
     """
 
-    def __init__(self, input, weight, bias, stride, padding, dilation, groups):
+    def __init__(self, input, weight, bias, stride, padding, dilation, groups, valid=False):
         super().__init__()
         self._save("bias_sym_sizes_opt", tuple(bias.shape) if bias is not None else (0,))
         self._save("dilation", dilation)
         self._save("groups", groups)
         self._save("input", input)
-        self._save("output_padding", (0, 0))
-        self._save("padding", padding)
+        # padding='valid' reaches PyTorch's convolution as one-element lists
+        self._save("output_padding", (0,) if valid else (0, 0))
+        self._save("padding", (0,) if valid else padding)
+        self._padding = padding
         self._save("stride", stride)
         self._save("transposed", False)
         self._save("weight", weight)
@@ -104,7 +106,7 @@ class ConvolutionBackward0(Node):
     def backward(self, g):
         no_double_backward(self)
         x, w = self._get("input"), self._get("weight")
-        stride, padding = self._saved["stride"], self._saved["padding"]
+        stride, padding = self._saved["stride"], self._padding
         dilation, groups = self._saved["dilation"], self._saved["groups"]
         nf = self.next_functions
         n, c, h, wd = x.shape
@@ -221,7 +223,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
     if input.ndim == 3:
         out = conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups)
         return out.squeeze(0)
-    if padding == "valid":
+    valid = padding == "valid"
+    if valid:
         padding = (0, 0)
     elif padding == "same":
         input, padding = _same_padding(input, weight, dilation)
@@ -239,7 +242,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
         res += bias._data.reshape(1, o, 1, 1)
     out = Tensor._make(res)
     node = record(ConvolutionBackward0, out, (input, weight, bias), input, weight, bias,
-                  stride, padding, dilation, groups)
+                  stride, padding, dilation, groups, valid)
     if node is not None and weight._requires_grad:
         node._cols = cols
     return out

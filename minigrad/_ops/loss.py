@@ -139,17 +139,20 @@ def _nll(input, target, weight, reduction: int, ignore_index: int, node_cls, cla
     wt = np.where(valid, w[safe], 0).astype(x.dtype)  # weight of each target, 0 if ignored
     picked = np.take_along_axis(x, np.expand_dims(safe, class_axis), class_axis)
     losses = -np.squeeze(picked, class_axis) * wt
-    total = np.asarray(wt.sum(dtype=x.dtype) if reduction else 0, dtype=x.dtype)
-    if reduction == 0:
+    # one sample (1-D input) is reduced like 'sum' even for 'none', as PyTorch does
+    red = 2 if reduction == 0 and x.ndim == 1 else reduction
+    total = np.asarray(wt.sum(dtype=x.dtype) if red else 0, dtype=x.dtype)
+    if red == 0:
         res = losses
-    elif reduction == 2:
+    elif red == 2:
         res = np.asarray(losses.sum(dtype=x.dtype))
     else:
-        res = np.asarray(losses.sum(dtype=x.dtype) / total, dtype=x.dtype)
+        with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: 0/0 = nan
+            res = np.asarray(losses.sum(dtype=x.dtype) / total, dtype=x.dtype)
     out = Tensor._make(np.asarray(res, dtype=x.dtype))
     if input._requires_grad:
         coef = np.zeros_like(x)
-        scale = -wt / total if reduction == 1 and total != 0 else -wt
+        scale = -wt / total if red == 1 and total != 0 else -wt
         np.put_along_axis(coef, np.expand_dims(safe, class_axis),
                           np.expand_dims(scale.astype(x.dtype), class_axis), class_axis)
         record(node_cls, out, (input,), input, target, weight, reduction, ignore_index,
@@ -316,7 +319,7 @@ def _broadcast_pair(input, target, fn: str):
     from ._util import broadcast_shapes
 
     shape = broadcast_shapes(input.shape, target.shape)
-    return input.expand(shape), target.expand(shape)
+    return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in (input, target))
 
 
 def mse_loss(input, target, reduction: str = "mean") -> Tensor:

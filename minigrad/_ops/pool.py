@@ -46,17 +46,15 @@ def _out_size(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int
 
 
 def _check_pool(input, kernel, stride, padding, dilation, ceil_mode):
-    """Validate arguments; return ``(OH, OW)``. RuntimeError with PyTorch's messages."""
-    if input.ndim not in (3, 4) or input.numel() == 0:
+    """Validate arguments in PyTorch's order; return ``(OH, OW)``. RuntimeError with
+    PyTorch's messages."""
+    if input.ndim not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    if any(k <= 0 for k in kernel):
-        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kernel[0]} "
-                           f"kW: {kernel[1]}")
-    if any(s <= 0 for s in stride):
+    if any(s == 0 for s in input.shape[-3:]):
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
+                           f"size for input, but got:{list(input.shape)}")
+    if any(s == 0 for s in stride):
         raise RuntimeError("stride should not be zero")
-    if any(d <= 0 for d in dilation):
-        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: "
-                           f"{dilation[0]} dilationW: {dilation[1]}")
     for p in padding:
         if p < 0:
             raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
@@ -64,6 +62,16 @@ def _check_pool(input, kernel, stride, padding, dilation, ceil_mode):
         if p > _dilated(k, d) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
                                f"pad={p}, kernel_size={k} and dilation={d}")
+    if any(k <= 0 for k in kernel):
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kernel[0]} "
+                           f"kW: {kernel[1]}")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: "
+                           f"{dilation[0]} dilationW: {dilation[1]}")
+    if kernel[1] // 2 < padding[1] or kernel[0] // 2 < padding[0]:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got "
+                           f"padW = {padding[1]}, padH = {padding[0]}, kW = {kernel[1]}, "
+                           f"kH = {kernel[0]}")
     h, w = input.shape[-2:]
     oh = _out_size(h, kernel[0], stride[0], padding[0], dilation[0], ceil_mode)
     ow = _out_size(w, kernel[1], stride[1], padding[1], dilation[1], ceil_mode)
