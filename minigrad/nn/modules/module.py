@@ -550,8 +550,7 @@ class Module:
             for name, current in local.items():
                 key = prefix + name
                 if key not in state_dict:
-                    if strict:
-                        missing.append(key)
+                    missing.append(key)  # reported even when not strict, as in PyTorch
                     continue
                 arr = _as_array(state_dict[key])
                 if arr is None:
@@ -567,13 +566,12 @@ class Module:
                                   f"model is {current.shape}.")
                     continue
                 plan.append((module, name, current, arr))
-            if strict:
-                for key in state_dict:
-                    if not key.startswith(prefix):
-                        continue
-                    head, dot, _ = key[len(prefix):].partition(".")
-                    if (dot and head not in module._modules) or (not dot and head not in local):
-                        unexpected.append(key)
+            for key in state_dict:
+                if not key.startswith(prefix):
+                    continue
+                head, dot, _ = key[len(prefix):].partition(".")
+                if (dot and head not in module._modules) or (not dot and head not in local):
+                    unexpected.append(key)
         if strict and unexpected:
             errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
                 ", ".join(f'"{k}"' for k in unexpected)))
