@@ -112,12 +112,13 @@ def broadcast_shapes(a: tuple, b: tuple) -> tuple:
     """Broadcast two shapes; RuntimeError with PyTorch's wording when they do not match."""
     n = max(len(a), len(b))
     pa, pb = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
-    out = []
-    for i, (x, y) in enumerate(zip(pa, pb)):
+    out = [0] * n
+    for i in range(n - 1, -1, -1):  # PyTorch checks from the last dim, so reports that first
+        x, y = pa[i], pb[i]
         if x != y and x != 1 and y != 1:
             raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) "
                                f"at non-singleton dimension {i}")
-        out.append(y if x == 1 else x)
+        out[i] = y if x == 1 else x
     return tuple(out)
 
 

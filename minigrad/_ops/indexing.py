@@ -78,8 +78,9 @@ def select(self, dim: int, index: int) -> Tensor:
     d = normalize_dim(dim, self.ndim)
     size = self.shape[d]
     if not -size <= index < size:
-        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
-    where = (slice(None),) * d + (int(index) % size,)
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(self.shape)} at dimension {d}")
+    where = (slice(None),) * d + (int(index) % size, Ellipsis)  # Ellipsis: 0-d stays a view
     out = self._make_view(self._data[where])
     record(SelectBackward0, out, (self,), dim, int(index), self.shape, where)
     return out
@@ -91,7 +92,9 @@ def slice_dim(self, dim: int, start, end, step: int = 1, saved_dim=None) -> Tens
     ``saved_dim`` is the dim as the caller gave it (``narrow``), which the node exposes.
     ValueError for a step that is not positive.
     """
-    if step <= 0:
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    if step < 0:
         raise ValueError("step must be greater than zero")
     size = self.shape[dim]
     lo, hi, _ = slice(start, end, step).indices(size)
@@ -162,12 +165,15 @@ def getitem(self, index) -> Tensor:
     n_used = sum(_dims_used(i) for i in items)
     if n_used > self.ndim:
         raise IndexError(f"too many indices for tensor of dimension {self.ndim}")
+    pos = list(range(len(items)))  # position of each item in the index (used in messages)
     if any(i is Ellipsis for i in items if not _is_advanced(i)):
         k = [j for j, i in enumerate(items) if i is Ellipsis and not _is_advanced(i)][0]
-        items = items[:k] + (slice(None),) * (self.ndim - n_used) + items[k + 1:]
+        fill = self.ndim - n_used
+        items = items[:k] + (slice(None),) * fill + items[k + 1:]
+        pos = pos[:k] + [k] * fill + pos[k + 1:]
     out, d = self, 0
     advanced = []  # (dim in `out`, original index, array)
-    for ix in items:
+    for p, ix in zip(pos, items):
         if ix is None:
             out = out.unsqueeze(d)
             d += 1
@@ -188,6 +194,10 @@ def getitem(self, index) -> Tensor:
             advanced.append((d, ix, arr))
             d += arr.ndim if arr.dtype == np.bool_ else 1
         else:
+            size = out.shape[d]
+            if not -size <= int(ix) < size:
+                raise IndexError(f"index {int(ix)} is out of bounds for dimension {p} with size "
+                                 f"{size}")
             out = select(out, d, int(ix))
     if advanced:
         return _index(out, advanced)
@@ -206,22 +216,22 @@ def _index(self, advanced) -> Tensor:
     np_index: list = []
     saved: list = []
     cur = 0
-    for d, ix, arr in advanced:
+    for k, (d, ix, arr) in enumerate(advanced):
         np_index += [slice(None)] * (d - cur)
         saved += [None] * (d - cur)
         if arr.dtype == np.bool_:
-            for k, (s, m) in enumerate(zip(self.shape[d:d + arr.ndim], arr.shape)):
+            for j, (s, m) in enumerate(zip(self.shape[d:d + arr.ndim], arr.shape)):
                 if s != m:
-                    raise IndexError(f"The shape of the mask {list(arr.shape)} at index {k} does "
+                    raise IndexError(f"The shape of the mask {list(arr.shape)} at index {j} does "
                                      f"not match the shape of the indexed tensor "
-                                     f"{list(self.shape)} at index {d + k}")
+                                     f"{list(self.shape)} at index {d + j}")
             np_index += list(np.nonzero(arr))
             cur = d + arr.ndim
         else:
             size = self.shape[d]
             bad = arr[(arr >= size) | (arr < -size)]
-            if bad.size:
-                raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {d} "
+            if bad.size:  # PyTorch names the position among the index tensors, not the dim
+                raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {k} "
                                  f"with size {size}")
             np_index.append(arr.astype(np.int64))
             cur = d + 1

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
-from ._util import attach, broadcast_shapes, result_dtype, sum_to
+from ._util import attach, broadcast_shapes, sum_to
 from .shape import _squeeze_dims, _unsafe_view
 
 
@@ -113,46 +113,53 @@ class MvBackward0(Node):
         return ga, gb
 
 
-def _promote(a, b):
-    dt = result_dtype(a, b)
-    return a._data.astype(dt, copy=False), b._data.astype(dt, copy=False)
-
-
-def _need(t, n, what):
-    if t.ndim != n:
-        raise RuntimeError(f"{what} must be a {'matrix' if n == 2 else 'vector'}")
-
-
 def _cannot(a_shape, b_shape):
     return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a_shape[0]}x{a_shape[1]} "
                         f"and {b_shape[0]}x{b_shape[1]})")
 
 
+def _scalar_name(t) -> str:
+    return t.dtype._legacy[:-6]  # 'Float', 'Double', 'Long' ...
+
+
 def mm(input, mat2) -> Tensor:
     """Matrix product of two 2-D tensors (``torch.mm``); node ``MmBackward0``.
 
-    Raises RuntimeError if either is not 2-D or the inner sizes differ.
+    RuntimeError (PyTorch's messages) if either is not 2-D, the inner sizes differ, or the
+    dtypes differ (no promotion).
     """
-    _need(input, 2, "self")
-    _need(mat2, 2, "mat2")
+    for t, name in ((input, "self"), (mat2, "mat2")):
+        if t.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix")
     if input.shape[1] != mat2.shape[0]:
         raise _cannot(input.shape, mat2.shape)
-    a, b = _promote(input, mat2)
-    out = Tensor._make(a @ b)
+    if input.dtype is not mat2.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{input.dtype._c_name} != {mat2.dtype._c_name}")
+    out = Tensor._make(input._data @ mat2._data)
     record(MmBackward0, out, (input, mat2), input, mat2)
     return out
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
-    """``beta * input + alpha * (mat1 @ mat2)`` (``torch.addmm``); slots ``(input, mat1,
-    mat2)``. Raises RuntimeError on shape mismatch."""
-    _need(mat1, 2, "mat1")
-    _need(mat2, 2, "mat2")
+    """``beta * input + alpha * (mat1 @ mat2)`` (``torch.addmm``); node ``AddmmBackward0`` with
+    slots ``(input, mat1, mat2)``. ``input`` broadcasts to the product's shape. RuntimeError
+    on shape or dtype mismatch."""
+    from .shape import _expand_target
+
+    for t, name in ((mat1, "mat1"), (mat2, "mat2")):
+        if t.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {t.ndim}-D tensor")
     if mat1.shape[1] != mat2.shape[0]:
         raise _cannot(mat1.shape, mat2.shape)
-    broadcast_shapes(input.shape, (mat1.shape[0], mat2.shape[1]))
-    a, b = _promote(mat1, mat2)
-    prod = a @ b
+    _expand_target(input, (mat1.shape[0], mat2.shape[1]))
+    if mat1.dtype is not mat2.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                           f"{_scalar_name(mat1)} and {_scalar_name(mat2)}")
+    if input.dtype is not mat2.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                           f"{_scalar_name(input)} and {_scalar_name(mat2)}")
+    prod = mat1._data @ mat2._data
     if alpha != 1:
         prod = prod * alpha
     bias = input._data if beta == 1 else input._data * beta
@@ -162,39 +169,53 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
 
 
 def bmm(input, mat2) -> Tensor:
-    """Batched matrix product of two 3-D tensors (``torch.bmm``); node ``BmmBackward0``."""
-    _need(input, 3, "batch1")
-    _need(mat2, 3, "batch2")
+    """Batched matrix product of two 3-D tensors (``torch.bmm``); node ``BmmBackward0``.
+    RuntimeError on rank, size or dtype mismatch."""
+    for t, name in ((input, "batch1"), (mat2, "batch2")):
+        if t.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
     if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{input.shape[0]}, {input.shape[2]}] but got: "
                            f"[{mat2.shape[0]}, {mat2.shape[1]}].")
-    a, b = _promote(input, mat2)
-    out = Tensor._make(np.matmul(a, b))
+    if input.dtype is not mat2.dtype:
+        raise RuntimeError(f"expected scalar type {_scalar_name(input)} but found "
+                           f"{_scalar_name(mat2)}")
+    out = Tensor._make(np.matmul(input._data, mat2._data))
     record(BmmBackward0, out, (input, mat2), input, mat2)
     return out
 
 
 def dot(input, other) -> Tensor:
-    """Inner product of two 1-D tensors (``torch.dot``); node ``DotBackward0``."""
-    _need(input, 1, "1D tensors expected, but got")
+    """Inner product of two 1-D tensors (``torch.dot``); node ``DotBackward0``.
+    RuntimeError on rank, size or dtype mismatch."""
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
     if input.shape != other.shape:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
                            f"[{other.shape[0]}] to have the same number of elements, but got "
                            f"{input.shape[0]} and {other.shape[0]} elements respectively")
-    a, b = _promote(input, other)
-    out = Tensor._make(np.asarray(np.dot(a, b)))
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{_scalar_name(input)} and {_scalar_name(other)}")
+    out = Tensor._make(np.asarray(np.dot(input._data, other._data)))
     record(DotBackward0, out, (input, other), input, other)
     return out
 
 
 def mv(input, vec) -> Tensor:
-    """Matrix-vector product (``torch.mv``); node ``MvBackward0``."""
+    """Matrix-vector product (``torch.mv``); node ``MvBackward0``. RuntimeError on rank,
+    size or dtype mismatch."""
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
     if input.shape[1] != vec.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat ({input.shape[0]}x"
                            f"{input.shape[1]}), vec ({vec.shape[0]})")
-    a, b = _promote(input, vec)
-    out = Tensor._make(a @ b)
+    if input.dtype is not vec.dtype:
+        v, m = _scalar_name(vec), _scalar_name(input)
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {v}, {m}, "
+                           f"and {v}")
+    out = Tensor._make(input._data @ vec._data)
     record(MvBackward0, out, (input, vec), input, vec)
     return out
 
@@ -214,9 +235,6 @@ def matmul(input, other) -> Tensor:
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D "
                            f"and {db}D")
-    if input.dtype is not other.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{input.dtype._c_name} != {other.dtype._c_name}")
     if da == 1 and db == 1:
         return dot(input, other)
     if da == 2 and db == 1:
@@ -285,12 +303,11 @@ def _batched(a, b) -> Tensor:
     k = a.shape[-1]
     k2 = b.shape[-2] if b.ndim > 1 else b.shape[0]
     m = b.shape[-1] if b.ndim > 1 else 1
-    if k != k2:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{int(np.prod(a.shape[:-2], dtype=np.int64))}, {k}] but got: "
-                           f"[{int(np.prod(b.shape[:-2], dtype=np.int64))}, {k2}].")
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     bsz = int(np.prod(batch, dtype=np.int64))
+    if k != k2:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{bsz}, {k}] but got: [{bsz}, {k2}].")
     a3 = a.expand(batch + (n, k)).reshape(bsz, n, k)
     b3 = (b if b.ndim > 1 else b.unsqueeze(-1)).expand(batch + (k, m)).reshape(bsz, k, m)
     out = bmm(a3, b3)

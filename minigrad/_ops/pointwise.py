@@ -586,7 +586,7 @@ def where(condition, input, other):
     cond = as_tensor(condition)
     if cond._data.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
-                           f"with dtype {cond.dtype.name.capitalize()}")
+                           f"with dtype {cond.dtype._legacy[:-6]}")
     a, b, dt = _binary(input, other)
     broadcast_shapes(cond.shape, broadcast_shapes(a.shape, b.shape))
     out = Tensor._make(np.where(cond._data, cast(a, dt), cast(b, dt)))
@@ -633,7 +633,7 @@ def masked_fill(input, mask, value):
     mask = as_tensor(mask)
     if mask._data.dtype != np.bool_:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{mask.dtype.name}")
+                           f"{mask.dtype._c_name}")
     broadcast_shapes(input.shape, mask.shape)
     if isinstance(value, Tensor) and value.ndim != 0:
         raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "

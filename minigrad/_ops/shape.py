@@ -242,7 +242,12 @@ def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 def unflatten(self, dim: int, sizes) -> Tensor:
     """Split dim ``dim`` into ``sizes`` (``torch.unflatten``)."""
     d = normalize_dim(dim, self.ndim)
-    sizes = _infer_shape(tuple(sizes), self.shape[d])
+    sizes = tuple(sizes)
+    known = int(np.prod([s for s in sizes if s != -1], dtype=np.int64))
+    if (-1 not in sizes and known != self.shape[d]) or (-1 in sizes and self.shape[d] % known):
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
+                           f"size of dim {dim} ({self.shape[d]}) in the input tensor")
+    sizes = _infer_shape(sizes, self.shape[d])
     return view(self, self.shape[:d] + tuple(sizes) + self.shape[d + 1:])
 
 
@@ -322,7 +327,13 @@ def expand(self, *sizes) -> Tensor:
 
     Raises RuntimeError when a non-1 dim would change.
     """
-    sizes = _sizes(sizes)
+    target = _expand_target(self, _sizes(sizes))
+    arr = np.broadcast_to(self._data, target)
+    return _view_of(self, arr, ExpandBackward0, self.shape)
+
+
+def _expand_target(self, sizes: tuple) -> tuple:
+    """The shape ``self.expand(*sizes)`` has (``-1`` keeps a size); RuntimeError as PyTorch."""
     if len(sizes) < self.ndim:
         raise RuntimeError(f"expand(minigrad.{self.dtype._legacy}{{{list(self.shape)}}}, "
                            f"size={list(sizes)}): the number of sizes provided ({len(sizes)}) "
@@ -342,8 +353,7 @@ def expand(self, *sizes) -> Tensor:
                                f"size ({cur}) at non-singleton dimension {i}.  Target sizes: "
                                f"{list(sizes)}.  Tensor sizes: {list(self.shape)}")
         target.append(s)
-    arr = np.broadcast_to(self._data, tuple(target))
-    return _view_of(self, arr, ExpandBackward0, self.shape)
+    return tuple(target)
 
 
 def expand_as(self, other) -> Tensor:
@@ -453,6 +463,12 @@ def split(self, split_size_or_sections, dim: int = 0) -> tuple:
         node_cls = SplitWithSizesBackward0
     else:
         step = int(split_size_or_sections)
+        if step < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got "
+                               f"split_size={step}")
+        if step == 0 and n != 0:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
+                               f"dimension size of {n}")
         sizes = [min(step, n - i) for i in range(0, n, step)] if n else [0]
         node_cls = SplitBackward0
     bounds = np.cumsum([0] + sizes)
@@ -463,6 +479,8 @@ def split(self, split_size_or_sections, dim: int = 0) -> tuple:
 
 def chunk(self, chunks: int, dim: int = 0) -> tuple:
     """Split into ``chunks`` nearly equal views along ``dim`` (``torch.chunk``)."""
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = self.shape[normalize_dim(dim, self.ndim)]
     return split(self, max(1, -(-n // chunks)), dim)
 
@@ -470,7 +488,7 @@ def chunk(self, chunks: int, dim: int = 0) -> tuple:
 def unbind(self, dim: int = 0) -> tuple:
     """All slices along ``dim`` as views (``torch.unbind``); node ``UnbindBackward0``."""
     d = normalize_dim(dim, self.ndim)
-    arrays = [self._data[(slice(None),) * d + (i,)] for i in range(self.shape[d])]
+    arrays = [self._data[(slice(None),) * d + (i, Ellipsis)] for i in range(self.shape[d])]
     return _multi_view(self, arrays, UnbindBackward0, dim, d)
 
 
@@ -556,10 +574,12 @@ class StackBackward0(Node):
 
 def _tensors_arg(tensors, name):
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"{name}() received an invalid combination of arguments - expected a "
-                        "tuple or list of Tensors")
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f"not {type(tensors).__name__}")
     if len(tensors) == 0:
-        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+        if name == "cat":
+            raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+        raise RuntimeError("stack expects a non-empty TensorList")
     return list(tensors)
 
 
@@ -569,6 +589,10 @@ def cat(tensors, dim: int = 0) -> Tensor:
     Raises RuntimeError naming the mismatching size and tensor number.
     """
     ts = _tensors_arg(tensors, "cat")
+    for i, t in enumerate(ts):
+        if t.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
+                               "concatenated")
     ref = ts[0]
     d = normalize_dim(dim, ref.ndim)
     for i, t in enumerate(ts):
