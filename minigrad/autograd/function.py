@@ -30,7 +30,7 @@ class FunctionCtx:
     def saved_tensors(self) -> tuple:
         """The tensors given to ``save_for_backward`` (RuntimeError if freed or modified)."""
         return tuple(s.unpack() if isinstance(s, SavedTensor) else s
-                     for s in getattr(self, "_saved_list", ()))
+                     for s in getattr(self, "_ctx_saved", ()))
 
     def mark_non_differentiable(self, *outputs) -> None:
         """Declare outputs that never require grad."""
@@ -58,7 +58,7 @@ class BackwardCFunction(Node, FunctionCtx):
         self._tensor_slots = []  # indices of forward arguments that are tensors
 
     def _release_variables(self) -> None:
-        for s in getattr(self, "_saved_list", ()):
+        for s in getattr(self, "_ctx_saved", ()):
             if isinstance(s, SavedTensor):
                 s._release()
 
@@ -148,10 +148,10 @@ class Function:
                     if id(o) not in skip and o.dtype.is_floating_point:
                         o._requires_grad, o._grad_fn, o._output_nr = True, ctx, nr
             saved = getattr(ctx, "to_save", ())
-            ctx._saved_list = [SavedTensor(t, ctx, any(t is o for o in outs))
+            ctx._ctx_saved = [SavedTensor(t, ctx, any(t is o for o in outs))
                                if isinstance(t, Tensor) else t for t in saved]
         else:
-            ctx._saved_list = list(getattr(ctx, "to_save", ()))
+            ctx._ctx_saved = list(getattr(ctx, "to_save", ()))
         for t in getattr(ctx, "dirty_tensors", ()):
             t._vc.bump()
         return outs[0] if single else outs
