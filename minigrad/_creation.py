@@ -8,6 +8,8 @@ seeded by :func:`manual_seed` (values differ from PyTorch's RNG; distributions a
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from . import _dtype
@@ -42,33 +44,74 @@ def _np_dtype(dtype, default=np.float32):
     return np.dtype(default) if dtype is None else _dtype.to_numpy_dtype(dtype)
 
 
-def _infer_dtype(arr: np.ndarray) -> np.dtype:
-    if arr.dtype.kind == "f":
-        return np.dtype(np.float32) if arr.dtype == np.float64 else arr.dtype
-    if arr.dtype.kind in "iu":
-        return np.dtype(np.int64) if arr.dtype.kind == "i" or arr.dtype.itemsize > 1 \
-            else arr.dtype
-    if arr.dtype.kind == "b":
-        return arr.dtype
-    raise TypeError(f"can't convert data of type {arr.dtype} to a tensor")
+_INT64 = (-(2**63), 2**63 - 1)
+COPY_CONSTRUCT_WARNING = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+    "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor)."
+)
+
+
+def _promote(dtypes) -> np.dtype:
+    """PyTorch's promotion of element dtypes: the highest category (bool < int < float) wins,
+    and within it the widest dtype (so ``[int64 tensor, 2.5]`` is float32, not float64)."""
+    if not dtypes:
+        return np.dtype(np.float32)
+    cat = {"b": 0, "u": 1, "i": 1, "f": 2}
+    top = max(cat[d.kind] for d in dtypes)
+    return np.result_type(*[d for d in dtypes if cat[d.kind] == top])
+
+
+def _infer(data, depth: int = 0):
+    """``(shape, element dtypes)`` of nested data, with PyTorch's errors for ragged or
+    unsupported input. Python floats count as float32 (the default dtype), ints as int64."""
+    if isinstance(data, Tensor):
+        return tuple(data.shape), [data._data.dtype]
+    if isinstance(data, np.ndarray):
+        _dtype.from_numpy_dtype(data.dtype)
+        return data.shape, [data.dtype]
+    if isinstance(data, (bool, np.bool_)):
+        return (), [np.dtype(np.bool_)]
+    if isinstance(data, np.generic):
+        _dtype.from_numpy_dtype(data.dtype)
+        return (), [data.dtype]
+    if isinstance(data, int):
+        if not _INT64[0] <= data <= _INT64[1]:
+            raise ValueError("Overflow when unpacking long long")
+        return (), [np.dtype(np.int64)]
+    if isinstance(data, float):
+        return (), [np.dtype(np.float32)]
+    if isinstance(data, (list, tuple)):
+        if len(data) == 0:
+            return (0,), []
+        subs = [_infer(d, depth + 1) for d in data]
+        first = subs[0][0]
+        for shape, _ in subs[1:]:
+            if (len(shape) == 0) != (len(first) == 0):
+                raise TypeError("not a sequence")
+            if shape[:1] != first[:1]:
+                raise ValueError(f"expected sequence of length {first[0]} at dim {depth + 1} "
+                                 f"(got {shape[0]})")
+        return (len(data),) + first, [d for _, ds in subs for d in ds]
+    if data is None:
+        raise RuntimeError("Could not infer dtype of NoneType")
+    raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A new tensor holding a **copy** of ``data`` (``torch.tensor``).
 
-    Python floats and float64 NumPy arrays become float32 unless ``dtype`` says otherwise
-    (as PyTorch does for Python floats; note that torch keeps float64 for float64 arrays —
-    minigrad does too: NumPy inputs keep their dtype).
+    ``data``: a number, a (nested) list/tuple of numbers or 0-dim tensors, a NumPy array, or a
+    tensor. The dtype is inferred as PyTorch does: Python floats give float32, ints int64,
+    bools bool; NumPy arrays and scalars keep theirs (float64 stays float64); mixed elements
+    promote (bool < int < float). ``requires_grad=True`` needs a float dtype (RuntimeError).
+    ValueError for ragged lists, TypeError / RuntimeError for data that is not numeric.
     """
     if isinstance(data, Tensor):
-        arr = np.array(data._data, copy=True)
-    elif isinstance(data, np.ndarray):
-        arr = np.array(data, copy=True)
-    else:
-        arr = np.array(_unwrap(data))
-        arr = arr.astype(_infer_dtype(arr))
-    if dtype is not None:
-        arr = arr.astype(_dtype.to_numpy_dtype(dtype))
+        warnings.warn(COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
+    _, dtypes = _infer(data)
+    dt = _dtype.to_numpy_dtype(dtype) if dtype is not None else _promote(dtypes)
+    with np.errstate(over="ignore"):
+        arr = np.array(_unwrap(data), dtype=dt)
     return _finish(arr, requires_grad)
 
 
@@ -108,7 +151,11 @@ def _shape(size):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """Tensor of zeros with shape ``size`` (``torch.zeros``)."""
+    """Tensor of zeros with shape ``size`` (ints or one tuple) (``torch.zeros``); float32 by
+    default. RuntimeError for a negative size, or requires_grad on a non-float dtype."""
+    flat = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    if any(int(s) < 0 for s in flat):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
     return _finish(np.zeros(_shape(size), dtype=_np_dtype(dtype)), requires_grad)
 
 
@@ -124,6 +171,9 @@ def empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
     """Tensor filled with ``fill_value`` (``torch.full``); dtype inferred from the value."""
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size).__name__}")
     if dtype is None:
         dtype = np.bool_ if isinstance(fill_value, bool) else np.int64 if isinstance(
             fill_value, int) else np.float32
@@ -150,19 +200,28 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     """Evenly spaced values in ``[start, end)`` (``torch.arange``); int64 for int arguments."""
     if end is None:
         start, end = 0, start
+    start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
-        is_int = all(isinstance(v, int) for v in (start, end, step))
+        is_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         dtype = np.int64 if is_int else np.float32
     return _finish(np.arange(start, end, step).astype(_np_dtype(dtype)), requires_grad)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` (``torch.linspace``)."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
     return _finish(np.linspace(start, end, steps).astype(_np_dtype(dtype)), requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False) -> Tensor:
     """Identity matrix (``torch.eye``)."""
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     return _finish(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad)
 
 
@@ -179,8 +238,11 @@ def rand(*size, dtype=None, device=None, requires_grad=False, generator=None) ->
 
 
 def randint(low, high=None, size=(), *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """Integers in ``[low, high)`` (``torch.randint``); int64 by default."""
-    if high is None:
+    """Integers in ``[low, high)`` (``torch.randint``); int64 by default. Called as
+    ``randint(high, size)`` or ``randint(low, high, size)``."""
+    if isinstance(high, (tuple, list)):
+        low, high, size = 0, low, high
+    elif high is None:
         low, high = 0, low
     return _finish(_rng.integers(low, high, size=_shape((size,))).astype(_np_dtype(
         dtype, np.int64)), requires_grad)

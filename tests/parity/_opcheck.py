@@ -10,6 +10,8 @@ as plain data), then runs ``backward`` with a random upstream gradient and recor
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from minigrad.parity import compare, graph_trace, run_both, to_numpy
@@ -108,11 +110,18 @@ def tensor_trace(t) -> dict:
             "requires_grad": t.requires_grad, "is_leaf": t.is_leaf}
 
 
+def default_device(lib, device: str):
+    """Context in which factory calls inside an op (``L.ones``) create tensors on ``device``
+    (torch's ``with torch.device(...)``); minigrad always runs on the CPU."""
+    return lib.device(device) if device != "cpu" else contextlib.nullcontext()
+
+
 def op_scenario(lib, fn, specs, dtype="float32", device="cpu", seed=0, backward=True):
     """Run ``fn(lib, *leaves)`` and return the trace described in the module docstring."""
     rng = np.random.default_rng(seed)
     leaves = [make_leaf(lib, s.array(rng, dtype), s, device) for s in specs]
-    out = fn(lib, *leaves)
+    with default_device(lib, device):
+        out = fn(lib, *leaves)
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
     trace = {"out": [tensor_trace(o) for o in outs]}
     root = next((o for o in outs if o.grad_fn is not None), None)
@@ -144,7 +153,8 @@ def error_scenario(lib, fn, specs, device="cpu"):
     rng = np.random.default_rng(0)
     leaves = [make_leaf(lib, s.array(rng, "float32"), s, device) for s in specs]
     try:
-        fn(lib, *leaves)
+        with default_device(lib, device):
+            fn(lib, *leaves)
     except Exception as e:  # noqa: BLE001 - any exception is recorded and compared
         return type(e).__name__, str(e)
     return None
