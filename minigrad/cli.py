@@ -39,6 +39,19 @@ def build_parser() -> argparse.ArgumentParser:
                       help="learning rate (default 0.05 for sgd, 0.003 for adam)")
     demo.add_argument("--seed", type=int, default=0, help="seed for split, init, batches")
     demo.add_argument("--batch-size", type=_positive_int, default=64, help="batch size (64)")
+    from .toy_models import TOY_MODELS
+
+    graph = sub.add_parser("graph", help="draw the backward graph of a toy network for minigrad "
+                           "and PyTorch side by side (two images and an HTML page)")
+    graph.add_argument("model", choices=list(TOY_MODELS),
+                       help="; ".join(f"{t.name}: {t.description}" for t in TOY_MODELS.values()))
+    graph.add_argument("--format", choices=["svg", "png", "pdf", "dot"], default="svg",
+                       help="image format (default svg; dot writes only the DOT source)")
+    graph.add_argument("--out", default="graphs", help="output directory (default ./graphs)")
+    graph.add_argument("--show-saved", action="store_true",
+                       help="draw saved tensors (make_dot(show_saved=True))")
+    graph.add_argument("--modules", action="store_true",
+                       help="group nodes into one cluster per submodule")
     return parser
 
 
@@ -92,10 +105,29 @@ def cmd_demo(args) -> int:
     return 0 if result.graphs_identical else 1
 
 
+def cmd_graph(args) -> int:
+    """Render a toy network's backward graph with minigrad and PyTorch; print the paths.
+
+    Writes ``<out>/<model>_minigrad.<fmt>``, ``<out>/<model>_torch.<fmt>`` and
+    ``<out>/<model>.html`` (both drawings side by side). Without Graphviz's ``dot`` program the
+    DOT sources are written instead, the install hint is printed, and the exit status is 1.
+    """
+    from .viz import graph_page
+
+    result = graph_page(args.model, args.out, fmt=args.format, show_saved=args.show_saved,
+                        modules=args.modules)
+    for path in result["files"]:
+        print(path)
+    if result["hint"]:
+        print(result["hint"], file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv=None) -> int:
     """Entry point of the ``minigrad`` console script."""
     args = build_parser().parse_args(argv)
-    handlers = {"demo": cmd_demo}
+    handlers = {"demo": cmd_demo, "graph": cmd_graph}
     return handlers[args.command](args)
 
 

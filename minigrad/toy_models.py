@@ -126,8 +126,8 @@ def get(name: str) -> ToyModel:
                          f"{', '.join(TOY_MODELS)}") from None
 
 
-def run(name: str, lib, *, track: bool = False, seed: int = 0) -> dict:
-    """Build toy ``name`` with ``lib`` and run it once.
+def run(name: str, lib, *, track: bool = False, seed: int = 0, device=None) -> dict:
+    """Build toy ``name`` with ``lib`` and run it once (torch: on ``device`` if given).
 
     Returns ``{"model", "x", "output", "params", "tracker"}``: ``params`` is
     ``dict(model.named_parameters())``; ``tracker`` is a
@@ -136,6 +136,8 @@ def run(name: str, lib, *, track: bool = False, seed: int = 0) -> dict:
     """
     lib.manual_seed(seed)
     model, x = get(name).build(lib)
+    if device is not None and str(device) != "cpu":
+        model, x = model.to(device), x.to(device)
     tracker = None
     if track:
         from .viz import track_modules

@@ -28,6 +28,7 @@ recorded by :func:`track_modules` with forward hooks during the forward pass).
 
 from __future__ import annotations
 
+import os
 import re
 import weakref
 
@@ -621,5 +622,63 @@ def render(dot: graphviz.Digraph, stem: str, format: str = "svg") -> tuple:
     try:
         return dot.render(outfile=f"{stem}.{format}", format=format, cleanup=True), None
     except graphviz.ExecutableNotFound:
+        leftover = f"{stem}.gv"  # the source graphviz saved before trying to run `dot`
+        if os.path.exists(leftover):
+            os.remove(leftover)
         path, _ = render(dot, stem, "dot")
         return path, INSTALL_HINT
+
+
+def graph_page(model: str, out_dir: str, fmt: str = "svg", show_saved: bool = False,
+               modules: bool = False) -> dict:
+    """Draw toy network ``model`` (see :mod:`minigrad.toy_models`) for minigrad and torch.
+
+    Writes ``<model>_minigrad.<fmt>`` and ``<model>_torch.<fmt>`` (``.dot`` files when ``fmt``
+    is ``dot`` or Graphviz is missing) and ``<model>.html`` showing both side by side into
+    ``out_dir`` (created if needed). Without torch only the minigrad drawing is made.
+    Returns ``{"files": [paths], "hint": None or INSTALL_HINT}``.
+    """
+    import html
+
+    import minigrad
+
+    from . import toy_models
+
+    toy = toy_models.get(model)
+    os.makedirs(out_dir, exist_ok=True)
+    libs = [("minigrad", minigrad)]
+    try:
+        import torch
+
+        libs.append(("torch", torch))
+    except ImportError:  # pragma: no cover - torch is a test dependency
+        pass
+    files, hint, cells = [], None, []
+    for label, lib in libs:
+        run = toy_models.run(model, lib, track=modules)
+        dot = make_dot(run["output"], params=run["params"], show_saved=show_saved,
+                       modules=run["tracker"])
+        path, problem = render(dot, os.path.join(out_dir, f"{model}_{label}"), fmt)
+        hint = hint or problem
+        files.append(path)
+        name = os.path.basename(path)
+        title = f"{label} {lib.__version__}" if hasattr(lib, "__version__") else label
+        if path.endswith(".dot"):
+            body = f"<pre>{html.escape(dot.source)}</pre>"
+        elif fmt == "pdf":
+            body = f'<embed src="{name}" type="application/pdf" width="100%" height="800">'
+        else:
+            body = f'<img src="{name}" alt="{label} backward graph">'
+        cells.append(f'<div class="cell"><h2>{html.escape(title)}</h2>\n<p><a href="{name}">'
+                     f"{name}</a></p>\n{body}</div>")
+    note = f"<p>{html.escape(hint)}</p>" if hint else ""
+    page = (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{model}: backward "
+            f"graphs</title>\n<style>body{{font-family:sans-serif}} .row{{display:flex;gap:2em}}"
+            f" .cell{{flex:1}} img{{max-width:100%}}</style></head><body>\n"
+            f"<h1>{model}: {html.escape(toy.description)}</h1>\n{note}\n<div class=\"row\">\n"
+            + "\n".join(cells) + "\n</div></body></html>\n")
+    page_path = os.path.join(out_dir, f"{model}.html")
+    with open(page_path, "w", encoding="utf-8") as f:
+        f.write(page)
+    files.append(page_path)
+    return {"files": files, "hint": hint}
