@@ -153,12 +153,12 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
     if mat1.shape[1] != mat2.shape[0]:
         raise _cannot(mat1.shape, mat2.shape)
     _expand_target(input, (mat1.shape[0], mat2.shape[1]))
-    if mat1.dtype is not mat2.dtype:
-        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
-                           f"{_scalar_name(mat1)} and {_scalar_name(mat2)}")
     if input.dtype is not mat2.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got "
                            f"{_scalar_name(input)} and {_scalar_name(mat2)}")
+    if mat1.dtype is not mat2.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                           f"{_scalar_name(mat1)} and {_scalar_name(mat2)}")
     prod = mat1._data @ mat2._data
     if alpha != 1:
         prod = prod * alpha
