@@ -100,6 +100,7 @@ class NllLossBackward0(Node):
         self._coef = coef  # the constant C above, shaped like self
 
     def backward(self, g):
+        self._get("self")  # unpacking checks that self was not modified in place since
         if self._saved["reduction"] == 0 and g.ndim > 0:
             g = g.unsqueeze(1)
         return (g * self._coef,)

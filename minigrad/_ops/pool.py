@@ -126,6 +126,24 @@ class MaxPool2DWithIndicesBackward0(Node):
         return (Tensor._make(gx.astype(x._data.dtype).reshape(x.shape)),)
 
 
+def _special_windows(flat, vals, arg, kernel, stride, pad, dil):
+    """PyTorch's choice of index where NumPy's argmax differs: the *last* NaN of a window
+    wins, and an all ``-inf`` window points at its first cell inside the input."""
+    nan = np.isnan(vals)
+    if nan.any():
+        last = flat.shape[-1] - 1 - np.isnan(flat[..., ::-1]).argmax(axis=-1)
+        arg = np.where(nan, last, arg)
+    neg = np.isneginf(vals)
+    if neg.any():
+        first = []
+        for o, s, p, d in zip(arg.shape[2:], stride, pad, dil):
+            start = np.arange(o) * s - p
+            first.append(np.where(start < 0, -(start // d), 0))  # skip cells in the padding
+        first_k = first[0][:, None] * kernel[1] + first[1][None, :]
+        arg = np.where(neg, first_k, arg)
+    return arg
+
+
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """2-D max pooling (``torch.nn.functional.max_pool2d``).
@@ -148,8 +166,10 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     xp = _padded(x, kernel, stride_, pad, dil, (oh, ow), low)
     win = _windows(xp, kernel, stride_, dil, (oh, ow))
     flat = win.reshape(win.shape[:4] + (-1,))
-    arg = flat.argmax(axis=-1)
-    vals = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
+    arg = flat.argmax(axis=-1)  # the first maximum, as PyTorch's scan keeps it
+    vals = flat.max(axis=-1)
+    if x.dtype.kind == "f":
+        arg = _special_windows(flat, vals, arg, kernel, stride_, pad, dil)
     ki, kj = np.divmod(arg, kernel[1])
     rows = np.arange(oh)[:, None] * stride_[0] - pad[0] + ki * dil[0]
     cols = np.arange(ow)[None, :] * stride_[1] - pad[1] + kj * dil[1]

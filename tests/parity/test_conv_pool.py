@@ -227,6 +227,23 @@ def test_max_pool2d_ties_and_overlaps(device):
     assert_parity(run_op, lambda F, x: F.max_pool2d(x, 2, 1), [x], device=device)
 
 
+@pytest.mark.parametrize("arr,kwargs", [
+    ([[[[np.nan, 1, np.nan, 2], [3, np.nan, 4, 5]]]], {"kernel_size": 2}),
+    ([[[[-np.inf, -np.inf], [-np.inf, -np.inf]]]], {"kernel_size": 2, "padding": 1}),
+    ([[[[-np.inf, -np.inf, -np.inf, 1], [-np.inf] * 3 + [2], [-np.inf] * 3 + [3]]]],
+     {"kernel_size": (3, 2), "padding": 1, "dilation": (1, 2), "stride": 1}),
+], ids=["last_nan_wins", "all_neg_inf_padded", "neg_inf_dilated"])
+def test_max_pool2d_nan_and_neg_inf_indices(device, arr, kwargs):
+    # PyTorch keeps the *last* NaN of a window, and for an all -inf window the first cell
+    # inside the input (never a padding cell).
+    def scenario(lib, xa, device):
+        out, idx = lib.nn.functional.max_pool2d(leaf(lib, xa, device, requires_grad=False),
+                                                return_indices=True, **kwargs)
+        return to_numpy(out), to_numpy(idx)
+
+    assert_parity(scenario, np.array(arr, np.float32), device=device)
+
+
 def test_max_pool2d_not_requiring_grad(device):
     def scenario(lib, xa, device):
         out = lib.nn.functional.max_pool2d(leaf(lib, xa, device, requires_grad=False), 2)
@@ -349,3 +366,27 @@ def test_conv_pool_graph_chain(device):
     assert [n for n, _ in trace["graph"]][:4] == [
         "AvgPool2DBackward0", "ConvolutionBackward0", "MaxPool2DWithIndicesBackward0",
         "ReluBackward0"]
+
+
+@pytest.mark.parametrize("op", ["conv2d", "max_pool2d", "avg_pool2d", "nll_loss"])
+def test_saved_input_modified_in_place_errors(op):
+    # Each node saves its input: changing it in place before backward must be detected.
+    def scenario(lib, xa, wa):
+        F = lib.nn.functional
+        x = lib.tensor(xa, requires_grad=True)
+        h = x * 1
+        if op == "conv2d":
+            out = F.conv2d(h, lib.tensor(wa)).sum()
+        elif op == "nll_loss":
+            out = F.nll_loss(h.flatten(1), lib.zeros(2, dtype=lib.int64))
+        else:
+            out = getattr(F, op)(h, 2).sum()
+        h.add_(1)
+        try:
+            out.backward()
+        except RuntimeError as e:
+            return "modified by an inplace operation" in str(e), h._version
+        return None
+
+    trace = assert_parity(scenario, rand(2, 3, 4, 4), rand(2, 3, 3, 3))[0]
+    assert trace[0] is True
