@@ -63,7 +63,7 @@ def _col2im(cols: np.ndarray, padded_hw, stride, dilation) -> np.ndarray:
     return out
 
 
-def zero_pad2d(x: np.ndarray, padding, value=0) -> np.ndarray:
+def pad_hw(x: np.ndarray, padding, value=0) -> np.ndarray:
     """``x`` (…, H, W) with ``padding = (ph, pw)`` rows/columns of ``value`` on both sides."""
     ph, pw = padding
     if ph == 0 and pw == 0:
@@ -135,7 +135,7 @@ class ConvolutionBackward0(Node):
 def _im2col(x, kernel, stride, padding, dilation, groups, out_hw) -> np.ndarray:
     """Columns ``(N, groups, C/groups * kh * kw, OH * OW)`` (a contiguous copy)."""
     n, c = x.shape[:2]
-    win = _windows(zero_pad2d(x, padding), kernel, stride, dilation, out_hw)
+    win = _windows(pad_hw(x, padding), kernel, stride, dilation, out_hw)
     cols = win.transpose(0, 1, 4, 5, 2, 3)  # (N, C, kh, kw, OH, OW)
     return cols.reshape(n, groups, c // groups * kernel[0] * kernel[1], out_hw[0] * out_hw[1])
 

@@ -306,10 +306,17 @@ class MseLossBackward0(Node):
         scale = 2.0 / x.numel() if self._saved["reduction"] == 1 else 2.0
         gx = (x - t) * scale * g
         nf = self.next_functions
-        return (gx if nf[0][0] is not None else None, -gx if nf[1][0] is not None else None)
+        gt = -gx if nf[1][0] is not None else None
+        gx = gx if nf[0][0] is not None else None
+        # mixed dtypes compute in the promoted one; each input gets a grad of its own dtype
+        if gx is not None and gx.dtype is not x.dtype:
+            gx = gx.to(x.dtype)
+        if gt is not None and gt.dtype is not t.dtype:
+            gt = gt.to(t.dtype)
+        return gx, gt
 
 
-def _broadcast_pair(input, target, fn: str):
+def _broadcast_pair(input, target):
     """Warn (UserWarning, PyTorch's text) when shapes differ, then expand both to one shape."""
     if tuple(target.shape) == tuple(input.shape):
         return input, target
@@ -332,7 +339,7 @@ def mse_loss(input, target, reduction: str = "mean") -> Tensor:
     raises ValueError. The result dtype is the promoted dtype of both inputs.
     """
     red = reduction_enum(reduction)
-    input, target = _broadcast_pair(input, target, "mse_loss")
+    input, target = _broadcast_pair(input, target)
     dt = np.result_type(input._data.dtype, target._data.dtype)
     if dt.kind != "f":
         dt = np.dtype(np.float32)
@@ -349,6 +356,6 @@ def l1_loss(input, target, reduction: str = "mean") -> Tensor:
     ``(input - target).abs()`` then ``mean()`` / ``sum()`` (``MeanBackward0(AbsBackward0(
     SubBackward0(...)))``). Warns and broadcasts on a shape mismatch like ``mse_loss``."""
     red = reduction_enum(reduction)
-    input, target = _broadcast_pair(input, target, "l1_loss")
+    input, target = _broadcast_pair(input, target)
     err = (input - target).abs()
     return err if red == 0 else err.mean() if red == 1 else err.sum()

@@ -16,7 +16,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
-from .conv import _col2im, _dilated, _windows, zero_pad2d
+from .conv import _col2im, _dilated, _windows, pad_hw
 from .nn_activation import no_double_backward
 
 
@@ -89,7 +89,7 @@ def _padded(x: np.ndarray, kernel, stride, padding, dilation, out_hw, value) -> 
     need = [max((o - 1) * s + _dilated(k, d), n + 2 * p) for o, s, k, d, n, p in
             zip(out_hw, stride, kernel, dilation, (h, w), padding)]
     if need == [h + 2 * padding[0], w + 2 * padding[1]]:
-        return zero_pad2d(x, padding, value)
+        return pad_hw(x, padding, value)
     out = np.full(x.shape[:-2] + tuple(need), value, dtype=x.dtype)
     out[..., padding[0]:padding[0] + h, padding[1]:padding[1] + w] = x
     return out

@@ -302,3 +302,39 @@ def test_small_cnn_training_step(device):
     y = RNG.integers(0, 10, 64)
     assert_parity(_cnn_step, params, x, y, device=device, rtol=1e-4, atol=1e-5)
 
+
+
+# ----------------------------------------------------------------------------- double backward
+DOUBLE_BACKWARD = {
+    "silu": lambda F, x, t: F.silu(x).pow(2).sum(),
+    "softplus": lambda F, x, t: F.softplus(x, beta=2, threshold=3).pow(2).sum(),
+    "gelu_tanh": lambda F, x, t: F.gelu(x, approximate="tanh").pow(2).sum(),
+    "leaky_relu": lambda F, x, t: F.leaky_relu(x, 0.1).pow(2).sum(),
+    "mse_loss": lambda F, x, t: F.mse_loss(x * x, t),
+    "cross_entropy": lambda F, x, t: F.cross_entropy(x, (t > 0).long().sum(1)),
+    "label_smoothing": lambda F, x, t: F.cross_entropy(x, (t > 0).long().sum(1),
+                                                       label_smoothing=0.2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DOUBLE_BACKWARD))
+def test_double_backward(device, name):
+    # Backward formulas written with tensor ops: create_graph=True gives second derivatives.
+    def scenario(lib, xa, ta, device):
+        x = leaf(lib, xa, device)
+        t = leaf(lib, ta, device, requires_grad=False)
+        y = DOUBLE_BACKWARD[name](lib.nn.functional, x, t)
+        (g,) = lib.autograd.grad(y, [x], create_graph=True)
+        (g * g).sum().backward()
+        return {"g": to_numpy(g), "gg": to_numpy(x.grad)}
+
+    x = rand(3, 4) * 2
+    x.flat[0] = 5.0  # softplus's linear region (beta * x > threshold)
+    assert_parity(scenario, x, rand(3, 4), device=device, rtol=1e-4, atol=1e-5)
+
+
+def test_double_backward_through_numpy_backward_is_refused():
+    x = minigrad.tensor(rand(3), requires_grad=True)
+    y = minigrad.nn.functional.gelu(x).sum()
+    with pytest.raises(NotImplementedError, match="GeluBackward0"):
+        minigrad.autograd.grad(y, [x], create_graph=True)
