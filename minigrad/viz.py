@@ -138,23 +138,22 @@ def _attr_table(fn, max_attr_chars: int) -> str:
 
 
 def _node_hooks(fn) -> str:
-    """``'pre=1 post=2'`` for a minigrad node's hooks (PyTorch does not expose them)."""
-    parts = []
-    for label, attr in (("pre", "_tensor_pre_hooks"), ("pre", "_pre_hooks"),
-                        ("post", "_post_hooks")):
-        n = len(getattr(fn, "__dict__", {}).get(attr, ()) or ())
-        if n:
-            parts.append(f"{label}={n}")
-    return " ".join(parts)
+    """``'pre=1 post=2'``: a minigrad node's own pre- and post-hooks (PyTorch keeps a node's
+    hooks out of Python's reach: ``''`` there). Hooks of tensors are shown on the tensors."""
+    d = getattr(fn, "__dict__", {})
+    counts = (("pre", d.get("_pre_hooks")), ("post", d.get("_post_hooks")))
+    return " ".join(f"{k}={len(v)}" for k, v in counts if v)
 
 
 def _tensor_hooks(t) -> str:
-    parts = []
-    for label, attr in (("grad", "_backward_hooks"), ("post_acc", "_post_accumulate_grad_hooks")):
-        hooks = getattr(t, attr, None)
-        if hooks:
-            parts.append(f"{label}={len(hooks)}")
-    return " ".join(parts)
+    """``'grad=1 post_acc=1'``: hooks registered on tensor ``t`` (minigrad or torch)."""
+    grad = len(getattr(t, "_backward_hooks", None) or ())
+    fn = t.grad_fn
+    pre = getattr(fn, "__dict__", {}).get("_tensor_pre_hooks") if fn is not None else None
+    if pre:  # minigrad keeps a non-leaf's hooks on its grad_fn, keyed by output number
+        grad += sum(1 for nr, _ in pre.values() if nr == t.output_nr)
+    post = len(getattr(t, "_post_accumulate_grad_hooks", None) or ())
+    return " ".join(f"{k}={n}" for k, n in (("grad", grad), ("post_acc", post)) if n)
 
 
 # ---------------------------------------------------------------------------- the builder

@@ -100,3 +100,20 @@ def declared_twice(dot) -> bool:
     """True if some node id has more than one declaration statement."""
     ids = [st[1] for st in statements(dot) if st[0] == "node"]
     return len(ids) != len(set(ids))
+
+
+def clusters(dot) -> dict:
+    """``{cluster label: sorted direct member ids}`` (ids renamed as in ``statements``)."""
+    out: dict = {}
+    stack: list = []
+    for st in statements(dot):
+        if st[0] == "other" and st[1].startswith("subgraph"):
+            stack.append(None)
+        elif st[0] == "other" and st[1].startswith("label=") and stack:
+            stack[-1] = _unquote(_TOKEN.findall(st[1])[2])
+            out[stack[-1]] = []
+        elif st[0] == "other" and st[1] == "}":
+            stack.pop()
+        elif st[0] == "node" and stack and not st[2]:
+            out[stack[-1]].append(st[1])
+    return {k: sorted(v) for k, v in out.items()}
