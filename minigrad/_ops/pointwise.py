@@ -100,7 +100,8 @@ def add(input, other, *, alpha=1):
     """``input + alpha * other`` with broadcasting (``torch.add``); node ``AddBackward0``."""
     a, b, dt = _binary(input, other)
     bd = cast(b, dt)
-    out = Tensor._make(np.add(cast(a, dt), bd if alpha == 1 else bd * alpha))
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = Tensor._make(np.add(cast(a, dt), bd if alpha == 1 else bd * alpha))
     record(AddBackward0, out, (a, b), a, b, alpha)
     return out
 
@@ -115,7 +116,8 @@ def sub(input, other, *, alpha=1):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
     bd = cast(b, dt)
-    out = Tensor._make(np.subtract(cast(a, dt), bd if alpha == 1 else bd * alpha))
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = Tensor._make(np.subtract(cast(a, dt), bd if alpha == 1 else bd * alpha))
     record(SubBackward0, out, (a, b), a, b, alpha)
     return out
 
@@ -166,7 +168,8 @@ class DivBackward0(_Binary):
 def mul(input, other):
     """Elementwise product with broadcasting (``torch.mul``); node ``MulBackward0``."""
     a, b, dt = _binary(input, other)
-    out = Tensor._make(np.multiply(cast(a, dt), cast(b, dt)))
+    with np.errstate(invalid="ignore", over="ignore"):  # inf * 0 is nan, silently, as in torch
+        out = Tensor._make(np.multiply(cast(a, dt), cast(b, dt)))
     record(MulBackward0, out, (a, b), a, b)
     return out
 
@@ -214,7 +217,8 @@ class PowBackward0(Node):
 
 
 class PowBackward1(_Binary):
-    """z = self ** exponent (tensor).  dz/dself = grad * exponent * self^(exponent-1);
+    """z = self ** exponent (tensor).  dz/dself = grad * exponent * self^(exponent-1) (0 where
+    exponent == 0);
     dz/dexponent = grad * result * log(self) (0 where self == 0 and exponent >= 0).
     Saves: exponent, result, self."""
 
@@ -225,7 +229,8 @@ class PowBackward1(_Binary):
 
     def backward(self, g):
         e, s = self._get("exponent"), self._get("self")
-        ga = g * e * s ** (e - 1) if self._needs(0) else None
+        zero = as_tensor(np.zeros((), g._data.dtype))
+        ga = where(e == 0, zero, g * e * s ** (e - 1)) if self._needs(0) else None
         gb = None
         if self._needs(1):
             safe_log = where((s == 0) & (e >= 0), as_tensor(np.zeros((), s._data.dtype)), s.log())
@@ -496,13 +501,57 @@ class ClampMinBackward0(_Unary):
         return (g * Tensor._make(keep.astype(g._data.dtype)),)
 
 
-def clamp(input, min=None, max=None):
-    """Limit values to ``[min, max]`` (``torch.clamp``); node ``ClampBackward1``.
+class ClampBackward0(Node):
+    """z = clamp(self, min, max) with tensor bounds (broadcast against self).
+    dz/dself = grad where min <= self <= max; dz/dmin = grad where self < min < max;
+    dz/dmax = grad where self > max or max < min (then max is the result); each summed back
+    to its own shape. Saves: max, min, self."""
 
-    Raises RuntimeError when both bounds are None.
+    def __init__(self, a, lo, hi):
+        super().__init__()
+        self._save("max", hi)
+        self._save("min", lo)
+        self._save("self", a)
+        self._shapes = [None if t is None else t.shape for t in (a, lo, hi)]
+
+    def backward(self, g):
+        s, lo, hi = self._get("self"), self._get("min"), self._get("max")
+        zero = Tensor._make(np.zeros((), g._data.dtype))
+        keep = (s >= lo) if lo is not None else None
+        if hi is not None:
+            keep = (s <= hi) if keep is None else keep & (s <= hi)
+        masks = [keep]
+        if lo is not None and hi is not None:
+            masks += [(s < lo) & (lo < hi), (s > hi) | (hi < lo)]
+        else:
+            masks += [s < lo if lo is not None else None, s > hi if hi is not None else None]
+        return tuple(None if nf[0] is None or m is None else sum_to(where(m, g, zero), shape)
+                     for nf, m, shape in zip(self.next_functions, masks, self._shapes))
+
+
+def clamp(input, min=None, max=None):
+    """Limit values to ``[min, max]`` (``torch.clamp``). Number bounds: node
+    ``ClampBackward1`` (one slot); tensor bounds (broadcast): ``ClampBackward0`` with slots
+    ``(self, min, max)``.
+
+    RuntimeError when both bounds are None; TypeError when a number and a tensor are mixed.
     """
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        if not all(b is None or isinstance(b, Tensor) for b in (min, max)):
+            raise TypeError("clamp() received an invalid combination of arguments - expected "
+                            "both min and max to be Tensors or both numbers")
+        bounds = [b for b in (min, max) if b is not None]
+        dt = result_dtype(input, *bounds)
+        shape = input.shape
+        for b in bounds:
+            shape = broadcast_shapes(shape, b.shape)
+        lo = None if min is None else cast(min, dt)
+        hi = None if max is None else cast(max, dt)
+        out = Tensor._make(np.broadcast_to(np.clip(cast(input, dt), lo, hi), shape).copy())
+        record(ClampBackward0, out, (input, min, max), input, min, max)
+        return out
     out = Tensor._make(np.clip(input._data, min, max))
     record(ClampBackward1, out, (input,), input, min, max)
     return out

@@ -245,3 +245,34 @@ def test_pointwise_nograd_mode(libs):
         with lib.no_grad():
             y = (x * 2).exp() + x
         assert (y.requires_grad, y.grad_fn, y.is_leaf) == (False, None, True), lib.__name__
+
+
+EDGE = [
+    C("clamp_tensor_bounds", lambda L, x, lo, hi: x.clamp(lo, hi), In(3, 4), In(4, grad=False),
+      In(3, 1, grad=False)),
+    C("clamp_tensor_min_grad", lambda L, x, lo: L.clamp(x, min=lo), In(3, 4), In(3, 4)),
+    C("clamp_tensor_max_grad", lambda L, x, hi: L.clamp(x, max=hi), In(3, 4), In(4)),
+    C("clamp_tensor_crossed", lambda L, x, lo, hi: x.clamp(lo, hi),
+      In(kind="fixed", values=[1.0, -1.0, 0.0, 2.0, 3.0]),
+      In(kind="fixed", values=[1.0, 0.0, 0.0, 3.0, 1.0]),
+      In(kind="fixed", values=[2.0, -2.0, 0.0, 1.0, 3.0])),
+    C("pow_0dim_tensor_exp", lambda L, x, e: x ** e, In(3, kind="pos"), In()),
+    C("pow_0dim_exp_nograd", lambda L, x, e: x.pow(e), In(3, kind="pos"), In(grad=False)),
+    C("rpow_tensor_0dim_base", lambda L, b, x: b ** x, In(kind="pos", grad=False), In(3)),
+    C("sqrt_negative_nan", lambda L, x: x.sqrt(), In(kind="fixed", values=[-1.0, 0.0, 4.0])),
+    C("log_zero", lambda L, x: x.log(), In(kind="fixed", values=[0.0, 1.0])),
+    C("div_by_zero", lambda L, x, y: x / y, In(kind="fixed", values=[1.0, -1.0, 0.0]),
+      In(kind="fixed", values=[0.0, 0.0, 0.0])),
+    C("abs_at_zero", lambda L, x: x.abs(), In(kind="fixed", values=[0.0, -1.0])),
+    C("relu_at_zero", lambda L, x: x.relu(), In(kind="fixed", values=[0.0, -1.0, 2.0])),
+    C("pow_zero_base_tensor_exp", lambda L, x, y: x ** y, In(kind="fixed", values=[0.0, 0.0, 2.0]),
+      In(kind="fixed", values=[2.0, 0.0, -1.0])),
+    C("where_both_scalars_grad_cond", lambda L, x: L.where(x > 0, x, x * 2), In(3, 4)),
+    C("mul_empty", lambda L, x, y: x * y, In(0, 3), In(3)),
+    C("sum_empty", lambda L, x: x.sum(), In(0, 3)),
+]
+
+
+@pytest.mark.parametrize("fn,specs", EDGE)
+def test_pointwise_edge_cases(fn, specs, device):
+    check_op(fn, specs, "float64", device)
