@@ -2,7 +2,9 @@
 
 Mirrors torchviz's ``torchviz/dot.py`` (``make_dot(var, params, show_attrs, show_saved,
 max_attr_chars)``): the same statements in the same order, the same colours, shapes and labels,
-so the default output of ``make_dot`` equals torchviz's after renaming node ids. Everything is
+so the output of ``make_dot`` equals torchviz's after renaming node ids (wherever torchviz
+declares each node once; otherwise it draws the same picture, minus torchviz's mistakes below).
+Everything is
 duck-typed on ``grad_fn``, ``next_functions``, ``variable``, ``_saved_*`` and ``saved_tensors``,
 so one function draws graphs of both libraries; nothing here imports torch.
 
@@ -277,14 +279,13 @@ class _Builder:
     def saved_problem(self, fn, name: str, problem) -> None:
         """A saved tensor that cannot be unpacked: stale (modified in place) or freed."""
         kind, saved_v, current_v, obj, size = problem
-        if obj is not None:
-            self.saved_tensor(fn, name, obj, (saved_v, current_v))
-        elif kind == "stale":
-            nid = quote(f"{id(fn)}_{name}")
-            self.saved_tensor(fn, name, None, (saved_v, current_v), nid=nid, size=size)
-        else:
-            nid = quote(f"{id(fn)}_{name}")
+        nid = quote(f"{id(fn)}_{name}")  # a node of its own when the object is out of reach
+        if kind == "freed":
             self.saved_tensor(fn, name, None, (None, None), nid=nid, note="\n [freed]")
+        elif obj is not None:
+            self.saved_tensor(fn, name, obj, (saved_v, current_v))
+        else:
+            self.saved_tensor(fn, name, None, (saved_v, current_v), nid=nid, size=size)
 
     def saved_tensor(self, fn, name: str, t, versions, *, nid=None, size=None, note="") -> None:
         """``fn -> t [dir=none]`` and the orange node of ``t`` (unless ``t`` is drawn in a
@@ -477,7 +478,7 @@ class ModuleTracker:
     """
 
     def __init__(self, model):
-        self.model = model
+        self._root = weakref.ref(model)  # weak: the registry below must not keep models alive
         self.names = {}  # id(module) -> qualified name ('' for the root)
         self.classes = {}  # qualified name -> class name
         self.owner = {}  # id(node) -> qualified name of the innermost module that made it
@@ -491,7 +492,7 @@ class ModuleTracker:
             self._handles.append(m.register_forward_hook(self._post, always_call=True))
 
     def _pre(self, module, args, kwargs):
-        if module is self.model:
+        if module is self._root():
             self.owner.clear()
             self._nodes.clear()
             self._frontiers.clear()
