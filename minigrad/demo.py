@@ -119,6 +119,8 @@ def run_demo(epochs: int = 8, optimizer: str = "sgd", lr: float | None = None, s
     except ImportError as e:
         raise SystemExit("minigrad demo compares against PyTorch: pip install torch (CPU wheel "
                          "first on a CPU-only machine), then pip install 'minigrad[test]'") from e
+    # Tiny batches: threads only add contention, and one thread makes the timing comparison fair.
+    torch.set_num_threads(1)
     if lr is None:
         lr = 0.05 if optimizer == "sgd" else 3e-3
     x_train, x_test, y_train, y_test = load_digits_split(seed)

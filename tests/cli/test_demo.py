@@ -63,7 +63,8 @@ def test_demo_default_run_reaches_90_percent():
     assert abs(last.acc["minigrad"] - last.acc["torch"]) <= 0.02
 
 
-def test_cli_demo_prints_table(capsys):
+def test_cli_demo_prints_table(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # rich wraps headers at its default 80 columns
     assert main(["demo", "--epochs", "1", "--optimizer", "adam", "--batch-size", "128"]) == 0
     out = capsys.readouterr().out
     assert "identical" in out
