@@ -18,45 +18,48 @@ INT64_MAX = 2**63 - 1
 
 
 class SelectBackward0(Node):
-    """z = self.select(dim, index).  dz/dself = zeros(self_sym_sizes) with grad at index.
-    Saves: dim, index (both as given, see ``saved_int``), self_sym_sizes."""
+    """z = self.select(dim, index).  dz/dself = zeros(self_sym_sizes) with grad at index
+    (``select_backward``, itself differentiable). Saves: dim, index (both as given, see
+    ``saved_int``), self_sym_sizes."""
 
-    def __init__(self, dim, index, sizes, where):
+    def __init__(self, dim, index, sizes, d, i):
         super().__init__()
         self._save("dim", saved_int(dim))
         self._save("index", saved_int(index))
         self._save("self_sym_sizes", tuple(sizes))
-        self._where = where  # the normalised NumPy index of the selected slice
+        self._d, self._i = d, i  # normalised dim and index
 
     def backward(self, g):
-        out = np.zeros(self._saved["self_sym_sizes"], dtype=g._data.dtype)
-        out[self._where] = g._data
-        return (Tensor._make(out),)
+        return (_embed(g, self._saved["self_sym_sizes"], (slice(None),) * self._d + (self._i,),
+                       SelectBackwardBackward0, self._d, self._i),)
 
 
 class SliceBackward0(Node):
     """z = self[start:end:step] along dim.  dz/dself = zeros(self_sym_sizes) with grad in the
-    slice. Saves: dim, start, end (as given: an open start is 0, an open end INT64_MAX,
-    negative values as unsigned, see ``saved_int``), step, self_sym_sizes."""
+    slice (``slice_backward``, itself differentiable). Saves: dim, start, end (as given: an
+    open start is 0, an open end INT64_MAX, negative values as unsigned, see ``saved_int``),
+    step, self_sym_sizes."""
 
-    def __init__(self, dim, start, end, step, sizes, where):
+    def __init__(self, dim, start, end, step, sizes, d, lo, hi):
         super().__init__()
         self._save("dim", saved_int(dim))
         self._save("end", saved_int(end))
         self._save("self_sym_sizes", tuple(sizes))
         self._save("start", saved_int(start))
         self._save("step", step)
-        self._where = where  # the normalised NumPy index of the slice
+        self._region = (d, lo, hi, step)  # normalised
 
     def backward(self, g):
-        out = np.zeros(self._saved["self_sym_sizes"], dtype=g._data.dtype)
-        out[self._where] = g._data
-        return (Tensor._make(out),)
+        d, lo, hi, step = self._region
+        where = (slice(None),) * d + (slice(lo, hi, step),)
+        return (_embed(g, self._saved["self_sym_sizes"], where, SliceBackwardBackward0,
+                       *self._region),)
 
 
 class IndexBackward0(Node):
     """z = self[indices] (advanced indexing).  dz/dself = zeros(self_sym_sizes) with grad
-    scattered back, repeated indices accumulating. Saves: indices, self_sym_sizes."""
+    scattered back, repeated indices accumulating (``index_put`` with accumulate, itself
+    differentiable). Saves: indices, self_sym_sizes."""
 
     def __init__(self, indices, np_index, sizes):
         super().__init__()
@@ -65,10 +68,64 @@ class IndexBackward0(Node):
         self._np_index = np_index
 
     def backward(self, g):
-        self._get("indices")  # raises if the graph was freed, as PyTorch does
-        out = np.zeros(self._saved["self_sym_sizes"], dtype=g._data.dtype)
-        np.add.at(out, self._np_index, g._data)
-        return (Tensor._make(out),)
+        indices = self._get("indices")  # raises if the graph was freed, as PyTorch does
+        zeros = Tensor._make(np.zeros(self._saved["self_sym_sizes"], dtype=g._data.dtype))
+        out = Tensor._make(zeros._data.copy())
+        np.add.at(out._data, self._np_index, g._data)
+        record(IndexPutImplBackward0, out, (zeros, g), indices, self._np_index)
+        return (out,)
+
+
+# Nodes of the backward formulas above, recorded when the backward pass itself is recorded
+# (``create_graph=True``), so that second derivatives flow through them.
+class SelectBackwardBackward0(Node):
+    """z = select_backward(grad, sizes, dim, index).  dz/dgrad = grad.select(dim, index)."""
+
+    def __init__(self, d, i):
+        super().__init__()
+        self._d, self._i = d, i
+
+    def backward(self, g):
+        return (g.select(self._d, self._i),)
+
+
+class SliceBackwardBackward0(Node):
+    """z = slice_backward(grad, sizes, dim, start, end, step).  dz/dgrad = grad[start:end:step]
+    along dim."""
+
+    def __init__(self, d, lo, hi, step):
+        super().__init__()
+        self._region = (d, lo, hi, step)
+
+    def backward(self, g):
+        d, lo, hi, step = self._region
+        return (slice_dim(g, d, lo, hi, step),)
+
+
+class IndexPutImplBackward0(Node):
+    """z = index_put(self, indices, values, accumulate=True).  dz/dself = grad;
+    dz/dvalues = grad[indices]."""
+
+    def __init__(self, indices, np_index):
+        super().__init__()
+        self._indices, self._np_index = indices, np_index
+
+    def backward(self, g):
+        gs = g if self.next_functions[0][0] is not None else None
+        gv = None
+        if self.next_functions[1][0] is not None:
+            gv = Tensor._make(g._data[self._np_index])
+            record(IndexBackward0, gv, (g,), self._indices, self._np_index, g.shape)
+        return gs, gv
+
+
+def _embed(g, sizes, where, node_cls, *args) -> Tensor:
+    """zeros(sizes) with ``g`` written at ``where`` (a basic NumPy index), recorded as
+    ``node_cls(*args)`` so that it can be differentiated again."""
+    out = Tensor._make(np.zeros(sizes, dtype=g._data.dtype))
+    out._data[where] = g._data
+    record(node_cls, out, (g,), *args)
+    return out
 
 
 def select(self, dim: int, index: int) -> Tensor:
@@ -80,9 +137,9 @@ def select(self, dim: int, index: int) -> Tensor:
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(self.shape)} at dimension {d}")
-    where = (slice(None),) * d + (int(index) % size, Ellipsis)  # Ellipsis: 0-d stays a view
-    out = self._make_view(self._data[where])
-    record(SelectBackward0, out, (self,), dim, int(index), self.shape, where)
+    i = int(index) % size
+    out = self._make_view(self._data[(slice(None),) * d + (i, Ellipsis)])  # 0-d stays a view
+    record(SelectBackward0, out, (self,), dim, int(index), self.shape, d, i)
     return out
 
 
@@ -98,11 +155,11 @@ def slice_dim(self, dim: int, start, end, step: int = 1, saved_dim=None) -> Tens
         raise ValueError("step must be greater than zero")
     size = self.shape[dim]
     lo, hi, _ = slice(start, end, step).indices(size)
-    where = (slice(None),) * dim + (slice(lo, max(hi, lo), step),)
-    out = self._make_view(self._data[where])
+    hi = max(hi, lo)
+    out = self._make_view(self._data[(slice(None),) * dim + (slice(lo, hi, step),)])
     record(SliceBackward0, out, (self,), dim if saved_dim is None else saved_dim,
            0 if start is None else int(start), INT64_MAX if end is None else int(end), step,
-           self.shape, where)
+           self.shape, dim, lo, hi)
     return out
 
 

@@ -276,3 +276,36 @@ EDGE = [
 @pytest.mark.parametrize("fn,specs", EDGE)
 def test_pointwise_edge_cases(fn, specs, device):
     check_op(fn, specs, "float64", device)
+
+
+SECOND_ORDER = {
+    "arith": lambda L, x, y: (x * y + x.pow(3) / (y * y + 1) - 2 / (x * x + 1)).sum(),
+    "unary": lambda L, x, y: (x.tanh() * y.sigmoid() + (x * x + 1).sqrt().log()).sum(),
+    "reductions": lambda L, x, y: ((x.sum(-1, keepdim=True) * y).mean() + x.max(1).values.sum()
+                                   + x.var(0).sum() + (x.logsumexp(1) * y.std(1)).sum()),
+    "softmax": lambda L, x, y: (L.softmax(x, -1) * y).sum() + L.log_softmax(x, 0).exp().sum(),
+    "views": lambda L, x, y: ((x.t().reshape(12) * y.transpose(0, 1).flatten()).sum()
+                              + x[:, 1:].pow(2).sum() + x[1].pow(3).sum()),
+    "matmul": lambda L, x, y: ((x @ y.t()) ** 2).sum() + (x.unsqueeze(0) @ y.mT).pow(2).sum(),
+    "index": lambda L, x, y: (x[[0, 2]] * y[1:]).pow(2).sum() + x[x > 0].pow(3).sum(),
+    "clamp_where": lambda L, x, y: (L.where(x > 0, x * y, y.pow(2)).clamp(-0.5, 0.5) * x).sum(),
+    "cat_stack": lambda L, x, y: (L.cat([x, y], 1).pow(2)).sum() + (L.stack([x, y]) ** 3).sum(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_ORDER))
+def test_second_order(name):
+    """Backward formulas are themselves differentiable: ``create_graph=True`` gradients and
+    the gradients of those gradients match torch (values; the double-backward graph is not
+    compared)."""
+    from minigrad.parity import compare, run_both, to_numpy
+
+    def scenario(lib):
+        rng = np.random.default_rng(0)
+        x, y = (lib.tensor(rng.standard_normal((3, 4)), requires_grad=True) for _ in range(2))
+        gx, gy = lib.autograd.grad(SECOND_ORDER[name](lib, x, y), (x, y), create_graph=True)
+        hx, hy = lib.autograd.grad((gx * gx).sum() + (gx * gy).sum(), (x, y))
+        return [to_numpy(t) for t in (gx, gy, hx, hy)]
+
+    a, b = run_both(scenario)
+    compare(a, b, rtol=1e-9, atol=1e-10)
