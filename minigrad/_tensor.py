@@ -86,6 +86,7 @@ class Tensor:
         self._retains_grad = False
         self._view_meta = None  # for multi-output views (split/unbind): their node name
         self._no_grad_view = False  # a view made under no_grad of a base that requires grad
+        self._view_version = 0  # views: storage version when grad_fn was last set
 
     @classmethod
     def _make(cls, arr: np.ndarray, requires_grad: bool = False) -> Tensor:
@@ -100,12 +101,28 @@ class Tensor:
         t = Tensor._make(arr)
         t._base = self._base if self._base is not None else self
         t._vc = self._vc
-        if not grad_mode.is_grad_enabled() and self._requires_grad:
+        t._view_version = self._vc.value
+        if (not grad_mode.is_grad_enabled() and self._requires_grad) or self._no_grad_view:
             # views made under no_grad keep requires_grad (from the base) but are leaves without
             # a gradient accumulator: a graph built on them later stops there
             t._requires_grad = True
             t._no_grad_view = True
         return t
+
+    def _sync_view(self) -> None:
+        """Views only: if the shared storage was modified in place since this view's
+        ``grad_fn`` was set and the base is part of a graph, the view's history is regenerated
+        as ``AsStridedBackward0(base.grad_fn)`` (as PyTorch does lazily on access)."""
+        if self._vc.value == self._view_version or self._no_grad_view:
+            return
+        self._view_version = self._vc.value
+        base = self._base
+        if self._grad_fn is None and not base._requires_grad:
+            return
+        from ._ops.inplace import AsStridedBackward0
+
+        self._grad_fn = AsStridedBackward0(base, self)
+        self._requires_grad, self._output_nr = True, 0
 
     # ---------------------------------------------------------------- basic properties
     @property
@@ -183,6 +200,8 @@ class Tensor:
     @property
     def requires_grad(self) -> bool:
         """Whether ops on this tensor are recorded for backward."""
+        if self._base is not None:
+            self._sync_view()
         return self._requires_grad
 
     @requires_grad.setter
@@ -215,11 +234,15 @@ class Tensor:
     @property
     def grad_fn(self):
         """The backward node that produced this tensor, or None for leaves."""
+        if self._base is not None:
+            self._sync_view()
         return self._grad_fn
 
     @property
     def is_leaf(self) -> bool:
         """True for tensors not produced by a recorded op (user-created or under no_grad)."""
+        if self._base is not None:
+            self._sync_view()
         return self._grad_fn is None
 
     @property

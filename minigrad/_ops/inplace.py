@@ -1,12 +1,17 @@
 """In-place ops: ``add_ sub_ mul_ div_ pow_ zero_ fill_ copy_ clamp_ relu_ ...``, ``+=``,
-``t[idx] = v``, and the random initialisers ``uniform_``/``normal_``.
+``t[idx] = v`` (``index_put_``), and the random initialisers ``uniform_``/``normal_``.
 
 Mirrors PyTorch's in-place semantics (``torch/csrc/autograd/VariableTypeManual.cpp``,
-``check_inplace``): every in-place op bumps the version counter shared with all views; a leaf
-that requires grad (or a view of one) cannot be modified while grad mode is on; on a non-leaf
-the op *rewrites its history*: the same tensor object gets the op's node as ``grad_fn``.
-Saved inputs that are the modified tensor itself are saved as a clone first (as PyTorch does),
-and saved outputs are re-pointed at the modified tensor.
+``check_inplace``, ``rebase_history``, ``CopySlices`` in ``functions/tensor.cpp``): every in-place
+op bumps the version counter shared with all views; a leaf that requires grad (or a view of one)
+cannot be modified while grad mode is on; on a non-leaf the op *rewrites its history*: the same
+tensor object gets the op's node as ``grad_fn``. Saved inputs that are the modified tensor itself
+are saved as a clone first (as PyTorch does), and saved outputs are re-pointed at the modified
+tensor. An in-place op on a *view* rewrites the history of its base instead: the base gets a
+``CopySlices`` node wrapping the op's node, and the view an ``AsStridedBackward0`` pointing at it.
+``t[idx] = v`` is decomposed as PyTorch does: basic indices give a view (or ``t`` itself when they
+keep everything), then ``fill_`` (0-dim value), ``copy_`` (tensor value) or ``index_put_``
+(integer / bool tensor indices) is applied to it.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ..autograd.graph import Node, SavedTensor, record
+from ..autograd.graph import Node, SavedTensor, edge_of, record
 from . import activation as A
 from . import pointwise as P
 from ._util import as_tensor, attach
@@ -23,24 +28,32 @@ from ._util import as_tensor, attach
 LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_LEAF_MSG = "a view of a leaf Variable that requires grad is being used in an in-place " \
                 "operation."
+NO_GRAD_VIEW_MSG = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+    "code by moving both the view and the inplace either both inside the no_grad block (if you "
+    "don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+    "tracked).")
 
 
 def check_inplace(self: Tensor) -> None:
     """Raise PyTorch's RuntimeError when ``self`` may not be modified in place."""
     if not grad_mode.is_grad_enabled():
         return
-    base = self._base
-    if base is not None and base._requires_grad and base._grad_fn is None and (
-            self._requires_grad):
-        raise RuntimeError(VIEW_LEAF_MSG)
-    if self._requires_grad and self._grad_fn is None and base is None:
-        raise RuntimeError(LEAF_MSG)
+    if self._no_grad_view:
+        raise RuntimeError(NO_GRAD_VIEW_MSG)
     if self._view_meta is not None and self._requires_grad:
         raise RuntimeError(
             f"Output {self._output_nr} of {self._view_meta} is a view and is being modified "
             "inplace. This view is the output of a function that returns multiple views. Such "
             "functions do not allow the output views to be modified inplace. You should replace "
             "the inplace operation by an out-of-place one.")
+    base = self._base
+    if base is not None and base._requires_grad and base._grad_fn is None and (
+            self._requires_grad):
+        raise RuntimeError(VIEW_LEAF_MSG)
+    if self._requires_grad and self._grad_fn is None and base is None:
+        raise RuntimeError(LEAF_MSG)
 
 
 def _write(self: Tensor, r: Tensor) -> None:
@@ -54,28 +67,115 @@ def _write(self: Tensor, r: Tensor) -> None:
 
 
 def _apply_inplace(self: Tensor, compute) -> Tensor:
-    """Run ``compute()`` (the out-of-place op on ``self``), write it into self, rewrite history."""
+    """Run ``compute()`` (the out-of-place op on ``self``), write it into self, rewrite history.
+
+    On a non-view the result's node becomes ``self.grad_fn``. On a view, the base's history is
+    rewritten with ``CopySlices(node)`` and the view gets ``AsStridedBackward0(CopySlices)``.
+    """
     check_inplace(self)
     r = compute()
     node = r._grad_fn
     if node is not None:
-        if self._base is not None:
-            raise NotImplementedError(
-                "minigrad: in-place ops on a view of a tensor that requires grad (CopySlices) "
-                "are not supported yet; use an out-of-place op")
         for name, sv in list(node._saved.items()):
             if isinstance(sv, SavedTensor) and not sv._is_output and sv._tensor is self:
                 node._saved[name] = SavedTensor(self.clone(), node, False)
     _write(self, r)
     self._vc.bump()
     if node is not None:
-        self._grad_fn = node
-        self._requires_grad = True
-        self._output_nr = 0
         for sv in node._saved.values():
             if isinstance(sv, SavedTensor) and sv._is_output:
                 sv._data, sv._vc, sv._saved_version = self._data, self._vc, self._vc.value
+        if self._base is None:
+            self._grad_fn, self._requires_grad, self._output_nr = node, True, 0
+        else:
+            base = self._base
+            copy_slices = CopySlices(base, self, node)
+            base._grad_fn, base._requires_grad, base._output_nr = copy_slices, True, 0
+            self._grad_fn = AsStridedBackward0(base, self)
+            self._requires_grad, self._output_nr = True, 0
+            self._view_version = self._vc.value
     return self
+
+
+def _positions(base: Tensor, view: Tensor) -> np.ndarray:
+    """For every element of ``view``, its flat (C-order) index in ``base`` (same memory)."""
+    b, v = base._data, view._data
+    if not np.shares_memory(b, v) and v.size and b.size:
+        raise RuntimeError("minigrad: a view no longer shares memory with its base (was the "
+                           "base's .data replaced?)")
+
+    def byte_offsets(a):
+        off = np.full(a.shape, a.__array_interface__["data"][0], dtype=np.int64)
+        for d, (n, st) in enumerate(zip(a.shape, a.strides)):
+            off += (np.arange(n, dtype=np.int64) * st).reshape((n,) + (1,) * (a.ndim - d - 1))
+        return off
+
+    bo, vo = byte_offsets(b).reshape(-1), byte_offsets(v)
+    if b.flags.c_contiguous:
+        return (vo - bo[0]) // b.itemsize if bo.size else vo * 0
+    order = np.argsort(bo, kind="stable")
+    return order[np.searchsorted(bo[order], vo)]
+
+
+class AsStridedBackward0(Node):
+    """z = base.as_strided(size, stride, storage_offset): a view whose history was rewritten by
+    an in-place op.  dz/dbase = zeros(base) with grad added at the viewed positions.
+    Saves: size, storage_offset, stride."""
+
+    def __init__(self, base: Tensor, view: Tensor):
+        super().__init__()
+        item = view._data.itemsize
+        self._save("size", tuple(view.shape))
+        self._save("storage_offset", int(
+            view._data.__array_interface__["data"][0] - base._data.__array_interface__["data"][0]
+        ) // item)
+        self._save("stride", tuple(st // item for st in view._data.strides))
+        self._pos, self._base_shape = _positions(base, view), base.shape
+        self.next_functions = (edge_of(base),)
+        self._out_meta.append((view.shape, view.dtype))
+
+    def backward(self, g):
+        out = np.zeros(int(np.prod(self._base_shape)), dtype=g._data.dtype)
+        if 0 in self._saved["stride"]:  # expanded view: several elements share a position
+            np.add.at(out, self._pos.reshape(-1), np.broadcast_to(g._data, self._pos.shape)
+                      .reshape(-1))
+        else:
+            out[self._pos] = g._data
+        return (Tensor._make(out.reshape(self._base_shape)),)
+
+
+class CopySlices(Node):
+    """base[view] = fn(base[view], *others), done in place through a view of ``base``.
+
+    ``fn`` is the node of the in-place op on the view (e.g. ``MulBackward0``); CopySlices takes
+    its place in the base's history: ``next_functions`` is the base's previous edge followed by
+    ``fn``'s edges for its other inputs. Backward: the view's part of the incoming gradient goes
+    through ``fn``; grad wrt the old base = grad with that part replaced by fn's grad wrt its
+    first input; the other inputs get fn's other grads. ``name()`` is
+    ``torch::autograd::CopySlices``. Saves nothing itself (``fn`` keeps its own saved values).
+    """
+
+    def __init__(self, base: Tensor, view: Tensor, fn: Node):
+        super().__init__()
+        self.fn = fn
+        self._pos = _positions(base, view)
+        self.next_functions = (edge_of(base),) + fn.next_functions[1:]
+        self._out_meta.append((base.shape, base.dtype))
+
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"
+
+    def backward(self, g):
+        flat = np.array(g._data, copy=True).reshape(-1)
+        res = self.fn.backward(Tensor._make(flat[self._pos]))
+        grad_base = None
+        if self.next_functions[0][0] is not None:
+            flat[self._pos] = 0 if res[0] is None else res[0]._data
+            grad_base = Tensor._make(flat.reshape(g.shape))
+        return (grad_base,) + tuple(res[1:])
+
+    def _release_variables(self) -> None:
+        self.fn._release_variables()
 
 
 def _inplace_of(fn, doc_name):
@@ -95,7 +195,16 @@ class ZeroBackward0(Node):
 
 
 class FillBackward2(ZeroBackward0):
-    """z = self filled with a scalar, in place.  dz/dself = 0. Saves nothing."""
+    """z = self filled with a Python scalar, in place.  dz/dself = 0. Saves nothing."""
+
+
+class FillBackward3(Node):
+    """z = self filled with a 0-dim tensor ``value``, in place.  dz/dself = 0;
+    dz/dvalue = grad.sum(). Saves nothing."""
+
+    def backward(self, g):
+        return (g * 0 if self.next_functions[0][0] is not None else None,
+                g.sum() if self.next_functions[1][0] is not None else None)
 
 
 class CopyBackwards(Node):
@@ -112,8 +221,36 @@ class CopyBackwards(Node):
     def backward(self, g):
         from ._util import sum_to
 
-        gs = sum_to(g, self._src_shape) if self.next_functions[1][0] is not None else None
+        gs = None
+        if self.next_functions[1][0] is not None:
+            gs = sum_to(g, self._src_shape)
+            if gs.dtype is not self._src_dtype:
+                gs = gs.to(self._src_dtype)
         return (g * 0 if self.next_functions[0][0] is not None else None, gs)
+
+
+class IndexPutBackward0(Node):
+    """z = self.index_put(indices, values) (``self[indices] = values``).
+    dz/dself = grad with zeros at the indexed positions; dz/dvalues = grad[indices] summed to
+    values' shape. Saves: accumulate, indices."""
+
+    def __init__(self, np_index, saved_indices, values):
+        super().__init__()
+        self._save("accumulate", False)
+        self._save("indices", saved_indices)
+        self._np_index, self._values_shape = np_index, values.shape
+
+    def backward(self, g):
+        from ._util import sum_to
+
+        gself = gvals = None
+        if self.next_functions[0][0] is not None:
+            arr = np.array(g._data, copy=True)
+            arr[self._np_index] = 0
+            gself = Tensor._make(arr)
+        if self.next_functions[1][0] is not None:
+            gvals = sum_to(Tensor._make(g._data[self._np_index]), self._values_shape)
+        return gself, gvals
 
 
 def _constant_like(self, value, node_cls, inputs=None, *args):
@@ -128,9 +265,17 @@ def zero_(self) -> Tensor:
 
 
 def fill_(self, value) -> Tensor:
-    """Fill with a scalar in place (``Tensor.fill_``); node ``FillBackward2`` on a non-leaf."""
-    v = value.item() if isinstance(value, Tensor) else value
-    return _apply_inplace(self, lambda: _constant_like(self, v, FillBackward2))
+    """Fill with a value in place (``Tensor.fill_``): node ``FillBackward2`` for a Python
+    scalar, ``FillBackward3`` (two slots: self, value) for a 0-dim tensor.
+
+    Raises RuntimeError for a tensor value with dimensions."""
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value.ndim} dimensions.")
+        return _apply_inplace(self, lambda: _constant_like(self, value.item(), FillBackward3,
+                                                           (self, value)))
+    return _apply_inplace(self, lambda: _constant_like(self, value, FillBackward2))
 
 
 def copy_(self, src, non_blocking: bool = False) -> Tensor:
@@ -138,31 +283,135 @@ def copy_(self, src, non_blocking: bool = False) -> Tensor:
     src = as_tensor(src)
 
     def compute():
-        arr = np.broadcast_to(src._data, self.shape).astype(self._data.dtype)
-        out = Tensor._make(np.array(arr))
+        try:
+            arr = np.broadcast_to(src._data, self.shape)
+        except ValueError:
+            raise RuntimeError(f"The size of tensor a ({self.shape[-1] if self.ndim else 1}) "
+                               f"must match the size of tensor b ({src.shape[-1]}) at "
+                               "non-singleton dimension "
+                               f"{max(self.ndim - 1, 0)}") from None
+        out = Tensor._make(np.array(arr.astype(self._data.dtype, copy=False)))
         record(CopyBackwards, out, (self, src), src)
         return out
 
     return _apply_inplace(self, compute)
 
 
+def _index_put_(self, np_index, saved_indices, values: Tensor) -> Tensor:
+    """``self[np_index] = values`` in place with an ``IndexPutBackward0`` history."""
+
+    def compute():
+        arr = np.array(self._data, copy=True)
+        arr[np_index] = values._data
+        out = Tensor._make(arr)
+        record(IndexPutBackward0, out, (self, values), np_index, saved_indices, values)
+        return out
+
+    return _apply_inplace(self, compute)
+
+
+def _split_index(self, index):
+    """PyTorch's ``applySlicing`` split of ``self[index]``: the basic part (ints, slices, None,
+    Ellipsis) as a tuple for a view, whether it keeps ``self`` whole, and the integer/bool
+    arrays with the dim of the view each applies to."""
+    from .indexing import _as_index_array, _BoolScalar, _dims_used, _is_advanced, _normalize_item
+
+    items = tuple(_normalize_item(i) for i in (index if isinstance(index, tuple) else (index,)))
+    if any(isinstance(i, _BoolScalar) for i in items):
+        return None
+    n_used = sum(_dims_used(i) for i in items)
+    if n_used > self.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {self.ndim}")
+    basic, advanced, d, trivial = [], [], 0, True
+    for ix in items:
+        if ix is Ellipsis:
+            basic += [slice(None)] * (self.ndim - n_used)
+            d += self.ndim - n_used
+        elif _is_advanced(ix):
+            arr = _as_index_array(ix)
+            n = arr.ndim if arr.dtype == np.bool_ else 1
+            basic += [slice(None)] * n
+            advanced.append((d, ix, arr))
+            d += n
+        elif isinstance(ix, slice):
+            basic.append(ix)  # while `trivial`, every earlier item kept a dim of self whole
+            trivial = trivial and ix.step in (None, 1) and ix.start in (None, 0) and (
+                ix.stop is None or ix.stop >= self.shape[len(basic) - 1])
+            d += 1
+        else:  # an int or None
+            basic.append(ix)
+            trivial = False
+            d += ix is None
+    return tuple(basic), trivial, advanced
+
+
 def setitem(self, index, value) -> None:
-    """``self[index] = value`` (in place; bumps ``_version``)."""
-    check_inplace(self)
-    val = value._data if isinstance(value, Tensor) else value
+    """``self[index] = value`` in place (bumps ``_version``), decomposed as PyTorch does.
+
+    Basic indices select a view (``self`` itself when they keep everything); then a 0-dim value
+    is written with ``fill_``, a tensor with ``copy_`` and integer/bool tensor indices with
+    ``index_put_`` (node ``IndexPutBackward0``). On a view the base's history becomes
+    ``CopySlices``. Raises the in-place RuntimeErrors of :func:`check_inplace`, and TypeError
+    for a value that is not a tensor or a Python number (lists, arrays), as PyTorch does.
+    """
+    if not isinstance(value, (Tensor, bool, int, float)):
+        name = type(value).__name__
+        if type(value).__module__ not in ("builtins", None):
+            name = f"{type(value).__module__}.{name}"
+        raise TypeError(f"can't assign a {name} to a minigrad.{self.dtype._legacy}")
+    split = _split_index(self, index)
     needs_graph = grad_mode.is_grad_enabled() and (
         self._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
-    if needs_graph:
-        raise NotImplementedError("minigrad: t[idx] = v on tensors that require grad "
-                                  "(CopySlices) is not supported yet")
+    if split is None or not needs_graph:
+        check_inplace(self)
+        _setitem_data(self, index, value)
+        self._vc.bump()
+        return
+    basic, trivial, advanced = split
+    target = self if trivial else self[basic]
+    value = as_tensor(value, self._data.dtype)
+    stripped = list(value.shape)
+    while stripped and stripped[0] == 1:  # NumPy rule: leading unit dims of the value go
+        stripped.pop(0)
+    if advanced:
+        np_index, saved = _array_index(target, advanced)
+        if len(stripped) != value.ndim:
+            value = value.view(stripped)
+        _index_put_(target, np_index, saved, value)
+    elif value.ndim == 0:
+        fill_(target, value)
+    else:
+        if value.shape != target.shape:  # as PyTorch's copy_to: view, then expand
+            value = value.view(stripped)
+            if value.shape != target.shape:
+                value = value.expand(target.shape)
+        copy_(target, value)
+
+
+def _array_index(target: Tensor, advanced):
+    """NumPy index tuple (and PyTorch's saved ``indices``) for integer / bool index arrays."""
+    np_index, saved, cur = [], [], 0
+    for d, ix, arr in advanced:
+        np_index += [slice(None)] * (d - cur)
+        saved += [None] * (d - cur)
+        np_index.append(arr if arr.dtype == np.bool_ else arr.astype(np.int64))
+        saved.append(ix if isinstance(ix, Tensor) else Tensor._make(arr))
+        cur = d + (arr.ndim if arr.dtype == np.bool_ else 1)
+    return tuple(np_index), tuple(saved)
+
+
+def _setitem_data(self, index, value) -> None:
     from .indexing import _as_index_array, _is_advanced
 
+    val = value._data if isinstance(value, Tensor) else value
     if isinstance(index, tuple):
-        index = tuple(_as_index_array(i) if _is_advanced(i) else i for i in index)
+        index = tuple(_as_index_array(i) if _is_advanced(i) else
+                      (i.item() if isinstance(i, Tensor) else i) for i in index)
     elif _is_advanced(index):
         index = _as_index_array(index)
+    elif isinstance(index, Tensor):
+        index = index.item()
     self._data[index] = val
-    self._vc.bump()
 
 
 def uniform_(self, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:

@@ -39,29 +39,33 @@ def _as_tuple(x):
 
 
 def _seed_grads(outputs, grad_outputs):
-    """Root gradients: ones for one-element outputs, else the given ones (shape-checked)."""
+    """Root gradients, checked in PyTorch's order: each given gradient's type and shape (or,
+    when None, ones for a one-element output that requires grad), then the number of gradients,
+    then that every output requires grad. Raises TypeError / RuntimeError with its wording."""
     from .._tensor import Tensor
 
-    grads = []
     given = _as_tuple(grad_outputs) or (None,) * len(outputs)
-    if len(given) != len(outputs):
-        raise RuntimeError(f"grad requires one gradient per output: got {len(given)} gradients "
-                           f"for {len(outputs)} outputs")
+    grads = []
     for i, (out, g) in enumerate(zip(outputs, given)):
-        if not out.requires_grad:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
-                               "a grad_fn")
         if g is None:
-            if out.numel() != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = Tensor._make(np.ones(out.shape, dtype=out._data.dtype))
+            if out.requires_grad:
+                if out.numel() != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                g = Tensor._make(np.ones(out.shape, dtype=out._data.dtype))
         elif not isinstance(g, Tensor):
-            g = Tensor._make(np.asarray(g, dtype=out._data.dtype))
-        if g.shape != out.shape:
+            raise TypeError(f"gradients can be either Tensors or None, but got "
+                            f"{type(g).__name__}")
+        elif g.shape != out.shape:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of minigrad.Size({list(g.shape)})"
                 f" and output[{i}] has a shape of minigrad.Size({list(out.shape)}).")
         grads.append(g)
+    if len(given) != len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(given)} gradients")
+    for i, out in enumerate(outputs):
+        if not out.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
+                               "a grad_fn")
     return grads
 
 

@@ -280,7 +280,11 @@ class AccumulateGrad(Node):
 
 def edge_of(t):
     """The ``(node, input_nr)`` pair a new node uses to point at input ``t``."""
-    if t is None or not t._requires_grad:
+    if t is None:
+        return (None, 0)
+    if t._base is not None:
+        t._sync_view()
+    if not t._requires_grad:
         return (None, 0)
     if t._grad_fn is not None:
         return (t._grad_fn, t._output_nr)
@@ -299,6 +303,9 @@ def record(node_cls, outputs, inputs, *args):
     """
     if not grad_mode.is_grad_enabled():
         return None
+    for t in inputs:
+        if t is not None and t._base is not None:
+            t._sync_view()  # a view of storage modified in place may have joined a graph
     if not any(t is not None and t._requires_grad for t in inputs):
         return None
     node = node_cls(*args)

@@ -643,6 +643,135 @@ def test_inplace_output_saved_result(device):
     assert_parity(scenario, device=device)
 
 
+# ------------------------------------------------------------------ in-place through views
+VIEW_INPLACE = {
+    "setitem_scalar": lambda b, x, y: b.__setitem__(0, 5.0),
+    "setitem_slice_zero": lambda b, x, y: b.__setitem__((slice(None), slice(1, None)), 0),
+    "setitem_from_x": lambda b, x, y: b.__setitem__(0, x[1]),
+    "setitem_tensor_plain": lambda b, x, y: b.__setitem__(1, y.detach()),
+    "setitem_tensor_grad": lambda b, x, y: b.__setitem__((slice(None), 2), y[:3] * 2),
+    "setitem_0dim_grad": lambda b, x, y: b.__setitem__((1, 2), y[0]),
+    "setitem_full_slice": lambda b, x, y: b.__setitem__(slice(None), 5.0),
+    "setitem_ellipsis_tensor": lambda b, x, y: b.__setitem__(Ellipsis, y.detach()),
+    "setitem_full_grad": lambda b, x, y: b.__setitem__(slice(None), y * 3),
+    "setitem_row_1x4": lambda b, x, y: b.__setitem__(1, (y * 3).unsqueeze(0)),
+    "setitem_col_bcast": lambda b, x, y: b.__setitem__((slice(None), 1), y[:1] * 3),
+    "setitem_mask": lambda b, x, y: b.__setitem__(b > 0, 0.0),
+    "setitem_mask_values": lambda b, x, y: b.__setitem__(x > 0, y[0].expand(1, 6) * 2),
+    "setitem_index_list": lambda b, x, y: b.__setitem__((slice(None), [0, 2]),
+                                                        y[:3].unsqueeze(1)),
+    "setitem_int_and_list": lambda b, x, y: b.__setitem__((0, [0, 3]), y[:2]),
+    "setitem_pairs": lambda b, x, y: b.__setitem__(([0, 2], [1, 3]), y[:2]),
+    "select_mul_": lambda b, x, y: b[0].mul_(2),
+    "t_zero_": lambda b, x, y: b.t().zero_(),
+    "slice_add_grad": lambda b, x, y: b[1:, :2].add_(y[:2]),
+    "view_view_mul_": lambda b, x, y: b[1][1:3].mul_(y[1:3]),
+    "view_exp_": lambda b, x, y: b[2].exp_(),
+    "view_sigmoid_": lambda b, x, y: b[:, 1].sigmoid_(),
+    "reshape_relu_": lambda b, x, y: b.view(12).relu_(),
+    "view_copy_": lambda b, x, y: b[0].copy_(y),
+    "view_fill_tensor": lambda b, x, y: b[1].fill_(y[3]),
+}
+
+
+@pytest.mark.parametrize("op", list(VIEW_INPLACE))
+def test_inplace_through_view(op, device):
+    """In-place on views of a non-leaf (and ``b[idx] = v``): the base's grad_fn becomes
+    CopySlices (or the op itself when the index keeps the whole tensor), the view's
+    AsStridedBackward0; values, versions and gradients match."""
+
+    def scenario(lib, device):
+        x = mk(lib, device, M34, requires_grad=True)
+        y = mk(lib, device, X4, requires_grad=True)
+        b = x * 1
+        VIEW_INPLACE[op](b, x, y)
+        out = {"graph": graph_trace(b), "values": to_numpy(b), "version": b._version,
+               "meta": meta(b)}
+        (b * mk(lib, device, M34 * 3 + 1)).sum().backward()
+        out["x.grad"] = to_numpy(x.grad)
+        out["y.grad"] = None if y.grad is None else to_numpy(y.grad)
+        return out
+
+    assert_parity(scenario, device=device)
+
+
+def test_view_grad_fn_after_inplace(device):
+    def scenario(lib, device):
+        x = mk(lib, device, M34, requires_grad=True)
+        w = mk(lib, device, X4, requires_grad=True)
+        b = x * 1
+        v, col = b[0], b[:, 1]
+        col.mul_(3)
+        out = {"base": graph_trace(b), "modified_view": graph_trace(col),
+               "other_view": graph_trace(v), "view_meta": (meta(col), meta(v))}
+        ag = col.grad_fn
+        out["saved"] = (ag._saved_size, ag._saved_stride, ag._saved_storage_offset)
+        b2 = x * 2
+        v2 = b2[1]
+        b2.add_(w)  # in place on the base itself: existing views see the new history
+        out["base_inplace_view"] = graph_trace(v2)
+        z = (v * w).sum() + (v2 * 2).sum() + (col * col).sum()
+        z.backward()
+        out["x.grad"] = to_numpy(x.grad)
+        out["w.grad"] = to_numpy(w.grad)
+        c = x * 1
+        with lib.no_grad():
+            c.add_(1)
+        out["no_grad_base_change"] = [node_name(n) for n in all_nodes(c[0])]
+        p = mk(lib, device, X4)
+        pv = p[0:2]
+        p.add_(1)
+        out["plain_view"] = (meta(pv), pv._version)
+        return out
+
+    assert_parity(scenario, device=device)
+
+
+def test_setitem_into_plain_tensor(device):
+    def scenario(lib, device):
+        x = mk(lib, device, M34, requires_grad=True)
+        z = lib.zeros(3, 4)
+        if is_torch(lib):
+            z = z.to(device)
+        other = z[2]
+        z[0] = x[0]
+        z[1, 1:3] = x[1, :2] * 2
+        out = {"graph": graph_trace(z), "meta": meta(z), "other_view": meta(other),
+               "version": z._version}
+        (z * (other + 1)).sum().backward()
+        out["x.grad"] = to_numpy(x.grad)
+        rows = []
+        h = lib.zeros(3)
+        if is_torch(lib):
+            h = h.to(device)
+        for i in range(3):
+            h[i] = x[i].sum()
+        h.sum().backward()
+        out["loop"] = (to_numpy(x.grad), graph_trace(h)[:3])
+        rows.append(meta(h))
+        out["rows"] = rows
+        return out
+
+    assert_parity(scenario, device=device)
+
+
+def test_inplace_view_then_saved_check(device):
+    """``h = x.exp(); h[0:2].mul_(2)`` breaks Exp's saved result: error names Exp, version 1."""
+
+    def scenario(lib, device):
+        x = mk(lib, device, X4, requires_grad=True)
+        h = x.exp()
+        h[0:2].mul_(2)
+        out = {"error": err(lambda: h.sum().backward())}
+        h2 = x * 1
+        h2[0:2].mul_(2)
+        h2.exp().sum().backward()
+        out["grad"] = to_numpy(x.grad)
+        return out
+
+    assert_parity(scenario, device=device)
+
+
 # ------------------------------------------------------------------ deep graphs
 def test_deep_chain_backward():
     """100,000 chained ops backpropagate (the engine is iterative), then the graph is dropped."""
