@@ -117,6 +117,30 @@ def _positions(base: Tensor, view: Tensor) -> np.ndarray:
     return order[np.searchsorted(bo[order], vo)]
 
 
+def _gather(g: Tensor, index: tuple) -> Tensor:
+    """``g[index]`` (a tuple of integer arrays), recorded as ``IndexBackward0`` so that it can be
+    differentiated again under ``create_graph``."""
+    from .indexing import IndexBackward0
+
+    out = Tensor._make(g._data[index])
+    record(IndexBackward0, out, (g,), [Tensor._make(i) for i in index], index, g.shape)
+    return out
+
+
+def _scatter(v: Tensor, index: tuple, shape: tuple, unique: bool) -> Tensor:
+    """``zeros(shape)`` with ``v`` added at ``index`` (recorded as ``IndexPutImplBackward0``)."""
+    from .indexing import IndexPutImplBackward0
+
+    zeros = Tensor._make(np.zeros(shape, dtype=v._data.dtype))
+    out = Tensor._make(np.zeros(shape, dtype=v._data.dtype))
+    if unique:
+        out._data[index] = v._data
+    else:  # an expanded view: several of its elements are one element of the base
+        np.add.at(out._data, index, np.broadcast_to(v._data, index[0].shape))
+    record(IndexPutImplBackward0, out, (zeros, v), [Tensor._make(i) for i in index], index)
+    return out
+
+
 class AsStridedBackward0(Node):
     """z = base.as_strided(size, stride, storage_offset): a view whose history was rewritten by
     an in-place op.  dz/dbase = zeros(base) with grad added at the viewed positions.
@@ -130,18 +154,14 @@ class AsStridedBackward0(Node):
             view._data.__array_interface__["data"][0] - base._data.__array_interface__["data"][0]
         ) // item)
         self._save("stride", tuple(st // item for st in view._data.strides))
-        self._pos, self._base_shape = _positions(base, view), base.shape
+        self._index = np.unravel_index(_positions(base, view), base.shape)
+        self._base_shape = base.shape
         self.next_functions = (edge_of(base),)
         self._out_meta.append((view.shape, view.dtype))
 
     def backward(self, g):
-        out = np.zeros(int(np.prod(self._base_shape)), dtype=g._data.dtype)
-        if 0 in self._saved["stride"]:  # expanded view: several elements share a position
-            np.add.at(out, self._pos.reshape(-1), np.broadcast_to(g._data, self._pos.shape)
-                      .reshape(-1))
-        else:
-            out[self._pos] = g._data
-        return (Tensor._make(out.reshape(self._base_shape)),)
+        unique = 0 not in self._saved["stride"]
+        return (_scatter(g, self._index, self._base_shape, unique),)
 
 
 class CopySlices(Node):
@@ -158,7 +178,7 @@ class CopySlices(Node):
     def __init__(self, base: Tensor, view: Tensor, fn: Node):
         super().__init__()
         self.fn = fn
-        self._pos = _positions(base, view)
+        self._index = np.unravel_index(_positions(base, view), base.shape)
         self.next_functions = (edge_of(base),) + fn.next_functions[1:]
         self._out_meta.append((base.shape, base.dtype))
 
@@ -166,12 +186,14 @@ class CopySlices(Node):
         return "torch::autograd::CopySlices"
 
     def backward(self, g):
-        flat = np.array(g._data, copy=True).reshape(-1)
-        res = self.fn.backward(Tensor._make(flat[self._pos]))
+        res = self.fn.backward(_gather(g, self._index))
         grad_base = None
         if self.next_functions[0][0] is not None:
-            flat[self._pos] = 0 if res[0] is None else res[0]._data
-            grad_base = Tensor._make(flat.reshape(g.shape))
+            outside = np.ones(g.shape, dtype=g._data.dtype)
+            outside[self._index] = 0
+            grad_base = g * Tensor._make(outside)
+            if res[0] is not None:
+                grad_base = grad_base + _scatter(res[0], self._index, g.shape, True)
         return (grad_base,) + tuple(res[1:])
 
     def _release_variables(self) -> None:

@@ -755,6 +755,24 @@ def test_setitem_into_plain_tensor(device):
     assert_parity(scenario, device=device)
 
 
+def test_second_order_through_copy_slices(device):
+    """create_graph through CopySlices and AsStridedBackward0: second derivatives match."""
+
+    def scenario(lib, device):
+        x = mk(lib, device, M34.astype(np.float64), requires_grad=True)
+        y = mk(lib, device, X4.astype(np.float64), requires_grad=True)
+        b = x * x
+        v = b[2]
+        b[0] = y * y
+        b[1].mul_(y)
+        z = (b ** 2).sum() + (v * y).exp().sum()
+        gx, gy = lib.autograd.grad(z, [x, y], create_graph=True)
+        hx, hy = lib.autograd.grad((gx ** 2).sum() + (gy * y).sum(), [x, y])
+        return [to_numpy(t) for t in (gx, gy, hx, hy)], graph_trace(v)
+
+    assert_parity(scenario, device=device, rtol=1e-9, atol=1e-9)
+
+
 def test_inplace_view_then_saved_check(device):
     """``h = x.exp(); h[0:2].mul_(2)`` breaks Exp's saved result: error names Exp, version 1."""
 
