@@ -95,6 +95,22 @@ def _padded(x: np.ndarray, kernel, stride, padding, dilation, out_hw, value) -> 
     return out
 
 
+def _window_stack(xp: np.ndarray, kernel, stride, dilation, out_hw) -> np.ndarray:
+    """``(kh * kw, N, C, OH, OW)``: for each kernel position, the cell it covers in every
+    window (a copy). Kernel positions go first because NumPy reduces over a short *leading*
+    axis far faster than over a short trailing one."""
+    win = _windows(xp, kernel, stride, dilation, out_hw)  # (N, C, OH, OW, kh, kw) view
+    return np.moveaxis(win, (4, 5), (0, 1)).reshape((-1,) + win.shape[:4])
+
+
+def _first_argmax(stack: np.ndarray, vals: np.ndarray) -> np.ndarray:
+    """Index along axis 0 of the first entry equal to ``vals`` (PyTorch's scan order)."""
+    arg = np.zeros(vals.shape, dtype=np.int64)
+    for k in range(stack.shape[0] - 1, -1, -1):
+        arg[stack[k] == vals] = k
+    return arg
+
+
 def _as4d(x: np.ndarray) -> np.ndarray:
     return x if x.ndim == 4 else x[None]
 
@@ -126,12 +142,12 @@ class MaxPool2DWithIndicesBackward0(Node):
         return (Tensor._make(gx.astype(x._data.dtype).reshape(x.shape)),)
 
 
-def _special_windows(flat, vals, arg, kernel, stride, pad, dil):
-    """PyTorch's choice of index where NumPy's argmax differs: the *last* NaN of a window
-    wins, and an all ``-inf`` window points at its first cell inside the input."""
+def _special_windows(stack, vals, arg, kernel, stride, pad, dil):
+    """PyTorch's choice of index where a plain comparison says nothing: the *last* NaN of a
+    window wins, and an all ``-inf`` window points at its first cell inside the input."""
     nan = np.isnan(vals)
     if nan.any():
-        last = flat.shape[-1] - 1 - np.isnan(flat[..., ::-1]).argmax(axis=-1)
+        last = stack.shape[0] - 1 - np.isnan(stack[::-1]).argmax(axis=0)
         arg = np.where(nan, last, arg)
     neg = np.isneginf(vals)
     if neg.any():
@@ -164,12 +180,11 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     x = _as4d(input._data)
     low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     xp = _padded(x, kernel, stride_, pad, dil, (oh, ow), low)
-    win = _windows(xp, kernel, stride_, dil, (oh, ow))
-    flat = win.reshape(win.shape[:4] + (-1,))
-    arg = flat.argmax(axis=-1)  # the first maximum, as PyTorch's scan keeps it
-    vals = flat.max(axis=-1)
+    stack = _window_stack(xp, kernel, stride_, dil, (oh, ow))
+    vals = stack.max(axis=0)
+    arg = _first_argmax(stack, vals)  # the first maximum, as PyTorch's scan keeps it
     if x.dtype.kind == "f":
-        arg = _special_windows(flat, vals, arg, kernel, stride_, pad, dil)
+        arg = _special_windows(stack, vals, arg, kernel, stride_, pad, dil)
     ki, kj = np.divmod(arg, kernel[1])
     rows = np.arange(oh)[:, None] * stride_[0] - pad[0] + ki * dil[0]
     cols = np.arange(ow)[None, :] * stride_[1] - pad[1] + kj * dil[1]
@@ -254,7 +269,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         raise RuntimeError("divisor must be not zero")
     x = _as4d(input._data)
     xp = _padded(x, kernel, stride_, pad, (1, 1), (oh, ow), 0)
-    sums = _windows(xp, kernel, stride_, (1, 1), (oh, ow)).sum(axis=(-2, -1))
+    sums = _window_stack(xp, kernel, stride_, (1, 1), (oh, ow)).sum(axis=0)
     if divisor_override is not None:
         divisor = np.asarray(divisor_override, dtype=x.dtype)
     else:
