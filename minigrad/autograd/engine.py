@@ -18,7 +18,7 @@ from __future__ import annotations
 import heapq
 import itertools
 
-from . import grad_mode
+from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad, edge_of, zeros_grad
 
 
@@ -168,7 +168,10 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                 run = needed is None or isinstance(node, AccumulateGrad) and accumulate or any(
                     c in needed for c, _ in node.next_functions if c is not None)
                 if run and not (isinstance(node, AccumulateGrad) and not accumulate):
-                    outs = _call_node(node, grads, retain_graph)
+                    if anomaly_mode._enabled:  # forward traceback on error, NaN check
+                        outs = anomaly_mode.run_node(_call_node, node, grads, retain_graph)
+                    else:
+                        outs = _call_node(node, grads, retain_graph)
                 else:
                     outs = (None,) * len(node.next_functions)
             for (child, nr), g in zip(node.next_functions, outs):

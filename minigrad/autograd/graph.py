@@ -16,7 +16,7 @@ import weakref
 
 import numpy as np
 
-from . import grad_mode
+from . import anomaly_mode, grad_mode
 
 UINT64_MAX = 2**64 - 1
 
@@ -165,6 +165,8 @@ class Node:
         self._tensor_pre_hooks = HookDict()  # hooks registered on output tensors: id -> (nr, fn)
         self._retains_grad: dict = {}  # output_nr -> weakref to the tensor that retains grad
         self._out_meta: list = []  # (shape, dtype) per output, to materialise missing grads
+        if anomaly_mode._enabled:  # remember the forward call that made this node
+            anomaly_mode.on_node_created(self)
 
     # -- identity ---------------------------------------------------------------------------
     def name(self) -> str:
@@ -319,6 +321,8 @@ def record(node_cls, outputs, inputs, *args):
             out._grad_fn = node
             out._output_nr = nr
         node._out_meta.append((out.shape, out.dtype))
+    if anomaly_mode._enabled:
+        anomaly_mode.on_outputs(node, outs)
     return node
 
 
