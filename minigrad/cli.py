@@ -52,7 +52,29 @@ def build_parser() -> argparse.ArgumentParser:
                        help="draw saved tensors (make_dot(show_saved=True))")
     graph.add_argument("--modules", action="store_true",
                        help="group nodes into one cluster per submodule")
+    doctor = sub.add_parser("doctor", help="run one step of a model (built-in or "
+                            "file.py:factory, minigrad or torch) and report unregistered "
+                            "modules, bad gradients and NaN/Inf, with a verdict")
+    doctor.add_argument("target", metavar="TARGET",
+                        help="built-in model (stuck, nan, healthy, dead-relu) or "
+                        "path/to/file.py:factory (returns a model or (model, input))")
+    doctor.add_argument("--input-shape", type=_shape, default=None,
+                        help="shape of a random example input, e.g. 1,3,32,32")
+    doctor.add_argument("--framework", choices=["auto", "minigrad", "torch"], default="auto",
+                        help="library to build with (built-ins / factories taking lib) or "
+                        "expected of the model (default auto)")
     return parser
+
+
+def _shape(text: str) -> tuple:
+    try:
+        dims = tuple(int(d) for d in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated sizes like 1,3,32,32, "
+                                         f"got {text!r}") from None
+    if not dims or any(d < 1 for d in dims):
+        raise argparse.ArgumentTypeError(f"sizes must be positive integers, got {text!r}")
+    return dims
 
 
 def _rich():
@@ -124,10 +146,17 @@ def cmd_graph(args) -> int:
     return 0
 
 
+def cmd_doctor(args) -> int:
+    """Run :func:`minigrad.debug.doctor.run_doctor`: 0 healthy, 1 problems, 2 bad usage."""
+    from .debug.doctor import run_doctor
+
+    return run_doctor(args.target, input_shape=args.input_shape, framework=args.framework)
+
+
 def main(argv=None) -> int:
     """Entry point of the ``minigrad`` console script."""
     args = build_parser().parse_args(argv)
-    handlers = {"demo": cmd_demo, "graph": cmd_graph}
+    handlers = {"demo": cmd_demo, "graph": cmd_graph, "doctor": cmd_doctor}
     return handlers[args.command](args)
 
 

@@ -1,0 +1,220 @@
+"""``find_unregistered``: parts of a model that take part in ``forward`` but that the model does
+not own — so ``parameters()`` (and every optimizer) never sees them.
+
+The classic case (``shared/cases/23``): a ``Sequential`` built inside ``forward()``. Its
+parameters *do* get gradients (they are leaves of the graph), but ``model.parameters()`` does
+not list them, so the optimizer never updates them, and they are rebuilt with fresh random
+weights on every call. Only modules and ``Parameter``\\ s assigned as attributes of a module
+(``self.block = ...``) or put in ``ModuleList`` / ``ModuleDict`` / ``ParameterList`` are
+registered.
+
+One forward (and one gradient computation with ``autograd.grad``, so ``.grad`` is left alone)
+is enough to see it:
+
+* a global forward pre-hook lists every module called during the forward; those not in
+  ``model.modules()`` are unregistered. While the forward runs, ``Module.__init__`` is wrapped
+  to remember where each new module is created (file:line), so a module made in ``forward`` is
+  reported with that line;
+* the graph's leaves (``AccumulateGrad.variable``) that are neither parameters of the model nor
+  its inputs are tensors the optimizer does not own;
+* registered parameters that require grad but receive no gradient are listed too.
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass
+
+from ._util import (
+    current_user_frame,
+    graph_leaves,
+    lib_of,
+    scalar_of,
+    tensors_in,
+    user_frame,
+    where,
+)
+
+__all__ = ["Finding", "find_unregistered"]
+
+
+@dataclass
+class Finding:
+    """One problem found in a model.
+
+    ``kind``: ``"unregistered_module"``, ``"recreated_module"``, ``"unregistered_tensor"`` or
+    ``"no_grad"``; ``name``: what it is about (module class or parameter name); ``message``:
+    what is wrong; ``fix``: how to fix it; ``where``: ``file:line: code`` when known.
+    """
+
+    kind: str
+    name: str
+    message: str
+    fix: str
+    where: str | None = None
+
+    def __str__(self) -> str:
+        loc = f"\n    at {self.where}" if self.where else ""
+        return f"[{self.kind}] {self.message}{loc}\n    fix: {self.fix}"
+
+
+def _module_base(lib):
+    return lib.nn.Module
+
+
+def _container_attr(model, target):
+    """``(module name, attribute, container type)`` when ``target`` sits in a plain list /
+    tuple / dict attribute of a registered module, else None."""
+    for mod_name, mod in model.named_modules():
+        for attr, value in vars(mod).items():
+            items = value.values() if isinstance(value, dict) else value \
+                if isinstance(value, (list, tuple)) else ()
+            if not attr.startswith("_") and any(item is target for item in items):
+                return mod_name, attr, type(value).__name__
+    return None
+
+
+def _tensor_attr(model, target):
+    """``(module name, attribute)`` when ``target`` is a plain tensor attribute of a registered
+    module, else None."""
+    for mod_name, mod in model.named_modules():
+        for attr, value in vars(mod).items():
+            if value is target:
+                return mod_name, attr
+    return None
+
+
+def find_unregistered(model, *inputs, **kwargs) -> list:
+    """Run ``model(*inputs, **kwargs)`` once and report what it uses but does not own.
+
+    Works on ``minigrad.nn.Module`` and ``torch.nn.Module`` models. Returns a list of
+    :class:`Finding` (empty when everything is registered). Gradients are computed with
+    ``autograd.grad`` on the sum of the floating outputs, so no ``.grad`` is modified; the
+    forward itself runs as usual (in the model's current train/eval mode). Exceptions from the
+    model propagate unchanged.
+    """
+    lib = lib_of(model)
+    base = _module_base(lib)
+    registered = {id(m) for m in model.modules()}
+    created: dict = {}  # id(module) -> (module, creation frame)
+    called: dict = {}  # id(module) -> (module, call frame)
+
+    original_init = base.__init__
+
+    def recording_init(self, *args, **kw):
+        original_init(self, *args, **kw)
+        if id(self) not in created:
+            created[id(self)] = (self, user_frame(traceback.extract_stack()[:-1],
+                                                  skip_init=True))
+
+    def pre_hook(module, args):
+        if id(module) not in called:
+            called[id(module)] = (module, current_user_frame())
+
+    handle = lib.nn.modules.module.register_module_forward_pre_hook(pre_hook)
+    base.__init__ = recording_init
+    try:
+        output = model(*inputs, **kwargs)
+    finally:
+        base.__init__ = original_init
+        handle.remove()
+    return _analyse(lib, model, inputs, kwargs, output, registered, created, called)
+
+
+def _analyse(lib, model, inputs, kwargs, output, registered_before, created, called) -> list:
+    findings: list = []
+    registered_now = {id(m) for m in model.modules()}
+    unregistered = [(m, frame) for key, (m, frame) in called.items()
+                    if key not in registered_now]
+    # report only the outermost unregistered module of a nest (the Sequential, not its Linear)
+    inner = {id(child) for m, _ in unregistered for child in m.modules() if child is not m}
+    owner_of: dict = {}  # id(tensor) -> (module description, parameter name)
+    for m, call_frame in unregistered:
+        if id(m) in inner:
+            continue
+        n_params = sum(1 for _ in m.parameters())
+        what = f"{type(m).__name__} ({n_params} parameter tensors)"
+        made = created.get(id(m))
+        for p_name, p in m.named_parameters():
+            owner_of[id(p)] = (type(m).__name__, p_name)
+        container = _container_attr(model, m)
+        if made is not None:
+            message = (f"{what} is created inside forward() on every call and is not registered "
+                       "on the model: model.parameters() does not list its parameters, so no "
+                       "optimizer updates them, and it starts from fresh random weights each "
+                       "call")
+            fix = ("create it once in __init__ and assign it as an attribute "
+                   f"(self.block = {type(m).__name__}(...)), then call self.block(x) in forward")
+            loc = where(made[1])
+        elif container is not None:
+            mod_name, attr, ctype = container
+            holder = f"'{mod_name}.{attr}'" if mod_name else f"'{attr}'"
+            message = (f"{what} is called in forward() but is kept in a plain Python {ctype} "
+                       f"{holder}, so it is not registered: its parameters are not in "
+                       "model.parameters()")
+            fix = "use nn.ModuleList (for a list) or nn.ModuleDict (for a dict) instead"
+            loc = where(call_frame)
+        else:
+            message = (f"{what} is called in forward() but is not a registered submodule of the "
+                       "model, so its parameters are not in model.parameters()")
+            fix = ("assign it as an attribute of the model in __init__ (self.name = module), or "
+                   "add it with add_module / nn.ModuleList")
+            loc = where(call_frame)
+        findings.append(Finding("unregistered_module", type(m).__name__, message, fix, loc))
+
+    for key, (m, frame) in created.items():  # registered, but made during this forward
+        if key in registered_now and key not in registered_before:
+            name = next(n for n, mm in model.named_modules() if mm is m)
+            findings.append(Finding(
+                "recreated_module", name,
+                f"submodule '{name}' ({type(m).__name__}) is assigned inside forward(): it is "
+                "registered only after the first call and replaced by a new one with fresh "
+                "weights on every call, so the optimizer holds stale parameters",
+                f"create it once in __init__ (self.{name.split('.')[-1]} = "
+                f"{type(m).__name__}(...))", where(frame)))
+
+    params = dict(model.named_parameters())
+    param_ids = {id(p) for p in params.values()}
+    input_ids = {id(t) for t in tensors_in(list(inputs) + list(kwargs.values()))}
+    leaves = graph_leaves(output)
+    for leaf in leaves:
+        if id(leaf) in param_ids or id(leaf) in input_ids:
+            continue
+        shape = tuple(leaf.shape)
+        if id(leaf) in owner_of:
+            cls, p_name = owner_of[id(leaf)]
+            findings.append(Finding(
+                "unregistered_tensor", f"{cls}.{p_name}",
+                f"parameter '{p_name}' {shape} of the unregistered {cls} reaches the graph "
+                "(it gets a gradient) but is not in model.parameters(): the optimizer never "
+                "updates it", "register its module (see above)"))
+            continue
+        attr = _tensor_attr(model, leaf)
+        label = f"'{attr[0]}.{attr[1]}'" if attr and attr[0] else \
+            f"'{attr[1]}'" if attr else "a tensor"
+        findings.append(Finding(
+            "unregistered_tensor", label.strip("'"),
+            f"{label} {shape} requires grad and reaches the graph as a leaf but is not a "
+            "registered parameter of the model: the optimizer never updates it",
+            "wrap it in nn.Parameter and assign it as a module attribute (or pass it to the "
+            "optimizer); use register_buffer if it should not be trained"))
+
+    reached = _gradients(lib, output, leaves)
+    for name, p in params.items():
+        if p.requires_grad and reached.get(id(p)) is None:
+            findings.append(Finding(
+                "no_grad", name,
+                f"registered parameter '{name}' {tuple(p.shape)} received no gradient: it is "
+                "not used in forward (or only through detached / no_grad computations)",
+                "use it in forward, or remove it / set requires_grad_(False) if it is unused"))
+    return findings
+
+
+def _gradients(lib, output, leaves) -> dict:
+    """id(leaf) -> gradient (or None) of the sum of the outputs, via ``autograd.grad``."""
+    scalar = scalar_of(output)
+    wanted = [t for t in leaves if t.requires_grad]
+    if scalar is None or not wanted:
+        return {}
+    grads = lib.autograd.grad(scalar, wanted, allow_unused=True)
+    return {id(t): g for t, g in zip(wanted, grads)}
