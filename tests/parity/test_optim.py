@@ -125,9 +125,6 @@ def test_adam_steps(case, device):
                                              ("Adam", ADAM_CASES["amsgrad"])])
 def test_steps_with_nn_linear(opt_name, kwargs, device):
     """The same MLP built from ``nn.Linear`` (fresh weights start at ``_version`` 1)."""
-    F = pytest.importorskip("minigrad.nn.functional")
-    if not hasattr(F, "linear"):
-        pytest.skip("minigrad.nn.functional.linear missing")
     assert_parity(train_trace, opt_name, kwargs, use_nn=True, device=device)
 
 
