@@ -63,14 +63,18 @@ def _module_base(lib):
 
 
 def _container_attr(model, target):
-    """``(module name, attribute, container type)`` when ``target`` sits in a plain list /
-    tuple / dict attribute of a registered module, else None."""
+    """``('block.layers[0]', container type)`` when ``target`` sits in a plain list / tuple /
+    dict attribute of a registered module, else None."""
     for mod_name, mod in model.named_modules():
         for attr, value in vars(mod).items():
-            items = value.values() if isinstance(value, dict) else value \
+            if attr.startswith("_"):
+                continue
+            items = value.items() if isinstance(value, dict) else enumerate(value) \
                 if isinstance(value, (list, tuple)) else ()
-            if not attr.startswith("_") and any(item is target for item in items):
-                return mod_name, attr, type(value).__name__
+            for key, item in items:
+                if item is target:
+                    label = f"{mod_name}.{attr}" if mod_name else attr
+                    return f"{label}[{key!r}]", type(value).__name__
     return None
 
 
@@ -128,16 +132,16 @@ def _analyse(lib, model, inputs, kwargs, output, registered_before, created, cal
                     if key not in registered_now]
     # report only the outermost unregistered module of a nest (the Sequential, not its Linear)
     inner = {id(child) for m, _ in unregistered for child in m.modules() if child is not m}
-    owner_of: dict = {}  # id(tensor) -> (module description, parameter name)
+    owned: list = []  # (module label, parameter name, parameter) of unregistered modules
     for m, call_frame in unregistered:
         if id(m) in inner:
             continue
         n_params = sum(1 for _ in m.parameters())
         what = f"{type(m).__name__} ({n_params} parameter tensors)"
         made = created.get(id(m))
-        for p_name, p in m.named_parameters():
-            owner_of[id(p)] = (type(m).__name__, p_name)
         container = _container_attr(model, m)
+        label = container[0] if container is not None and made is None else type(m).__name__
+        owned += [(label, p_name, p) for p_name, p in m.named_parameters()]
         if made is not None:
             message = (f"{what} is created inside forward() on every call and is not registered "
                        "on the model: model.parameters() does not list its parameters, so no "
@@ -147,10 +151,9 @@ def _analyse(lib, model, inputs, kwargs, output, registered_before, created, cal
                    f"(self.block = {type(m).__name__}(...)), then call self.block(x) in forward")
             loc = where(made[1])
         elif container is not None:
-            mod_name, attr, ctype = container
-            holder = f"'{mod_name}.{attr}'" if mod_name else f"'{attr}'"
+            holder, ctype = container
             message = (f"{what} is called in forward() but is kept in a plain Python {ctype} "
-                       f"{holder}, so it is not registered: its parameters are not in "
+                       f"({holder}), so it is not registered: its parameters are not in "
                        "model.parameters()")
             fix = "use nn.ModuleList (for a list) or nn.ModuleDict (for a dict) instead"
             loc = where(call_frame)
@@ -160,7 +163,7 @@ def _analyse(lib, model, inputs, kwargs, output, registered_before, created, cal
             fix = ("assign it as an attribute of the model in __init__ (self.name = module), or "
                    "add it with add_module / nn.ModuleList")
             loc = where(call_frame)
-        findings.append(Finding("unregistered_module", type(m).__name__, message, fix, loc))
+        findings.append(Finding("unregistered_module", label, message, fix, loc))
 
     for key, (m, frame) in created.items():  # registered, but made during this forward
         if key in registered_now and key not in registered_before:
@@ -177,18 +180,20 @@ def _analyse(lib, model, inputs, kwargs, output, registered_before, created, cal
     param_ids = {id(p) for p in params.values()}
     input_ids = {id(t) for t in tensors_in(list(inputs) + list(kwargs.values()))}
     leaves = graph_leaves(output)
+    leaf_ids = {id(t) for t in leaves}
+    owned_ids = set()
+    for label, p_name, p in owned:  # in each unregistered module's parameter order
+        if id(p) in leaf_ids and id(p) not in owned_ids:
+            owned_ids.add(id(p))
+            findings.append(Finding(
+                "unregistered_tensor", f"{label}.{p_name}",
+                f"parameter '{p_name}' {tuple(p.shape)} of the unregistered {label} reaches the "
+                "graph (it gets a gradient) but is not in model.parameters(): the optimizer "
+                "never updates it", "register its module (see above)"))
     for leaf in leaves:
-        if id(leaf) in param_ids or id(leaf) in input_ids:
+        if id(leaf) in param_ids or id(leaf) in input_ids or id(leaf) in owned_ids:
             continue
         shape = tuple(leaf.shape)
-        if id(leaf) in owner_of:
-            cls, p_name = owner_of[id(leaf)]
-            findings.append(Finding(
-                "unregistered_tensor", f"{cls}.{p_name}",
-                f"parameter '{p_name}' {shape} of the unregistered {cls} reaches the graph "
-                "(it gets a gradient) but is not in model.parameters(): the optimizer never "
-                "updates it", "register its module (see above)"))
-            continue
         attr = _tensor_attr(model, leaf)
         label = f"'{attr[0]}.{attr[1]}'" if attr and attr[0] else \
             f"'{attr[1]}'" if attr else "a tensor"
