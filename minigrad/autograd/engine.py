@@ -66,9 +66,7 @@ def _call_tensor_hooks(node, grads):
         hooks = [(0, fn) for fn in node.variable._backward_hooks.values()]
     else:
         hooks = list(node._tensor_pre_hooks.values())
-    for nr, fn in hooks:
-        if grads[nr] is None:
-            continue
+    for nr, fn in hooks:  # called even for an undefined (None) gradient, as in PyTorch
         new = fn(grads[nr])
         if new is not None:
             _check_hook_result(fn, new, grads[nr])
@@ -80,21 +78,54 @@ def _call_tensor_hooks(node, grads):
     return grads
 
 
+def _hook_name(fn) -> str:
+    return getattr(fn, "__name__", repr(fn))
+
+
 def _check_hook_result(fn, new, old):
+    """A hook's replacement for gradient ``old`` (PyTorch's ``check_single_result``)."""
     from .._tensor import Tensor
 
+    if old is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
     if not isinstance(new, Tensor):
-        raise TypeError(f"expected Tensor or None from hook, but got {type(new).__name__}")
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    if new.dtype != old.dtype:
+        raise RuntimeError(f"hook '{_hook_name(fn)}' has changed the type of value (was "
+                           f"{old.type()} got {new.type()})")
     if new.shape != old.shape:
-        name = getattr(fn, "__name__", repr(fn))
-        raise RuntimeError(f"hook '{name}' has changed the size of value")
+        raise RuntimeError(f"hook '{_hook_name(fn)}' has changed the size of value")
+
+
+def _check_hook_tuple(fn, new, old) -> list:
+    """A node hook's replacement tuple for ``old`` (one entry per gradient; None keeps none)."""
+    if not isinstance(new, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
+    if len(new) != len(old):
+        raise RuntimeError(f"hook '{_hook_name(fn)}' has returned an incorrect number of values "
+                           f"(got {len(new)}, but expected {len(old)})")
+    for n, o in zip(new, old):
+        if n is not None:
+            _check_hook_result(fn, n, o)
+    return list(new)
+
+
+def _check_post_accumulate_result(new, var) -> None:
+    from .._tensor import Tensor
+
+    if new is None or new is var:
+        return
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
 def _call_node(node, grads, retain_graph):
     for fn in list(node._pre_hooks.values()):
         new = fn(tuple(grads))
         if new is not None:
-            grads = list(new)
+            grads = _check_hook_tuple(fn, new, grads)
+    raw = tuple(grads)  # what post hooks see as grad_outputs (None where nothing arrived)
     if all(g is None for g in grads):
         outs = (None,) * len(node.next_functions)
     else:
@@ -106,11 +137,11 @@ def _call_node(node, grads, retain_graph):
         node._release_variables()
     if isinstance(node, AccumulateGrad):
         for fn in list(node.variable._post_accumulate_grad_hooks.values()):
-            fn(node.variable)
+            _check_post_accumulate_result(fn(node.variable), node.variable)
     for fn in list(node._post_hooks.values()):
-        new = fn(tuple(outs), tuple(grads))
+        new = fn(tuple(outs), raw)
         if new is not None:
-            outs = tuple(new)
+            outs = tuple(_check_hook_tuple(fn, new, tuple(outs)))
     return outs
 
 
