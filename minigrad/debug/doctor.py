@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._util import lib_of, tensors_in
+from ._util import is_internal, lib_of, tensors_in
 from .anomaly import first_nonfinite
 from .monitor import GradientFlowMonitor
 from .unregistered import find_unregistered
@@ -225,8 +225,16 @@ def _load_factory(path: str, name: str):
 
 
 def _last_frames(exc, n: int = 2) -> str:
-    frames = traceback.extract_tb(exc.__traceback__)[-n:]
-    return "".join(traceback.format_list(frames)).rstrip()
+    """The last ``n`` frames of user code in the exception's traceback, and the frame that
+    raised (doctor's own frames left out)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    here = os.path.dirname(os.path.abspath(__file__))
+    user = [f for f in frames if not is_internal(f.filename)
+            and not os.path.abspath(f.filename).startswith(here)]
+    picked = user[-n:]
+    if frames and (not picked or picked[-1] is not frames[-1]):
+        picked.append(frames[-1])
+    return "".join(traceback.format_list(picked)).rstrip()
 
 
 # ---------------------------------------------------------------------------- diagnosis

@@ -1,0 +1,132 @@
+"""Cost of watching gradients: a training step with ``GradientFlowMonitor`` attached vs without.
+
+Not a test: prints the median step time without and with the monitor and their ratio (target:
+<= 1.5x), in minigrad and in PyTorch, for the cases of ``python -m benchmarks`` (the demo CNN,
+batch 64; a 64-128-128-10 MLP, batch 128) and a larger MLP (784-512-512-10, batch 128). A step
+is forward, cross-entropy, backward and an SGD update; the monitor watches every module and
+every parameter, in its default mode (``auto``: full backward hooks where the module has them —
+minigrad falls back to tensor hooks until they exist) and in ``mode="tensor"``. For torch the
+row "no-op full hooks" shows what PyTorch's own full backward hooks cost with hooks that do
+nothing: the floor for any tool built on them.
+
+Run: ``python -m benchmarks.bench_monitor [--repeat 50]`` from the repository root.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+import warnings
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # one thread for both libraries (fair timing)
+
+import numpy as np  # noqa: E402
+
+
+def mlp_small(lib):
+    nn = lib.nn
+    return nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 128), nn.ReLU(),
+                         nn.Linear(128, 10))
+
+
+def mlp_large(lib):
+    nn = lib.nn
+    return nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
+                         nn.Linear(512, 10))
+
+
+def demo_cnn(lib):
+    from minigrad.demo import build_cnn
+
+    return build_cnn(lib)
+
+
+CASES = {"demo CNN (b64)": (demo_cnn, (64, 1, 8, 8)),
+         "MLP 64-128-128-10 (b128)": (mlp_small, (128, 64)),
+         "MLP 784-512-512-10 (b128)": (mlp_large, (128, 784))}
+
+
+def make_step(lib, build, shape):
+    """``(model, step)``: one SGD training step of ``build(lib)`` on fixed random data."""
+    lib.manual_seed(0)
+    model = build(lib)
+    rng = np.random.default_rng(0)
+    x = lib.tensor(rng.standard_normal(shape).astype(np.float32))
+    y = lib.tensor(rng.integers(0, 10, shape[0]))
+    opt = lib.optim.SGD(model.parameters(), lr=0.01)
+    loss_fn = lib.nn.CrossEntropyLoss()
+
+    def step():
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+        opt.step()
+
+    return model, step
+
+
+def median_time(fn, repeat: int) -> float:
+    """Median seconds of ``repeat`` calls (after three warm-up calls)."""
+    for _ in range(3):
+        fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def main(argv=None) -> list:
+    """Print one line per (library, case, variant); returns rows
+    ``(library, case, variant, ms without, ms with, ratio)``."""
+    import minigrad
+    from minigrad.debug import GradientFlowMonitor
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=50)
+    args = parser.parse_args(argv)
+    libs = [minigrad]
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+        libs.append(torch)
+    except ImportError:
+        print("torch not installed: minigrad only")
+    warnings.simplefilter("ignore")  # torch: "Full backward hook is firing ..." (expected)
+    rows = []
+    print(f"{'library':<9} {'case':<26} {'variant':<17} {'step ms':>8} {'watched ms':>11} "
+          f"{'ratio':>6}")
+    for lib in libs:
+        for case, (build, shape) in CASES.items():
+            model, step = make_step(lib, build, shape)
+            plain = median_time(step, args.repeat)
+            variants = {"monitor (auto)": {}, "monitor (tensor)": {"mode": "tensor"}}
+            for variant, kw in variants.items():
+                with GradientFlowMonitor(model, **kw) as mon:
+                    watched = median_time(step, args.repeat)
+                assert mon.records()[0].calls > 0
+                rows.append((lib.__name__, case, variant, plain, watched, watched / plain))
+            if lib.__name__ == "torch":
+                handles = [m.register_full_backward_hook(lambda *a: None)
+                           for m in model.modules()]
+                watched = median_time(step, args.repeat)
+                for h in handles:
+                    h.remove()
+                rows.append((lib.__name__, case, "no-op full hooks", plain, watched,
+                             watched / plain))
+            for r in rows[-len(variants) - (lib.__name__ == "torch"):]:
+                print(f"{r[0]:<9} {r[1]:<26} {r[2]:<17} {r[3] * 1e3:>8.2f} {r[4] * 1e3:>11.2f} "
+                      f"{r[5]:>5.2f}x")
+    ours = [r for r in rows if r[2].startswith("monitor")]
+    over = [r for r in ours if r[5] > 1.5]
+    print(f"target <= 1.5x: {len(ours) - len(over)} of {len(ours)} monitor rows within it"
+          + ("" if not over else "; over: " + ", ".join(f"{r[0]} {r[1]} {r[2]} {r[5]:.2f}x"
+                                                         for r in over)))
+    return rows
+
+
+if __name__ == "__main__":
+    main()
