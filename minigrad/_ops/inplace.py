@@ -48,6 +48,14 @@ def check_inplace(self: Tensor) -> None:
             "inplace. This view is the output of a function that returns multiple views. Such "
             "functions do not allow the output views to be modified inplace. You should replace "
             "the inplace operation by an out-of-place one.")
+    if getattr(self, "_custom_fn_view", None) and self._requires_grad:  # see function.py
+        raise RuntimeError(
+            f"Output {self._output_nr} of {self._custom_fn_view} is a view and is being modified "
+            "inplace. This view was created inside a custom Function (or because an input was "
+            "returned as-is) and the autograd logic to handle view+inplace would override the "
+            "custom backward associated with the custom Function, leading to incorrect "
+            "gradients. This behavior is forbidden. You can fix this by cloning the output of "
+            "the custom Function.")
     base = self._base
     if base is not None and base._requires_grad and base._grad_fn is None and (
             self._requires_grad):

@@ -86,7 +86,7 @@ class BackwardCFunction(Node, FunctionCtx):
                             f"Function {name} returned an invalid gradient at index {slot} - got "
                             f"{list(g.shape)} but expected shape compatible with {list(want)}")
                     g = g.reshape(want)
-            out.append(g if node is not None else None)
+            out.append(g)  # kept for a slot without an edge: post hooks see it (as PyTorch)
         return tuple(out)
 
 
@@ -139,13 +139,14 @@ class Function:
         outs = (outputs,) if single else outputs
         record = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
         if record:
-            outs = tuple(_as_output(o, args) for o in outs)
-            ctx.next_functions = tuple(edge_of(args[i]) for i in ctx._tensor_slots)
             skip = {id(t) for t in getattr(ctx, "non_differentiable", ())}
-            for nr, o in enumerate(outs):
+            originals = outs
+            outs = tuple(_as_output(o, args, cls.__name__) for o in outs)
+            ctx.next_functions = tuple(edge_of(args[i]) for i in ctx._tensor_slots)
+            for nr, (o, orig) in enumerate(zip(outs, originals)):
                 if isinstance(o, Tensor):
                     ctx._out_meta.append((o.shape, o.dtype))
-                    if id(o) not in skip and o.dtype.is_floating_point:
+                    if id(orig) not in skip and o.dtype.is_floating_point:
                         o._requires_grad, o._grad_fn, o._output_nr = True, ctx, nr
             saved = getattr(ctx, "to_save", ())
             ctx._ctx_saved = [SavedTensor(t, ctx, any(t is o for o in outs))
@@ -157,10 +158,13 @@ class Function:
         return outs[0] if single else outs
 
 
-def _as_output(o, args):
-    """An output that *is* an input becomes a view of it (as PyTorch does)."""
+def _as_output(o, args, fn_name):
+    """An output that *is* an input becomes a view of it (as PyTorch does), remembered as made
+    by custom Function ``fn_name``: modifying it in place is then an error."""
     if any(o is a for a in args):
-        return o._make_view(o._data)
+        view = o._make_view(o._data)
+        view._custom_fn_view = fn_name
+        return view
     return o
 
 
