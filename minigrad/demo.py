@@ -9,6 +9,7 @@ is the point: ``import minigrad as torch`` works for this code.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field
 
@@ -112,15 +113,30 @@ def run_demo(epochs: int = 8, optimizer: str = "sgd", lr: float | None = None, s
     ``progress(step, total)`` is called after every step when given. Returns a
     :class:`DemoResult`; raises SystemExit with install advice when torch/sklearn are missing.
     """
-    import minigrad
-
     try:
         import torch
     except ImportError as e:
         raise SystemExit("minigrad demo compares against PyTorch: pip install torch (CPU wheel "
                          "first on a CPU-only machine), then pip install 'minigrad[test]'") from e
-    # Tiny batches: threads only add contention, and one thread makes the timing comparison fair.
+    # Tiny batches: threads only add contention (a multi-threaded BLAS on small matrices is many
+    # times slower on a busy machine), and one thread each makes the timing comparison fair.
     torch.set_num_threads(1)
+    with _one_blas_thread():
+        return _train_both(epochs, optimizer, lr, seed, batch_size, progress, torch)
+
+
+def _one_blas_thread():
+    """Limit NumPy's BLAS to one thread while the demo runs (threadpoolctl, from scikit-learn)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - installed with scikit-learn
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1)
+
+
+def _train_both(epochs, optimizer, lr, seed, batch_size, progress, torch) -> DemoResult:
+    import minigrad
+
     if lr is None:
         lr = 0.05 if optimizer == "sgd" else 3e-3
     x_train, x_test, y_train, y_test = load_digits_split(seed)

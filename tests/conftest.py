@@ -6,6 +6,16 @@ import minigrad
 
 torch = pytest.importorskip("torch")
 
+# Tests use tiny arrays: BLAS/OpenMP threads only add contention under pytest-xdist (a
+# multi-threaded OpenBLAS on small matrices is many times slower on a busy 2-core machine).
+torch.set_num_threads(1)
+try:
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1)
+except ImportError:  # pragma: no cover - threadpoolctl is in the test extra
+    pass
+
 
 @pytest.fixture(params=["cpu", pytest.param("cuda", marks=pytest.mark.cuda)])
 def device(request):
