@@ -93,7 +93,14 @@ from ._ops.shape import (
     unsqueeze,
 )
 from ._tensor import Size, Tensor
-from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 
 float = float32  # noqa: A001
 double = float64

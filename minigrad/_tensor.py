@@ -33,6 +33,46 @@ _SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "in
                  "int32": "Int", "uint8": "Byte", "bool": "Bool"}
 
 
+_META_SUFFIX = {
+    "multi_output": " This view is the output of a function that returns multiple views. Such "
+                    "functions do not allow the output views to be modified inplace. You should "
+                    "replace the inplace operation by an out-of-place one.",
+    "no_grad": " Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+               "clarify your code by moving both the view and the inplace either both inside the "
+               "no_grad block (if you don't want the inplace to be tracked) or both outside (if "
+               "you want the inplace to be tracked).",
+    "inference": " Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+                 "clarify your code by moving both the view and the inplace either both inside the "
+                 "inference_mode block (if you don't want the inplace to be tracked) or both "
+                 "outside (if you want the inplace to be tracked).",
+    "custom_function": " This view was created inside a custom Function (or because an input was "
+                       "returned as-is) and the autograd logic to handle view+inplace would "
+                       "override the custom backward associated with the custom Function, leading "
+                       "to incorrect gradients. This behavior is forbidden. You can fix this by "
+                       "cloning the output of the custom Function.",
+}
+
+
+def view_rebase_message(view: Tensor, indirect: bool) -> str:
+    """PyTorch's error for an in-place change that would rewrite the history of a view that was
+    not created in the normal way (``view._creation_meta``: made under no_grad or inference
+    mode, one of several views returned by one op, or returned by a custom Function).
+    ``indirect``: the base or another view was modified (noticed when the view is next used)."""
+    fn, meta = view._grad_fn, view._creation_meta
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    name = None if fn is None else fn.name().rsplit("Backward", 1)[0]
+    if meta in ("no_grad", "inference") or fn is None:
+        head = ("A view was created in" if fn is None else
+                f"Output {view._output_nr} of {name} is a view of a view which was created in")
+        if meta == "inference":
+            msg = f"{head} inference mode and {modified} modified inplace in normal mode."
+        else:
+            msg = f"{head} no_grad mode and {modified} modified inplace with grad mode enabled."
+    else:
+        msg = f"Output {view._output_nr} of {name} is a view and {modified} modified inplace."
+    return msg + _META_SUFFIX[meta]
+
+
 class _VersionCounter:
     """Counts in-place modifications of one storage; shared by a tensor and all its views."""
 
@@ -84,24 +124,39 @@ class Tensor:
         self._backward_hooks = HookDict()
         self._post_accumulate_grad_hooks = HookDict()
         self._retains_grad = False
-        self._view_meta = None  # for multi-output views (split/unbind): their node name
-        self._no_grad_view = False  # a view made under no_grad of a base that requires grad
+        # views only: how the view was made, as PyTorch's CreationMeta: None (normal),
+        # "no_grad", "inference", "multi_output" (split/unbind), "custom_function"
+        self._creation_meta = None
+        self._no_grad_view = False  # made under no_grad/inference of a base that requires grad
         self._view_version = 0  # views: storage version when grad_fn was last set
+        self._inference = grad_mode._tls.inference  # created in inference mode
 
     @classmethod
     def _make(cls, arr: np.ndarray, requires_grad: bool = False) -> Tensor:
-        """Wrap an ndarray without copying (internal constructor used by every op)."""
+        """Wrap an ndarray without copying (internal constructor used by every op). A NumPy
+        scalar (what NumPy returns for 0-dim operands) becomes a 0-dim array, so in-place
+        writes and views work on 0-dim results too."""
         t = cls.__new__(cls)
-        t._init(arr)
+        t._init(arr if isinstance(arr, np.ndarray) else np.asarray(arr))
         t._requires_grad = requires_grad
         return t
 
     def _make_view(self, arr: np.ndarray) -> Tensor:
-        """A new tensor viewing ``arr`` (which shares memory with self): shares the counter."""
+        """A new tensor viewing ``arr`` (which shares memory with self): shares the counter.
+
+        The view's creation mode is recorded (``_creation_meta``); a view of a view keeps the
+        special mode of its base unless it is made in a special mode itself."""
         t = Tensor._make(arr)
         t._base = self._base if self._base is not None else self
         t._vc = self._vc
         t._view_version = self._vc.value
+        t._inference = self._inference  # views of normal tensors stay normal tensors
+        if grad_mode._tls.inference and not self._inference:
+            t._creation_meta = "inference"
+        elif not grad_mode.is_grad_enabled():
+            t._creation_meta = "no_grad"
+        else:
+            t._creation_meta = self._creation_meta
         if (not grad_mode.is_grad_enabled() and self._requires_grad) or self._no_grad_view:
             # views made under no_grad keep requires_grad (from the base) but are leaves without
             # a gradient accumulator: a graph built on them later stops there
@@ -109,20 +164,53 @@ class Tensor:
             t._no_grad_view = True
         return t
 
-    def _sync_view(self) -> None:
+    @property
+    def _view_meta(self):
+        """For views returned by a multi-output op (split/unbind): that op's name, else None."""
+        if self._creation_meta == "multi_output" and self._grad_fn is not None:
+            return self._grad_fn.name().rsplit("Backward", 1)[0]
+        return None
+
+    @_view_meta.setter
+    def _view_meta(self, value) -> None:
+        if value is not None:
+            self._creation_meta = "multi_output"
+
+    def _set_history(self, node, output_nr: int = 0) -> None:
+        """Make ``node`` this tensor's ``grad_fn`` (history rewritten by an in-place op).
+
+        As PyTorch's ``update_tensor_hooks_on_new_gradfn``: ``retain_grad`` moves to the new node
+        (``.grad`` is the gradient of the *current* value); hooks registered earlier stay on the
+        old node; hooks registered from now on go to the new one."""
+        old = self._grad_fn
+        if self._retains_grad and old is not None and old is not node:
+            old._retains_grad.pop(self._output_nr, None)
+            node._retains_grad[output_nr] = weakref.ref(self)
+        self._grad_fn, self._requires_grad, self._output_nr = node, True, output_nr
+
+    def _sync_view(self, check: bool = True) -> None:
         """Views only: if the shared storage was modified in place since this view's
         ``grad_fn`` was set and the base is part of a graph, the view's history is regenerated
-        as ``AsStridedBackward0(base.grad_fn)`` (as PyTorch does lazily on access)."""
-        if self._vc.value == self._view_version or self._no_grad_view:
+        as ``AsStridedBackward0(base.grad_fn)`` (as PyTorch does lazily on access).
+
+        For a view made in a special way (``_creation_meta``: no_grad, inference, multi-output,
+        custom Function) that cannot be done: RuntimeError, as PyTorch raises on ``grad_fn``
+        access (``check=False`` skips it, as reading ``requires_grad`` does not raise)."""
+        if self._vc.value == self._view_version:
             return
-        self._view_version = self._vc.value
         base = self._base
         if self._grad_fn is None and not base._requires_grad:
             return
+        if self._creation_meta is not None:
+            if check:
+                raise RuntimeError(view_rebase_message(self, indirect=True))
+            return
+        if self._no_grad_view:
+            return
+        self._view_version = self._vc.value
         from ._ops.inplace import AsStridedBackward0
 
-        self._grad_fn = AsStridedBackward0(base, self)
-        self._requires_grad, self._output_nr = True, 0
+        self._set_history(AsStridedBackward0(base, self))
 
     # ---------------------------------------------------------------- basic properties
     @property
@@ -201,7 +289,9 @@ class Tensor:
     def requires_grad(self) -> bool:
         """Whether ops on this tensor are recorded for backward."""
         if self._base is not None:
-            self._sync_view()
+            self._sync_view(check=False)
+            if self._base._requires_grad and self._vc.value != self._view_version:
+                return True  # a special view whose base joined a graph (see _sync_view)
         return self._requires_grad
 
     @requires_grad.setter
@@ -227,6 +317,9 @@ class Tensor:
             return self
         if requires_grad and not self.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self._inference and not grad_mode._tls.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._requires_grad = bool(requires_grad)
         self._no_grad_view = False  # the flag is now the tensor's own
         return self
@@ -252,8 +345,16 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        """Number of in-place modifications of this tensor's storage (shared with views)."""
+        """Number of in-place modifications of this tensor's storage (shared with views).
+
+        RuntimeError for an inference tensor (it has no version counter)."""
+        if self._inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._vc.value
+
+    def is_inference(self) -> bool:
+        """True for a tensor created inside ``inference_mode()`` (``Tensor.is_inference``)."""
+        return self._inference
 
     @property
     def grad(self):
@@ -317,7 +418,7 @@ class Tensor:
         if self._grad_fn is None or self._retains_grad:
             return
         self._retains_grad = True
-        self._grad_fn._retains_grad[self._output_nr] = weakref.ref(self)
+        self.grad_fn._retains_grad[self._output_nr] = weakref.ref(self)
 
     @property
     def retains_grad(self) -> bool:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor, view_rebase_message
 from ..autograd import grad_mode
 from ..autograd.graph import Node, SavedTensor, edge_of, record
 from . import activation as A
@@ -28,40 +28,43 @@ from ._util import as_tensor, attach
 LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_LEAF_MSG = "a view of a leaf Variable that requires grad is being used in an in-place " \
                 "operation."
-NO_GRAD_VIEW_MSG = (
-    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
-    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
-    "code by moving both the view and the inplace either both inside the no_grad block (if you "
-    "don't want the inplace to be tracked) or both outside (if you want the inplace to be "
-    "tracked).")
+INFERENCE_INPLACE_MSG = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone "
+    "to get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17"
+    " for more details.")
 
 
-def check_inplace(self: Tensor) -> None:
-    """Raise PyTorch's RuntimeError when ``self`` may not be modified in place."""
+def check_inplace(self: Tensor, *others) -> None:
+    """Raise PyTorch's RuntimeError when ``self`` may not be modified in place.
+
+    ``others``: the op's other arguments. With grad mode on and any tensor involved requiring
+    grad: a view made in a special way (``_creation_meta``: under no_grad / inference mode, by a
+    multi-output op, returned as-is by a custom Function) is refused, then a view of a leaf
+    that requires grad, then such a leaf. (Inference tensors are refused by :func:`bump`.)"""
     if not grad_mode.is_grad_enabled():
         return
-    if self._no_grad_view:
-        raise RuntimeError(NO_GRAD_VIEW_MSG)
-    if self._view_meta is not None and self._requires_grad:
-        raise RuntimeError(
-            f"Output {self._output_nr} of {self._view_meta} is a view and is being modified "
-            "inplace. This view is the output of a function that returns multiple views. Such "
-            "functions do not allow the output views to be modified inplace. You should replace "
-            "the inplace operation by an out-of-place one.")
-    if getattr(self, "_custom_fn_view", None) and self._requires_grad:  # see function.py
-        raise RuntimeError(
-            f"Output {self._output_nr} of {self._custom_fn_view} is a view and is being modified "
-            "inplace. This view was created inside a custom Function (or because an input was "
-            "returned as-is) and the autograd logic to handle view+inplace would override the "
-            "custom backward associated with the custom Function, leading to incorrect "
-            "gradients. This behavior is forbidden. You can fix this by cloning the output of "
-            "the custom Function.")
+    if not (self.requires_grad or any(isinstance(o, Tensor) and o.requires_grad for o in others)):
+        return
     base = self._base
-    if base is not None and base._requires_grad and base._grad_fn is None and (
-            self._requires_grad):
-        raise RuntimeError(VIEW_LEAF_MSG)
-    if self._requires_grad and self._grad_fn is None and base is None:
+    if base is not None:
+        if self._creation_meta is not None:
+            raise RuntimeError(view_rebase_message(self, indirect=False))
+        if self.requires_grad and base._requires_grad and base._grad_fn is None:
+            raise RuntimeError(VIEW_LEAF_MSG)
+    elif self._requires_grad and self._grad_fn is None:
         raise RuntimeError(LEAF_MSG)
+
+
+def bump(self: Tensor) -> None:
+    """Count an in-place change of ``self`` (every view sees it).
+
+    An inference tensor has no counter: outside inference mode this raises PyTorch's
+    RuntimeError *after* the data was written, as PyTorch does (the check is in the bump)."""
+    if self._inference:
+        if not grad_mode.is_inference_mode_enabled():
+            raise RuntimeError(INFERENCE_INPLACE_MSG)
+        return
+    self._vc.bump()
 
 
 def _write(self: Tensor, r: Tensor) -> None:
@@ -74,13 +77,14 @@ def _write(self: Tensor, r: Tensor) -> None:
     self._data[...] = r._data
 
 
-def _apply_inplace(self: Tensor, compute) -> Tensor:
+def _apply_inplace(self: Tensor, compute, others=()) -> Tensor:
     """Run ``compute()`` (the out-of-place op on ``self``), write it into self, rewrite history.
 
     On a non-view the result's node becomes ``self.grad_fn``. On a view, the base's history is
     rewritten with ``CopySlices(node)`` and the view gets ``AsStridedBackward0(CopySlices)``.
+    ``others``: the op's other arguments (for :func:`check_inplace`).
     """
-    check_inplace(self)
+    check_inplace(self, *others)
     r = compute()
     node = r._grad_fn
     if node is not None:
@@ -88,19 +92,17 @@ def _apply_inplace(self: Tensor, compute) -> Tensor:
             if isinstance(sv, SavedTensor) and not sv._is_output and sv._tensor is self:
                 node._saved[name] = SavedTensor(self.clone(), node, False)
     _write(self, r)
-    self._vc.bump()
+    bump(self)
     if node is not None:
         for sv in node._saved.values():
             if isinstance(sv, SavedTensor) and sv._is_output:
                 sv._data, sv._vc, sv._saved_version = self._data, self._vc, self._vc.value
         if self._base is None:
-            self._grad_fn, self._requires_grad, self._output_nr = node, True, 0
+            self._set_history(node)
         else:
             base = self._base
-            copy_slices = CopySlices(base, self, node)
-            base._grad_fn, base._requires_grad, base._output_nr = copy_slices, True, 0
-            self._grad_fn = AsStridedBackward0(base, self)
-            self._requires_grad, self._output_nr = True, 0
+            base._set_history(CopySlices(base, self, node))
+            self._set_history(AsStridedBackward0(base, self))
             self._view_version = self._vc.value
     return self
 
@@ -210,7 +212,8 @@ class CopySlices(Node):
 
 def _inplace_of(fn, doc_name):
     def op(self, *args, **kwargs):
-        return _apply_inplace(self, lambda: fn(self, *args, **kwargs))
+        return _apply_inplace(self, lambda: fn(self, *args, **kwargs),
+                              args + tuple(kwargs.values()))
 
     op.__name__ = doc_name
     op.__doc__ = f"In-place ``{doc_name[:-1]}``: modifies self, bumps ``_version``, returns self."
@@ -304,7 +307,7 @@ def fill_(self, value) -> Tensor:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value.ndim} dimensions.")
         return _apply_inplace(self, lambda: _constant_like(self, value.item(), FillBackward3,
-                                                           (self, value)))
+                                                           (self, value)), (value,))
     return _apply_inplace(self, lambda: _constant_like(self, value, FillBackward2))
 
 
@@ -324,7 +327,7 @@ def copy_(self, src, non_blocking: bool = False) -> Tensor:
         record(CopyBackwards, out, (self, src), src)
         return out
 
-    return _apply_inplace(self, compute)
+    return _apply_inplace(self, compute, (src,))
 
 
 def _index_put_(self, np_index, saved_indices, values: Tensor) -> Tensor:
@@ -337,7 +340,7 @@ def _index_put_(self, np_index, saved_indices, values: Tensor) -> Tensor:
         record(IndexPutBackward0, out, (self, values), np_index, saved_indices, values)
         return out
 
-    return _apply_inplace(self, compute)
+    return _apply_inplace(self, compute, (values,))
 
 
 def _split_index(self, index):
@@ -393,9 +396,9 @@ def setitem(self, index, value) -> None:
     needs_graph = grad_mode.is_grad_enabled() and (
         self._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
     if split is None or not needs_graph:
-        check_inplace(self)
+        check_inplace(self, value)
         _setitem_data(self, index, value)
-        self._vc.bump()
+        bump(self)
         return
     basic, trivial, advanced = split
     target = self if trivial else self[basic]
@@ -448,8 +451,9 @@ def uniform_(self, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
     """Fill with uniform samples from ``[a, b)`` in place (no graph; bumps ``_version``)."""
     from .._creation import default_generator
 
+    check_inplace(self)
     self._data[...] = default_generator().uniform(a, b, self.shape)
-    self._vc.bump()
+    bump(self)
     return self
 
 
@@ -457,8 +461,9 @@ def normal_(self, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor
     """Fill with normal samples in place (no graph; bumps ``_version``)."""
     from .._creation import default_generator
 
+    check_inplace(self)
     self._data[...] = default_generator().normal(mean, std, self.shape)
-    self._vc.bump()
+    bump(self)
     return self
 
 

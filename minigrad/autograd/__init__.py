@@ -14,12 +14,20 @@ from . import anomaly_mode, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .graph import AccumulateGrad, Node, RemovableHandle, SavedTensor
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "Node",
            "AccumulateGrad", "SavedTensor", "RemovableHandle",
-           "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "graph",
+           "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+           "is_inference_mode_enabled", "graph",
            "detect_anomaly", "set_detect_anomaly", "anomaly_mode"]
 
 CREATE_GRAPH_WARNING = (

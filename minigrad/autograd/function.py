@@ -163,7 +163,7 @@ def _as_output(o, args, fn_name):
     by custom Function ``fn_name``: modifying it in place is then an error."""
     if any(o is a for a in args):
         view = o._make_view(o._data)
-        view._custom_fn_view = fn_name
+        view._creation_meta = "custom_function"  # in-place on it is refused (see check_inplace)
         return view
     return o
 

@@ -1,27 +1,42 @@
-"""Grad modes: ``no_grad``, ``enable_grad``, ``set_grad_enabled``.
+"""Grad modes: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``.
 
-Mirrors ``torch/autograd/grad_mode.py`` and ``torch/utils/_contextlib.py``. One global flag
+Mirrors ``torch/autograd/grad_mode.py`` and ``torch/utils/_contextlib.py``. A per-thread flag
 decides whether new ops record a backward node; ops read it through :func:`is_grad_enabled`.
-Each class works as a context manager (``with`` binds None, as in PyTorch) and as a decorator
-(``@no_grad()``, also bare ``@no_grad``); a decorated generator runs every step in the mode.
+As in PyTorch the state is **thread-local**: a new thread starts with grad mode on and inference
+mode off, whatever the thread that started it had. Each class works as a context manager
+(``with`` binds None, as in PyTorch) and as a decorator (``@no_grad()``, also bare
+``@no_grad``); a decorated generator runs every step in the mode.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import threading
 
-_enabled = True
+
+class _State(threading.local):
+    """Per-thread modes (``c10::AutoGradMode`` / ``c10::InferenceMode`` thread-local state)."""
+
+    grad_enabled = True
+    inference = False
+
+
+_tls = _State()
 
 
 def is_grad_enabled() -> bool:
     """True when new operations record backward nodes (``torch.is_grad_enabled``)."""
-    return _enabled
+    return _tls.grad_enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    """True inside ``inference_mode()`` (``torch.is_inference_mode_enabled``)."""
+    return _tls.inference
 
 
 def _set(mode: bool) -> None:
-    global _enabled
-    _enabled = bool(mode)
+    _tls.grad_enabled = bool(mode)
 
 
 class _GradModeContext:
@@ -30,7 +45,7 @@ class _GradModeContext:
     _mode: bool
 
     def __enter__(self) -> None:
-        self._prev = _enabled
+        self._prev = _tls.grad_enabled
         _set(self._mode)
 
     def __exit__(self, *exc):
@@ -114,7 +129,7 @@ class set_grad_enabled(_GradModeContext):
     """
 
     def __init__(self, mode: bool):
-        self._prev = _enabled
+        self._prev = _tls.grad_enabled
         self._mode = bool(mode)
         _set(mode)
 
@@ -134,3 +149,37 @@ class _Mode(_GradModeContext):
 
     def __init__(self, mode: bool):
         self._mode = mode
+
+
+class inference_mode(_GradModeContext):
+    """Context manager / decorator for inference (``torch.inference_mode``; basic support).
+
+    ``inference_mode()`` (or ``inference_mode(True)``) turns grad mode off and marks every tensor
+    created inside as an *inference tensor* (``is_inference()`` True): it has no version counter
+    (reading ``_version`` raises RuntimeError), cannot be modified in place outside inference
+    mode, cannot be saved for backward, and cannot be made to require grad outside inference
+    mode. Views of normal tensors made inside stay normal tensors (``requires_grad`` kept,
+    no ``grad_fn``), but may not be modified in place later with grad mode on.
+    ``inference_mode(False)`` turns inference mode off and grad mode on, for a nested block.
+    ``@inference_mode`` works with or without parentheses.
+    """
+
+    def __new__(cls, mode=True):
+        if callable(mode):  # bare ``@inference_mode``
+            return cls()(mode)
+        return super().__new__(cls)
+
+    def __init__(self, mode: bool = True):
+        self._inference = bool(mode)
+
+    def __enter__(self) -> None:
+        self._prev = (_tls.grad_enabled, _tls.inference)
+        _tls.inference = self._inference
+        _set(not self._inference)
+
+    def __exit__(self, *exc):
+        _tls.grad_enabled, _tls.inference = self._prev
+        return False
+
+    def _fresh(self):
+        return type(self)(self._inference)

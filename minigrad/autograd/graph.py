@@ -28,6 +28,13 @@ FREED_MSG = (
     "backward."
 )
 
+INFERENCE_SAVE_MSG = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a clone "
+    "to get a normal tensor and use it in autograd, or use `minigrad.no_grad()` instead of "
+    "`minigrad.inference_mode()`."
+)
+
 _sequence = itertools.count()
 
 
@@ -81,6 +88,8 @@ class SavedTensor:
     """
 
     def __init__(self, tensor, node, is_output: bool):
+        if tensor._inference:
+            raise RuntimeError(INFERENCE_SAVE_MSG)
         self._is_output = is_output
         self._saved_version = tensor._vc.value
         self._vc = tensor._vc
@@ -303,8 +312,8 @@ def record(node_cls, outputs, inputs, *args):
     gives an empty slot). Returns the node, or None when nothing requires grad or grad mode
     is off — callers then skip saving anything.
     """
-    if not grad_mode.is_grad_enabled():
-        return None
+    if not grad_mode.is_grad_enabled() or grad_mode.is_inference_mode_enabled():
+        return None  # (enable_grad inside inference_mode still records nothing, as PyTorch)
     for t in inputs:
         if t is not None and t._base is not None:
             t._sync_view()  # a view of storage modified in place may have joined a graph
