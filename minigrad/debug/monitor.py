@@ -315,7 +315,8 @@ class GradientFlowMonitor:
         else:
             fig = ax.figure
         xs = range(len(recs))
-        tiny = 1e-12
+        positive = [v for r in recs for v in (r.abs_mean, r.max_abs) if v > 0]  # NaN is not
+        tiny = min([1e-12] + [v / 100 for v in positive])
 
         def height(v):
             return tiny if v is None or math.isnan(v) or v <= 0 else v

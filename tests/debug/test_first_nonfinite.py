@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+import torch
 
 import minigrad
 from minigrad.debug import doctor, first_nonfinite
@@ -90,4 +91,14 @@ def test_healthy_and_bad_argument():
     assert all(p.grad is None for p in model.parameters())
     with pytest.raises(TypeError, match="expects a callable or a tensor, got int"):
         first_nonfinite(3)
-    assert not minigrad.autograd.anomaly_mode.is_anomaly_enabled()
+
+    def broken():
+        model(x)
+        raise ValueError("in forward")
+
+    with pytest.raises(ValueError, match="in forward"):
+        first_nonfinite(broken)
+    anomaly = minigrad.autograd.anomaly_mode
+    assert not anomaly.is_anomaly_enabled() and anomaly._node_watchers == []
+    assert not torch.is_anomaly_enabled()
+    assert torch.overrides._get_current_function_mode() is None
