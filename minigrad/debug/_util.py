@@ -45,7 +45,9 @@ def is_tensor(obj) -> bool:
 
 
 def as_array(t) -> np.ndarray:
-    """A tensor (minigrad or torch, any device) as a float64 NumPy array."""
+    """A tensor (minigrad or torch, any device) or array as a float64 NumPy array."""
+    if isinstance(t, np.ndarray):
+        return t.astype(np.float64)
     t = t.detach()
     if hasattr(t, "cpu"):
         t = t.cpu()

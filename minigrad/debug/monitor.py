@@ -34,6 +34,9 @@ import io
 import math
 from dataclasses import asdict, dataclass, field
 
+import numpy as np
+
+from .._tensor import Tensor
 from ._util import as_array, grad_stats, tensors_in
 
 __all__ = ["GradientFlowMonitor", "GradRecord"]
@@ -71,18 +74,24 @@ class GradRecord:
 def _ref(t):
     """A module gradient is kept by reference: the engine never modifies it afterwards (it
     accumulates out of place, or in place only into buffers nobody else holds)."""
-    return None if t is None else t.detach()
+    return t.detach() if t is not None and t.requires_grad else t
 
 
 def _copy(t, into=None):
     """A parameter's ``.grad`` is copied (later backwards accumulate into it in place), into
-    the previous copy when the shape allows: reusing the buffer avoids a large allocation per
-    step."""
+    the previous copy when it fits: reusing the buffer avoids a large allocation per step.
+    minigrad gradients are copied as NumPy arrays (one memcpy, no Tensor machinery)."""
     if t is None:
         return None
+    if isinstance(t, Tensor):
+        if isinstance(into, np.ndarray) and into.shape == t._data.shape and \
+                into.dtype == t._data.dtype:
+            np.copyto(into, t._data)
+            return into
+        return t._data.copy()
     t = t.detach()
-    if into is not None and into.shape == t.shape and into.dtype == t.dtype and \
-            into.device == t.device:
+    if into is not None and not isinstance(into, np.ndarray) and into.shape == t.shape and \
+            into.dtype == t.dtype and into.device == t.device:
         return into.copy_(t)
     return t.clone()
 
