@@ -194,6 +194,18 @@ def _analyse(lib, model, inputs, kwargs, output, registered_before, created, cal
         if id(leaf) in param_ids or id(leaf) in input_ids or id(leaf) in owned_ids:
             continue
         shape = tuple(leaf.shape)
+        maker = next(((m, p_name, frame) for m, frame in created.values()
+                      for p_name, p in m.named_parameters() if p is leaf), None)
+        if maker is not None:  # a parameter of a module made in forward but never called
+            m, p_name, frame = maker
+            findings.append(Finding(
+                "unregistered_tensor", f"{type(m).__name__}.{p_name}",
+                f"parameter '{p_name}' {shape} of a {type(m).__name__} created inside forward() "
+                "reaches the graph but is not in model.parameters(): the optimizer never "
+                "updates it, and it is re-created with fresh weights on every call",
+                "create the module once in __init__ and assign it as an attribute",
+                where(frame)))
+            continue
         attr = _tensor_attr(model, leaf)
         label = f"'{attr[0]}.{attr[1]}'" if attr and attr[0] else \
             f"'{attr[1]}'" if attr else "a tensor"

@@ -135,6 +135,26 @@ def test_parameter_without_gradient_and_recreated_module(lib):
 
 
 @LIBS
+def test_parameter_of_module_made_in_forward_but_not_called(lib):
+    nn = lib.nn
+
+    class Borrow(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(3, 3)
+
+        def forward(self, x):
+            w = nn.Linear(3, 3).weight  # a fresh layer's weight, every call
+            return self.fc(x) @ w
+
+    findings = find_unregistered(Borrow(), lib.ones(2, 3))
+    assert [(f.kind, f.name) for f in findings] == [("unregistered_tensor", "Linear.weight")]
+    assert "created inside forward()" in findings[0].message
+    assert findings[0].where.endswith("w = nn.Linear(3, 3).weight  # a fresh layer's weight, "
+                                      "every call")
+
+
+@LIBS
 def test_healthy_model_inputs_requiring_grad_are_not_findings(lib):
     nn = lib.nn
     model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
