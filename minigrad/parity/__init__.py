@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["to_numpy", "graph_trace", "compare", "run_both", "torch_lib", "node_name"]
+__all__ = ["to_numpy", "graph_trace", "compare", "run_both", "torch_lib", "node_name",
+           "record_hooks", "compare_traces", "format_trace"]
 
 
 def torch_lib():
@@ -132,3 +133,6 @@ def capture_error(fn):
     except Exception as e:  # noqa: BLE001 - we record whatever was raised
         return type(e).__name__, str(e)
     return None
+
+
+from .hooks import compare_traces, format_trace, record_hooks  # noqa: E402 (uses compare above)

@@ -7,16 +7,20 @@ name replaces the buffer. Everything else (plain tensors, Python lists of module
 inside a dict) is an ordinary attribute that ``parameters()``, ``state_dict()``, ``eval()`` and
 optimizers never see. ``__getattr__`` is the way back: ``self.fc`` is found in ``_modules``.
 
-``Module.__call__`` runs the global forward pre-hooks, the module's own pre-hooks, ``forward``,
-then the global and own forward hooks (PyTorch's ``_call_impl``). The backward-hook dicts
-(``_backward_hooks``, ``_backward_pre_hooks``) exist under PyTorch's names but full backward
-hooks are not implemented yet.
+``Module.__call__`` (PyTorch's ``_call_impl``) runs, in this order: the global then the
+module's own forward pre-hooks; when there are full backward (pre-)hooks, the tensor arguments
+are passed through a ``BackwardHookFunction`` (:mod:`minigrad.utils.hooks`); ``forward``; the
+global then own forward hooks; the output passes through a second ``BackwardHookFunction``; a
+legacy ``register_backward_hook`` hook is attached as a post hook of the output's ``grad_fn``
+(the module's *last* node, so its ``grad_input`` are that node's input gradients).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import warnings
+import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
@@ -25,17 +29,26 @@ import numpy as np
 from ..._tensor import Size, Tensor
 from ...autograd import grad_mode
 from ...autograd.graph import RemovableHandle
+from ...utils.hooks import BackwardHook
 from ..parameter import Parameter
 
-__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook"]
+__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
+           "register_module_backward_hook", "register_module_full_backward_pre_hook",
+           "register_module_full_backward_hook"]
+
+MIXED_HOOKS_MSG = ("Cannot use both regular backward hooks and full backward hooks on a single "
+                   "Module. Please use only one of them.")
+MIXED_GLOBAL_HOOKS_MSG = ("Cannot use both regular backward hooks and full backward hooks as a "
+                          "global Module hook. Please use only one of them.")
 
 # Hooks that run for every module (torch.nn.modules.module's globals of the same names).
 _global_forward_pre_hooks: OrderedDict = OrderedDict()
 _global_forward_hooks: OrderedDict = OrderedDict()
 _global_forward_hooks_with_kwargs: OrderedDict = OrderedDict()
 _global_forward_hooks_always_called: OrderedDict = OrderedDict()
-_global_backward_pre_hooks: OrderedDict = OrderedDict()  # not used yet (full backward hooks)
-_global_backward_hooks: OrderedDict = OrderedDict()  # not used yet (full backward hooks)
+_global_backward_pre_hooks: OrderedDict = OrderedDict()
+_global_backward_hooks: OrderedDict = OrderedDict()
+_global_is_full_backward_hook: bool | None = None  # None until a global backward hook is added
 
 
 def register_module_forward_pre_hook(hook) -> RemovableHandle:
@@ -65,6 +78,61 @@ def register_module_forward_hook(hook, *, with_kwargs: bool = False,
     if always_call:
         _global_forward_hooks_always_called[handle.id] = True
     return handle
+
+
+def register_module_backward_hook(hook) -> RemovableHandle:
+    """Legacy (deprecated) backward hook for every module, like
+    :meth:`Module.register_backward_hook`; RuntimeError if global full hooks were registered."""
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is True:
+        raise RuntimeError(MIXED_GLOBAL_HOOKS_MSG)
+    _global_is_full_backward_hook = False
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_full_backward_pre_hook(hook) -> RemovableHandle:
+    """Register ``hook(module, grad_output) -> None | new_grad_output`` for every module.
+
+    Runs before the module's own backward pre-hooks
+    (``torch.nn.modules.module.register_module_full_backward_pre_hook``).
+    """
+    handle = RemovableHandle(_global_backward_pre_hooks)
+    _global_backward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_full_backward_hook(hook) -> RemovableHandle:
+    """Register ``hook(module, grad_input, grad_output) -> None | new_grad_input`` for every
+    module; runs before the module's own full backward hooks. RuntimeError if legacy global
+    backward hooks were registered (``torch.nn.modules.module.register_module_full_backward_hook``).
+    """
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is False:
+        raise RuntimeError(MIXED_GLOBAL_HOOKS_MSG)
+    _global_is_full_backward_hook = True
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
+
+
+class _WrappedHook:
+    """A legacy module backward hook as a node post hook: ``(gi, go) -> hook(module, gi, go)``.
+
+    Holds the module weakly; carries the user hook's ``__name__`` (used in error messages).
+    """
+
+    def __init__(self, hook, module) -> None:
+        self.hook = hook
+        functools.update_wrapper(self, hook)
+        self.module = weakref.ref(module)
+
+    def __call__(self, *args):
+        module = self.module()
+        if module is None:
+            raise RuntimeError("You are trying to call the hook of a dead Module!")
+        return self.hook(module, *args)
 
 
 def _typename(obj) -> str:
@@ -639,6 +707,111 @@ class Module:
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Register ``hook(module, grad_output) -> None | new_grad_output``.
+
+        Runs each time the gradient w.r.t. the module's output is computed, before any of the
+        module's own backward nodes; a returned tuple (same length) replaces ``grad_output`` for
+        everything downstream. ``grad_output`` has ``None`` for non-tensor outputs. Global
+        pre-hooks run first; ``prepend=True`` puts this one before the module's others. The
+        module's inputs and outputs become ``BackwardHookFunction`` views: modifying them in
+        place raises RuntimeError.
+        """
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_backward_hook(self, hook) -> RemovableHandle:
+        """Legacy hook ``hook(module, grad_input, grad_output)`` (deprecated in PyTorch).
+
+        It is a post hook on the ``grad_fn`` of the module's output, i.e. its *last* autograd
+        node: ``grad_input`` are the gradients of that node's inputs (for ``Linear``: bias,
+        input and weight.T of the ``AddmmBackward0``), not of the module's inputs. The forward
+        warns (FutureWarning) when that node is not the only one. RuntimeError if the module
+        already has full backward hooks.
+        """
+        if self._is_full_backward_hook is True:
+            raise RuntimeError(MIXED_HOOKS_MSG)
+        self._is_full_backward_hook = False
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        return handle
+
+    def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Register ``hook(module, grad_input, grad_output) -> None | new_grad_input``.
+
+        Fires when the gradients w.r.t. the module's positional tensor inputs are computed
+        (after its parameters' gradients were accumulated); if no input requires grad, it fires
+        with ``grad_input`` all ``None`` when the output gradient is computed (UserWarning);
+        if no output requires grad, it never fires. An input that does not require grad gets a
+        zero tensor while another input does; non-tensor inputs get ``None``. A returned tuple
+        (same length) replaces ``grad_input``. Global full hooks run first; ``prepend=True``
+        puts this one before the module's others. RuntimeError if the module has legacy
+        backward hooks (even removed ones).
+        """
+        if self._is_full_backward_hook is False:
+            raise RuntimeError(MIXED_HOOKS_MSG)
+        self._is_full_backward_hook = True
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def _get_backward_hooks(self):
+        """``(full hooks, legacy hooks)`` for this call: global ones first."""
+        full, legacy = [], []
+        if _global_is_full_backward_hook is True:
+            full += _global_backward_hooks.values()
+        elif _global_is_full_backward_hook is False:
+            legacy += _global_backward_hooks.values()
+        if self._is_full_backward_hook is True:
+            full += self._backward_hooks.values()
+        elif self._is_full_backward_hook is False:
+            legacy += self._backward_hooks.values()
+        return full, legacy
+
+    def _get_backward_pre_hooks(self):
+        return [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
+
+    def _maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn) -> None:
+        """PyTorch's FutureWarnings for a legacy hook that will miss some gradients."""
+        def warn(text):
+            warnings.warn(text, FutureWarning, stacklevel=4)
+
+        if isinstance(result, Tensor):
+            result = (result,)
+        elif not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
+            return warn("Using non-full backward hooks on a Module that does not return a single "
+                        "Tensor or a tuple of Tensors is deprecated and will be removed in future "
+                        "versions. This hook will be missing some of the grad_output. Please use "
+                        "register_full_backward_hook to get the documented behavior.")
+        if isinstance(inputs, Tensor):
+            inputs = (inputs,)
+        elif not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
+            return warn("Using non-full backward hooks on a Module that does not take as input a "
+                        "single Tensor or a tuple of Tensors is deprecated and will be removed in "
+                        "future versions. This hook will be missing some of the grad_input. "
+                        "Please use register_full_backward_hook to get the documented behavior.")
+        out_fns = {r.grad_fn for r in result if r.grad_fn is not None}
+        if not out_fns or (len(out_fns) == 1 and grad_fn not in out_fns):
+            warn("Using a non-full backward hook when outputs are nested in python data structure "
+                 "is deprecated and will be removed in future versions. This hook will be missing "
+                 "some grad_output.")
+        elif len(out_fns) > 1:
+            warn("Using a non-full backward hook when outputs are generated by different autograd "
+                 "Nodes is deprecated and will be removed in future versions. This hook will be "
+                 "missing some grad_output. Please use register_full_backward_hook to get the "
+                 "documented behavior.")
+        elif {i.grad_fn for i in inputs if i.grad_fn is not None} != {
+                n for n, _ in grad_fn.next_functions}:
+            warn("Using a non-full backward hook when the forward contains multiple autograd "
+                 "Nodes is deprecated and will be removed in future versions. This hook will be "
+                 "missing some grad_input. Please use register_full_backward_hook to get the "
+                 "documented behavior.")
+
     def __call__(self, *args, **kwargs):
         return self._call_impl(*args, **kwargs)
 
@@ -648,12 +821,15 @@ class Module:
         Global hooks of a kind run before the module's own hooks of that kind. Without any
         hook this is just ``self.forward(*args, **kwargs)``.
         """
-        if not (self._forward_hooks or self._forward_pre_hooks or _global_forward_hooks
-                or _global_forward_pre_hooks):
+        if not (self._backward_hooks or self._backward_pre_hooks or self._forward_hooks
+                or self._forward_pre_hooks or _global_backward_pre_hooks
+                or _global_backward_hooks or _global_forward_hooks or _global_forward_pre_hooks):
             return self.forward(*args, **kwargs)
         result = None
         called_always = set()
         try:
+            full_hooks, legacy_hooks = self._get_backward_hooks()
+            pre_hooks = self._get_backward_pre_hooks()
             for hook_id, hook in (*_global_forward_pre_hooks.items(),
                                   *self._forward_pre_hooks.items()):
                 if hook_id in self._forward_pre_hooks_with_kwargs:
@@ -667,7 +843,10 @@ class Module:
                     new = hook(self, args)
                     if new is not None:
                         args = new if isinstance(new, tuple) else (new,)
-            # (Full backward hooks will wrap ``args`` here, as PyTorch's BackwardHook does.)
+            bw_hook = None
+            if full_hooks or pre_hooks:  # inputs go through a BackwardHookFunctionBackward
+                bw_hook = BackwardHook(self, full_hooks, pre_hooks)
+                args = bw_hook.setup_input_hook(args)
             result = self.forward(*args, **kwargs)
             for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
                 if (hook_id in self._forward_hooks_always_called
@@ -680,6 +859,22 @@ class Module:
                     new = hook(self, args, result)
                 if new is not None:
                     result = new
+            if bw_hook is not None:  # and so do the outputs
+                if not isinstance(result, (Tensor, tuple)):
+                    warnings.warn("For backward hooks to be called, module output should be a "
+                                  "Tensor or a tuple of Tensors but received "
+                                  f"{type(result)}", stacklevel=2)
+                result = bw_hook.setup_output_hook(result)
+            if legacy_hooks:  # a post hook on the grad_fn of the first output tensor
+                var = result
+                while not isinstance(var, Tensor):
+                    var = (next(v for v in var.values() if isinstance(v, Tensor))
+                           if isinstance(var, dict) else var[0])
+                grad_fn = var.grad_fn
+                if grad_fn is not None:
+                    for hook in legacy_hooks:
+                        grad_fn.register_hook(_WrappedHook(hook, self))
+                    self._maybe_warn_non_full_backward_hook(args, result, grad_fn)
             return result
         except Exception:
             self._run_always_called_hooks(args, kwargs, result, called_always)
