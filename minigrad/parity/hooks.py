@@ -32,7 +32,7 @@ import warnings
 import numpy as np
 
 __all__ = ["record_hooks", "compare_traces", "first_difference", "format_trace", "format_entry",
-           "ALL_KINDS", "DEFAULT_KINDS"]
+           "paired_models", "make_inputs", "hook_traces", "ALL_KINDS", "DEFAULT_KINDS"]
 
 ALL_KINDS = ("global", "forward", "backward", "legacy", "tensor", "post_acc", "node")
 """Hook families :func:`record_hooks` can register (``kinds=``).
@@ -270,6 +270,67 @@ def record_hooks(model, inputs, *, kwargs=None, kinds=DEFAULT_KINDS, loss=None,
             mm._global_is_full_backward_hook = global_flag
 
 
+# ------------------------------------------------------------------------------ pairs
+def paired_models(build, device: str = "cpu", seed: int = 0):
+    """``(minigrad model, torch model)`` from one builder ``build(lib)``.
+
+    The torch model is built after ``torch.manual_seed(seed)`` and moved to ``device``; the
+    minigrad twin gets its weights with ``load_state_dict``.
+    """
+    import minigrad
+
+    from . import torch_lib
+
+    torch = torch_lib()
+    torch.manual_seed(seed)
+    tm = build(torch).to(device)
+    mm = build(minigrad)
+    mm.load_state_dict(tm.state_dict())
+    return mm, tm
+
+
+def make_inputs(lib, arrays, requires_grad=True, device: str = "cpu") -> tuple:
+    """Tensors of ``lib`` from NumPy ``arrays`` (other values pass through unchanged).
+
+    ``requires_grad``: one bool for all tensors or one per argument; torch tensors go to
+    ``device``.
+    """
+    flags = requires_grad if isinstance(requires_grad, (tuple, list)) else \
+        (requires_grad,) * len(arrays)
+    out = []
+    for arr, rg in zip(arrays, flags):
+        if isinstance(arr, np.ndarray):
+            t = lib.tensor(arr, requires_grad=bool(rg) and arr.dtype.kind == "f")
+            if getattr(lib, "__name__", "") == "torch":
+                t = t.to(device).detach().requires_grad_(t.requires_grad)
+            out.append(t)
+        else:
+            out.append(arr)
+    return tuple(out)
+
+
+def hook_traces(build, arrays, *, requires_grad=True, device: str = "cpu", seed: int = 0,
+                kwargs=None, **record_kwargs):
+    """Build the paired models, make the inputs and :func:`record_hooks` on both.
+
+    ``kwargs`` (dict of NumPy arrays / values) become keyword arguments of the call. Returns
+    ``(minigrad trace, torch trace)``.
+    """
+    import minigrad
+
+    from . import torch_lib
+
+    torch = torch_lib()
+    mm, tm = paired_models(build, device, seed)
+    traces = []
+    for lib, model in ((minigrad, mm), (torch, tm)):
+        inputs = make_inputs(lib, arrays, requires_grad, device)
+        kw = dict(zip((kwargs or {}).keys(), make_inputs(
+            lib, tuple((kwargs or {}).values()), requires_grad, device)))
+        traces.append(record_hooks(model, inputs, kwargs=kw, **record_kwargs))
+    return tuple(traces)
+
+
 # ------------------------------------------------------------------------------ formatting
 def _fmt(s) -> str:
     if s is None:
@@ -327,7 +388,7 @@ def first_difference(a, b, rtol: float = 1e-5, atol: float = 1e-6):
             return i, f"different call: {format_entry(x)!r} vs {format_entry(y)!r}"
         try:
             compare(x["args"], y["args"], path="args", rtol=rtol, atol=atol)
-        except AssertionError as e:
+        except (AssertionError, TypeError, ValueError) as e:  # a dict vs an array: differ
             return i, f"{x['kind']} [{x['where']}]: {e}"
     if len(a) != len(b):
         return min(len(a), len(b)), f"length {len(a)} vs {len(b)}"
@@ -335,12 +396,12 @@ def first_difference(a, b, rtol: float = 1e-5, atol: float = 1e-6):
 
 
 def compare_traces(a, b, *, rtol: float = 1e-5, atol: float = 1e-6, names=("minigrad", "torch"),
-                   context: int = 8, file=sys.stdout):
+                   context: int = 8, file=None, quiet: bool = False):
     """Compare two hook traces; return None when identical, else a report of the difference.
 
     The report names the first differing call and shows both traces side by side from a few
-    calls before it (``context`` lines after). It is also printed to ``file`` (pass
-    ``file=None`` to only return it).
+    calls before it (``context`` lines after). It is also printed to ``file`` (default: standard
+    output) unless ``quiet``.
     """
     diff = first_difference(a, b, rtol, atol)
     if diff is None:
@@ -349,8 +410,8 @@ def compare_traces(a, b, *, rtol: float = 1e-5, atol: float = 1e-6, names=("mini
     lines = [f"hook traces differ at call {index}: {reason}", side_by_side(
         a, b, start=max(0, index - 3), stop=index + context, names=names, mark=index)]
     report = "\n".join(lines)
-    if file is not None:
-        print(report, file=file)
+    if not quiet:
+        print(report, file=file if file is not None else sys.stdout)
     return report
 
 
