@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import sys
 
 from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad, edge_of, zeros_grad
@@ -120,6 +121,35 @@ def _check_post_accumulate_result(new, var) -> None:
     raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
+def _sole_owner(t, refs: int, storage: bool = True) -> bool:
+    """True if nothing holds tensor ``t`` but the ``refs`` references its caller knows of
+    (PyTorch: ``use_count() == 1``) and, with ``storage``, nothing else holds or views its array
+    (``storage().use_count() == 1``): it may then be updated in place or taken over."""
+    arr = t._data
+    # getrefcount counts its own argument, and here also the parameter / the local name
+    if sys.getrefcount(t) > refs + 2 or not arr.flags.writeable:
+        return False
+    return not storage or (sys.getrefcount(arr) <= 3 and arr.base is None)
+
+
+def _add_to_buffer(buf, nr, g) -> None:
+    """Sum the gradients that reach one input slot (PyTorch's ``InputBuffer::accumulate``).
+
+    With grad mode off, the gradient already there is updated in place if nothing else holds
+    it (its ``_version`` goes up by one, which a fresh leaf ``.grad`` may show); otherwise (and
+    under ``create_graph``) a new tensor is made."""
+    old = buf[nr]
+    if old is None:
+        buf[nr] = g
+    elif grad_mode.is_grad_enabled() or old.shape != g.shape or old.dtype != g.dtype:
+        buf[nr] = old + g
+    elif _sole_owner(old, 2):  # held by buf[nr] and `old`
+        old._data += g._data
+        old._vc.bump()
+    else:
+        buf[nr] = old + g
+
+
 def _call_node(node, grads, retain_graph):
     for fn in list(node._pre_hooks.values()):
         new = fn(tuple(grads))
@@ -132,6 +162,8 @@ def _call_node(node, grads, retain_graph):
         if len(grads) > 1:  # multi-output nodes see zeros for outputs that got no gradient
             grads = [g if g is not None else zeros_grad(*meta) for g, meta in
                      zip(grads, node._out_meta)]
+        if isinstance(node, AccumulateGrad):  # may .grad take this gradient over (no copy)?
+            node._stealable = _sole_owner(grads[0], 2, storage=False)  # `grads`, `raw`
         outs = node.backward(*grads)
     if not retain_graph:
         node._release_variables()
@@ -178,7 +210,7 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
     buffers: dict = {}
     for (node, nr), g in zip(root_edges, grad_roots):
         buf = buffers.setdefault(node, [None] * max(len(node._out_meta), 1))
-        buf[nr] = g if buf[nr] is None else buf[nr] + g
+        _add_to_buffer(buf, nr, g)
 
     counter = itertools.count()
     heap = [(-n._seq, next(counter), n) for n in root_nodes if deps.get(n, 0) == 0]
@@ -205,15 +237,18 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                         outs = _call_node(node, grads, retain_graph)
                 else:
                     outs = (None,) * len(node.next_functions)
-            for (child, nr), g in zip(node.next_functions, outs):
+            outs = list(outs)
+            for i, (child, nr) in zip(range(len(outs)), node.next_functions):
+                g, outs[i] = outs[i], None  # moved into the buffer (see _sole_owner)
                 if child is None:
                     continue
                 if g is not None:
                     buf = buffers.setdefault(child, [None] * max(len(child._out_meta), 1))
-                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                    _add_to_buffer(buf, nr, g)
                 deps[child] -= 1
                 if deps[child] == 0:
                     heapq.heappush(heap, (-child._seq, next(counter), child))
+            outs = g = grads = None  # the buffers now own the gradients (see _sole_owner)
     finally:
         grad_mode._set(prev_mode)
     return results

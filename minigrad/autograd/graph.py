@@ -257,11 +257,19 @@ class AccumulateGrad(Node):
 
     ``name()`` is ``'torch::autograd::AccumulateGrad'`` as in PyTorch; ``next_functions`` is
     ``()``; ``_sequence_nr()`` is UINT64_MAX so it runs as soon as it is ready.
-    First gradient: stored as a copy; later ones: added in place (same object, version +1).
+    First gradient, as PyTorch's ``AccumulateGrad::accumulateGrad``: when the engine holds the
+    only reference to it (``_stealable``, set by the engine) and it is dense, it *becomes*
+    ``.grad`` (no copy; ``_version`` is the gradient's own, often 0; copied only when its strides
+    differ from the leaf's, which PyTorch's formulas avoid); otherwise ``.grad`` is a copy made
+    like ``empty_strided(...).copy_(grad)``, so its ``_version`` is 1 — e.g. after ``x.sum()``
+    (an expanded gradient) or when the caller still holds the gradient.
+    Later gradients are added in place (same object, version +1).
     With ``create_graph`` (grad mode on) the first gradient is copied with ``copy_`` so that it
     keeps a graph (``grad_fn`` CopyBackwards, version 1, as in PyTorch) and later ones are added
     out of place (``AddBackward0``, a new object).
     """
+
+    _stealable = False
 
     def __init__(self, variable):
         super().__init__(UINT64_MAX)  # takes no number from the global sequence counter
@@ -275,18 +283,44 @@ class AccumulateGrad(Node):
         if grad is None:
             return ()
         if var._grad is None:
-            if grad_mode.is_grad_enabled():  # create_graph: keep the graph of the gradient
-                from .._tensor import Tensor
+            from .._tensor import Tensor
 
+            if grad_mode.is_grad_enabled():  # create_graph: keep the graph of the gradient
                 var._grad = Tensor._make(np.empty(var.shape, dtype=var._data.dtype)).copy_(grad)
+            elif self._stealable and _is_dense(grad._data) and (
+                    grad.shape == var.shape and grad.dtype == var.dtype):
+                if _same_strides(grad._data, var._data):
+                    var._grad = Tensor._make(grad._data)  # as ``grad.detach()``: same counter
+                    var._grad._vc = grad._vc
+                else:  # PyTorch's formulas give the leaf's layout; ours may not: copy into it
+                    var._grad = Tensor._make(np.empty_like(var._data))
+                    var._grad._data[...] = grad._data
+                    var._grad._vc.value = grad._vc.value
             else:
                 var._grad = grad._detached_copy(var.dtype)
+                var._grad._vc.value = 1 if _is_dense(var._data) else 0  # the copy_ in PyTorch
+            self._stealable = False
         elif grad_mode.is_grad_enabled():
             var._grad = var._grad + grad
         else:
             var._grad._data += grad._data.astype(var._grad._data.dtype, copy=False)
             var._grad._vc.bump()
         return ()
+
+
+def _same_strides(g: np.ndarray, v: np.ndarray) -> bool:
+    """Same strides, ignoring dims of size 1 (PyTorch's layout contract for ``.grad``)."""
+    return all(n == 1 or a == b for n, a, b in zip(v.shape, g.strides, v.strides))
+
+
+def _is_dense(a: np.ndarray) -> bool:
+    """No gaps or overlaps: some permutation of the dims is C-contiguous."""
+    size = a.itemsize
+    for n, st in sorted(zip(a.shape, a.strides), key=lambda p: abs(p[1])):
+        if n != 1 and st != size:
+            return False
+        size *= n
+    return True
 
 
 def edge_of(t):
