@@ -1,0 +1,1 @@
+"""Real-world cases from ../shared/cases/, each run on minigrad and PyTorch."""
