@@ -159,7 +159,9 @@ def _call_node(node, grads, retain_graph):
     if all(g is None for g in grads):
         outs = (None,) * len(node.next_functions)
     else:
-        if len(grads) > 1:  # multi-output nodes see zeros for outputs that got no gradient
+        if len(grads) > 1 and getattr(node, "materialize_grads", True):
+            # multi-output nodes see zeros for outputs that got no gradient (custom Functions
+            # may opt out with ctx.set_materialize_grads(False))
             grads = [g if g is not None else zeros_grad(*meta) for g, meta in
                      zip(grads, node._out_meta)]
         if isinstance(node, AccumulateGrad):  # may .grad take this gradient over (no copy)?

@@ -33,11 +33,12 @@ class FunctionCtx:
                      for s in getattr(self, "_ctx_saved", ()))
 
     def mark_non_differentiable(self, *outputs) -> None:
-        """Declare outputs that never require grad."""
+        """Declare outputs that never require grad (``backward`` gets zeros for them)."""
         self.non_differentiable = outputs
 
     def mark_dirty(self, *tensors) -> None:
-        """Declare inputs modified in place by ``forward`` (they get a version bump)."""
+        """Declare inputs modified in place by ``forward``: each must be returned as an output;
+        it keeps its identity, gets a version bump and the Function's node as its history."""
         self.dirty_tensors = tensors
 
     def set_materialize_grads(self, value: bool) -> None:
@@ -125,7 +126,11 @@ class Function:
 
     @classmethod
     def apply(cls, *args):
-        """Run ``forward`` and, when needed, attach the context as the outputs' ``grad_fn``."""
+        """Run ``forward`` and, when needed, attach the context as the outputs' ``grad_fn``.
+
+        Outputs that are inputs returned as-is become views of them; inputs marked dirty keep
+        their identity and get the context as their new history. Raises RuntimeError (PyTorch's
+        wording) when a dirty input is not returned, or is a leaf that requires grad."""
         from .._tensor import Tensor
 
         ctx = cls._backward_cls()()
@@ -137,24 +142,42 @@ class Function:
             outputs = cls.forward(ctx, *args)
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
+        dirty = getattr(ctx, "dirty_tensors", None) or ()
+        if any(not any(t is o for o in outs) for t in dirty):
+            raise RuntimeError("Some elements marked as dirty during the forward method were not "
+                               "returned as output. The inputs that are modified inplace must all "
+                               "be outputs of the Function.")
+        for t in dirty:
+            t._vc.bump()  # the in-place change is counted (before saving: saved at this version)
         record = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
         if record:
-            skip = {id(t) for t in getattr(ctx, "non_differentiable", ())}
-            originals = outs
-            outs = tuple(_as_output(o, args, cls.__name__) for o in outs)
+            if any(t._requires_grad and t._grad_fn is None and t._base is None for t in dirty):
+                raise RuntimeError("a leaf Variable that requires grad has been used in an "
+                                   "in-place operation.")
             ctx.next_functions = tuple(edge_of(args[i]) for i in ctx._tensor_slots)
-            for nr, (o, orig) in enumerate(zip(outs, originals)):
+            skip = {id(t) for t in getattr(ctx, "non_differentiable", None) or ()}
+            converted = []
+            for nr, o in enumerate(outs):
                 if isinstance(o, Tensor):
                     ctx._out_meta.append((o.shape, o.dtype))
-                    if id(orig) not in skip and o.dtype.is_floating_point:
-                        o._requires_grad, o._grad_fn, o._output_nr = True, ctx, nr
-            saved = getattr(ctx, "to_save", ())
+                    differentiable = id(o) not in skip and o.dtype.is_floating_point
+                    if any(o is t for t in dirty):
+                        if differentiable:
+                            o._set_history(ctx, nr)  # history rewritten, as an in-place op
+                    else:
+                        o = _as_output(o, args, cls.__name__)
+                        if differentiable:
+                            o._requires_grad, o._grad_fn, o._output_nr = True, ctx, nr
+                converted.append(o)
+            outs = tuple(converted)
+            saved = getattr(ctx, "to_save", None) or ()
             ctx._ctx_saved = [SavedTensor(t, ctx, any(t is o for o in outs))
                                if isinstance(t, Tensor) else t for t in saved]
         else:
-            ctx._ctx_saved = list(getattr(ctx, "to_save", ()))
-        for t in getattr(ctx, "dirty_tensors", ()):
-            t._vc.bump()
+            ctx._ctx_saved = list(getattr(ctx, "to_save", None) or ())
+        # as PyTorch, drop the ctx's own references to inputs/outputs: an output whose grad_fn
+        # is ctx would otherwise form a reference cycle that keeps the graph alive
+        ctx.to_save = ctx.dirty_tensors = ctx.non_differentiable = None
         return outs[0] if single else outs
 
 
