@@ -359,11 +359,11 @@ def record(node_cls, outputs, inputs, *args):
     for nr, out in enumerate(outs):
         if out is None:
             continue
-        if out.dtype.is_floating_point:
-            out._requires_grad = True
+        if out.dtype.is_floating_point:  # integer outputs (indices) are not differentiable:
+            out._requires_grad = True      # no gradient slot for them, as in PyTorch
             out._grad_fn = node
             out._output_nr = nr
-        node._out_meta.append((out.shape, out.dtype))
+            node._out_meta.append((out.shape, out.dtype))
     if anomaly_mode._enabled:
         anomaly_mode.on_outputs(node, outs)
     return node
