@@ -63,6 +63,17 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--framework", choices=["auto", "minigrad", "torch"], default="auto",
                         help="library to build with (built-ins / factories taking lib) or "
                         "expected of the model (default auto)")
+    from .parity.cases import CASES
+
+    parity = sub.add_parser("parity", help="run the built-in paired cases (ops, toy models, hook "
+                            "traces) on minigrad and PyTorch and print whether graphs, gradients "
+                            "and hook traces are identical")
+    parity.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
+                        help="device of the PyTorch side (minigrad always runs on NumPy)")
+    parity.add_argument("--case", action="append", metavar="NAME", dest="cases",
+                        help="run only this case (repeatable); one of: " + ", ".join(CASES))
+    parity.add_argument("--verbose", action="store_true",
+                        help="print both hook traces side by side for every case")
     return parser
 
 
@@ -153,10 +164,18 @@ def cmd_doctor(args) -> int:
     return run_doctor(args.target, input_shape=args.input_shape, framework=args.framework)
 
 
+def cmd_parity(args) -> int:
+    """Run :func:`minigrad.parity.cases.parity_command`: 0 identical, 1 mismatch, 2 bad usage."""
+    _rich()
+    from .parity.cases import parity_command
+
+    return parity_command(args.device, args.cases, args.verbose)
+
+
 def main(argv=None) -> int:
     """Entry point of the ``minigrad`` console script."""
     args = build_parser().parse_args(argv)
-    handlers = {"demo": cmd_demo, "graph": cmd_graph, "doctor": cmd_doctor}
+    handlers = {"demo": cmd_demo, "graph": cmd_graph, "doctor": cmd_doctor, "parity": cmd_parity}
     return handlers[args.command](args)
 
 
