@@ -27,15 +27,18 @@ def normalize_dim(dim: int, ndim: int) -> int:
 
 
 def normalize_dims(dim, ndim: int) -> tuple:
-    """Normalise an int / tuple / list / None of dims to a sorted tuple (None = all dims)."""
+    """Normalise an int / tuple / list / None of dims to a sorted tuple (None = all dims).
+
+    A 0-dim tensor accepts dims 0 and -1 and gives ``()``. RuntimeError for a repeated dim."""
     if dim is None:
         return tuple(range(ndim))
     if isinstance(dim, (int, np.integer)):
         dim = (dim,)
     out = tuple(sorted(normalize_dim(d, ndim) for d in dim))
     if len(set(out)) != len(out):
-        raise RuntimeError(f"dim {out[0]} appears multiple times in the list of dims")
-    return out
+        dup = next(d for d in out if out.count(d) > 1)
+        raise RuntimeError(f"dim {dup} appears multiple times in the list of dims")
+    return out if ndim else ()  # a 0-dim tensor accepts dim 0 / -1 but has no axis to reduce
 
 
 def saved_int(v: int) -> int:

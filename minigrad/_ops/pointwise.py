@@ -239,8 +239,8 @@ class PowBackward1(_Binary):
 
 
 class PowBackward2(Node):
-    """z = self ** exponent with scalar base ``self``.  dz/dexponent = grad * result * log(self).
-    Saves: exponent, result, self (the scalar)."""
+    """z = self ** exponent with scalar base ``self``.  dz/dexponent = grad * result * log(self)
+    (0 where self == 0 and exponent >= 0). Saves: exponent, result, self (the scalar)."""
 
     def __init__(self, base, exponent):
         super().__init__()
@@ -248,7 +248,12 @@ class PowBackward2(Node):
         self._save("exponent", exponent)
 
     def backward(self, g):
-        return (g * self._get("result") * float(np.log(self._saved["self"])),)
+        e, base = self._get("exponent"), self._saved["self"]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            grad = g * self._get("result") * float(np.log(base))
+        if base == 0:
+            grad = where(e >= 0, as_tensor(np.zeros((), grad._data.dtype)), grad)
+        return (grad,)
 
 
 def pow(input, exponent):

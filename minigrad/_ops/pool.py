@@ -318,7 +318,8 @@ def adaptive_avg_pool2d(input, output_size) -> Tensor:
 
     ``output_size``: int or pair; ``None`` in a pair keeps that input size. Output size 1x1
     is ``input.mean((-1, -2), keepdim=True)`` (node ``MeanBackward1``), as in PyTorch; other
-    sizes use ``AdaptiveAvgPool2DBackward0``. Raises RuntimeError for a non-3D/4D input.
+    sizes use ``AdaptiveAvgPool2DBackward0``. Raises RuntimeError for a non-3D/4D input, and
+    for an empty spatial dim unless the output is 1x1.
     """
     if input.ndim not in (3, 4):
         raise RuntimeError("adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
@@ -327,6 +328,11 @@ def adaptive_avg_pool2d(input, output_size) -> Tensor:
     oh, ow = (input.shape[-2 + i] if s is None else int(s) for i, s in enumerate(size))
     if oh == 1 and ow == 1:
         return input.mean((-1, -2), keepdim=True)
+    for d in (input.ndim - 2, input.ndim - 1):
+        if input.shape[d] == 0:
+            raise RuntimeError("adaptive_avg_pool2d(): Expected input to have non-zero size for "
+                               f"non-batch dimensions, but input has sizes {list(input.shape)} "
+                               f"with dimension {d} being empty")
     h, w = input.shape[-2:]
     x = input._data.astype(np.float64)
     integral = np.zeros(x.shape[:-2] + (h + 1, w + 1))

@@ -98,6 +98,32 @@ class MeanBackward1(Node):
         return ((g / self._count).expand(s["self_sym_sizes"]),)
 
 
+def _reduce_dims(dim, ndim: int) -> tuple:
+    """The normalised dims a reduction runs over; an empty list/tuple means all dims, as in
+    PyTorch (``x.sum(dim=[])`` is a full sum)."""
+    if dim is not None and not isinstance(dim, (int, np.integer)) and len(dim) == 0:
+        dim = None
+    return normalize_dims(dim, ndim)
+
+
+def _check_nonempty(fn: str, input, dim, dims, all_error=RuntimeError) -> None:
+    """PyTorch's errors for max/min/amax/amin/argmax/argmin of empty inputs: IndexError when a
+    reduced dim has size 0 (the first such dim, as the user wrote it for ``amax``/``amin``,
+    normalised for the others); ``all_error`` when reducing all dims of an empty tensor."""
+    if input.numel() != 0:
+        return
+    if not dims or dim is None:
+        tail = " Specify the reduction dim with the 'dim' argument." \
+            if all_error is RuntimeError else ""
+        raise all_error(f"{fn}(): Expected reduction dim to be specified for input.numel() == 0."
+                        f"{tail}")
+    given = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    for d, shown in zip([normalize_dim(d, input.ndim) for d in given], given):
+        if input.ndim and input.shape[d] == 0:
+            raise IndexError(f"{fn}(): Expected reduction dim "
+                             f"{shown if fn in ('amax', 'amin') else d} to have non-zero size.")
+
+
 def _check_float(fn, t, dtype=None):
     if t._data.dtype.kind != "f" and (dtype is None or not dtype.is_floating_point):
         raise RuntimeError(f"{fn}(): could not infer output dtype. Input dtype must be either a "
@@ -127,7 +153,7 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
         out = Tensor._make(np.asarray(arr.sum(), dtype=arr.dtype))
         record(SumBackward0, out, (input,), input)
         return out
-    dims = normalize_dims(dim, input.ndim)
+    dims = _reduce_dims(dim, input.ndim)
     out = Tensor._make(np.asarray(arr.sum(axis=dims, keepdims=keepdim), dtype=arr.dtype))
     record(SumBackward1, out, (input,), input, dim, dims, keepdim)
     return out
@@ -143,7 +169,7 @@ def mean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
         out = Tensor._make(np.asarray(arr.mean(), dtype=arr.dtype))
         record(MeanBackward0, out, (input,), input)
         return out
-    dims = normalize_dims(dim, input.ndim)
+    dims = _reduce_dims(dim, input.ndim)
     out = Tensor._make(np.asarray(arr.mean(axis=dims, keepdims=keepdim), dtype=arr.dtype))
     record(MeanBackward1, out, (input,), input, dim, dims, keepdim)
     return out
@@ -181,6 +207,8 @@ class MaxBackward0(Node):
 
     def backward(self, g, _g_indices=None):
         s, d = self._saved, self._d
+        if not s["self_sym_sizes"]:  # a 0-dim input: its only element was selected
+            return (g,)
         idx = self._get("indices")._data
         if not s["keepdim"]:
             idx = np.expand_dims(idx, d)
@@ -200,9 +228,7 @@ def _extreme(input, dim, keepdim, largest: bool):
         from .pointwise import maximum, minimum
 
         return (maximum if largest else minimum)(input, dim)
-    if input.numel() == 0:
-        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() "
-                           "== 0. Specify the reduction dim with the 'dim' argument.")
+    _check_nonempty(name, input, dim, None if dim is None else (dim,))
     if dim is None:
         out = Tensor._make(np.asarray(input._data.max() if largest else input._data.min()))
         node = record(MaxBackward1 if largest else MinBackward1, out, (input,), input)
@@ -211,10 +237,13 @@ def _extreme(input, dim, keepdim, largest: bool):
         return out
     d = normalize_dim(dim, input.ndim)
     arg = np.argmax if largest else np.argmin
-    idx = np.expand_dims(arg(input._data, axis=d), d)
-    vals = np.take_along_axis(input._data, idx, axis=d)
-    if not keepdim:
-        vals, idx = np.squeeze(vals, d), np.squeeze(idx, d)
+    if input.ndim == 0:  # dim 0 / -1 of a 0-dim tensor: the element itself, index 0
+        vals, idx = np.array(input._data, copy=True), np.zeros((), np.int64)
+    else:
+        idx = np.expand_dims(arg(input._data, axis=d), d)
+        vals = np.take_along_axis(input._data, idx, axis=d)
+        if not keepdim:
+            vals, idx = np.squeeze(vals, d), np.squeeze(idx, d)
     values, indices = Tensor._make(vals), Tensor._make(idx.astype(np.int64))
     node = record(MaxBackward0 if largest else MinBackward0, [values, indices], (input,), input,
                   dim, d, keepdim)
@@ -259,7 +288,9 @@ class AminBackward0(AmaxBackward0):
 
 
 def _amax(input, dim, keepdim, largest):
-    dims = normalize_dims(dim if dim != () else None, input.ndim)
+    dims = _reduce_dims(dim, input.ndim)
+    given = dim if isinstance(dim, (int, np.integer)) or len(dim) else None
+    _check_nonempty("amax" if largest else "amin", input, given, dims)
     fn = np.max if largest else np.min
     out = Tensor._make(np.asarray(fn(input._data, axis=dims, keepdims=keepdim)))
     node = record(AmaxBackward0 if largest else AminBackward0, out, (input,), input, dim, dims,
@@ -281,24 +312,32 @@ def amin(input, dim=(), keepdim: bool = False) -> Tensor:
 
 def argmax(input, dim=None, keepdim: bool = False) -> Tensor:
     """Index of the max (flattened if ``dim`` is None), int64, no grad (``torch.argmax``)."""
+    _check_nonempty("argmax", input, dim, None if dim is None else (dim,), IndexError)
     if dim is None:
         return Tensor._make(np.asarray(np.argmax(input._data), dtype=np.int64))
     d = normalize_dim(dim, input.ndim)
+    if input.ndim == 0:
+        return Tensor._make(np.zeros((), np.int64))
     return Tensor._make(np.argmax(input._data, axis=d, keepdims=keepdim).astype(np.int64))
 
 
 def argmin(input, dim=None, keepdim: bool = False) -> Tensor:
     """Index of the min, int64, no grad (``torch.argmin``)."""
+    _check_nonempty("argmin", input, dim, None if dim is None else (dim,), IndexError)
     if dim is None:
         return Tensor._make(np.asarray(np.argmin(input._data), dtype=np.int64))
     d = normalize_dim(dim, input.ndim)
+    if input.ndim == 0:
+        return Tensor._make(np.zeros((), np.int64))
     return Tensor._make(np.argmin(input._data, axis=d, keepdims=keepdim).astype(np.int64))
 
 
 # ----------------------------------------------------------------------------- var / std
 class VarBackward0(Node):
     """z = self.var(dim, correction, keepdim).  dz/dself = grad * 2 (self - mean) / (N -
-    correction), N = number of reduced elements. Saves: correction (None when neither
+    correction), N = number of reduced elements (PyTorch's ``var_backward``: 2 / 0 is inf; for
+    a full reduction, dim None or a 0-dim input, with N - correction <= 0 it is
+    grad * (nan where self == mean, else inf)). Saves: correction (None when neither
     ``correction`` nor ``unbiased`` was given and dim is None), dim (as given, or None),
     keepdim, self."""
 
@@ -309,28 +348,40 @@ class VarBackward0(Node):
         self._save("keepdim", keepdim)
         self._save("self", a)
         self._dims, self._corr = dims, correction
+        self._all = dim is None or a.ndim == 0
+        # PyTorch's backward counts the reduced elements over the dims *as given*: an empty
+        # list reduces everything in the forward but counts as 1 element here
+        given = () if dim is None or isinstance(dim, (int, np.integer)) or len(dim) else None
+        self._n = 1 if given is None else int(np.prod([a.shape[d] for d in dims], dtype=np.int64))
 
-    def _centered(self):
+    def _var_grad(self, g):
+        """``var_backward`` for an incoming gradient ``g`` of the reduced shape."""
         s, dims = self._get("self"), self._dims
-        n = int(np.prod([s.shape[d] for d in dims], dtype=np.int64))
-        return s - s.mean(dims, keepdim=True), n
+        g = _unsqueeze_dims(g, dims, self._saved["keepdim"])
+        centered = s - s.mean(dims, keepdim=True)
+        dof = self._n - self._corr
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if self._all and dof <= 0:
+                nan_inf = np.where(centered._data == 0, np.nan, np.inf).astype(s._data.dtype)
+                return g * Tensor._make(nan_inf)
+            return g * centered * (2.0 / dof if dof != 0 else float("inf"))
 
     def backward(self, g):
-        c, n = self._centered()
-        g = _unsqueeze_dims(g, self._dims, self._saved["keepdim"])
-        return (g * c * (2.0 / (n - self._corr)),)
+        return (self._var_grad(g),)
 
 
 class StdBackward0(VarBackward0):
-    """z = self.std(dim, correction, keepdim).  dz/dself = grad * (self - mean) /
-    ((N - correction) * result). Saves: correction, dim, keepdim, result, self."""
+    """z = self.std(dim, correction, keepdim).  dz/dself = var_backward(grad / (2 result)),
+    with grad / (2 result) taken as 0 where result == 0 (PyTorch's ``std_backward``).
+    Saves: correction, dim, keepdim, result, self."""
 
     def backward(self, g):
-        c, n = self._centered()
-        keep = self._saved["keepdim"]
-        g = _unsqueeze_dims(g, self._dims, keep)
-        r = _unsqueeze_dims(self._get("result"), self._dims, keep)
-        return (g * c / (r * (n - self._corr)),)
+        from .pointwise import where
+
+        r = self._get("result")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gv = where(r == 0, Tensor._make(np.zeros((), r._data.dtype)), g / (r * 2))
+        return (self._var_grad(gv),)
 
 
 def _var(input, dim, unbiased, keepdim, correction, std):
@@ -343,7 +394,7 @@ def _var(input, dim, unbiased, keepdim, correction, std):
         saved_corr = None if dim is None and unbiased is None else correction
     else:
         saved_corr = correction
-    dims = normalize_dims(dim, input.ndim)
+    dims = _reduce_dims(dim, input.ndim)
     fn = np.std if std else np.var
     with np.errstate(divide="ignore", invalid="ignore"):
         out = Tensor._make(np.asarray(fn(input._data, axis=dims, ddof=correction,

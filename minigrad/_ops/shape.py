@@ -240,7 +240,11 @@ def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 def unflatten(self, dim: int, sizes) -> Tensor:
-    """Split dim ``dim`` into ``sizes`` (``torch.unflatten``)."""
+    """Split dim ``dim`` into ``sizes`` (``torch.unflatten``). RuntimeError for a 0-dim
+    tensor (PyTorch wraps the dim error) or sizes that do not multiply up to the dim."""
+    if self.ndim == 0:
+        raise RuntimeError("unflatten got an unexpected error:\nDimension specified as "
+                           f"{dim} but tensor has no dimensions")
     d = normalize_dim(dim, self.ndim)
     sizes = tuple(sizes)
     known = int(np.prod([s for s in sizes if s != -1], dtype=np.int64))

@@ -1,0 +1,498 @@
+"""Fuzz programs: a program is a list of *steps* (plain data), run by one interpreter
+(:class:`Runner`) on minigrad and on PyTorch; :func:`check_program` compares the two traces.
+
+Steps (``i``, ``j`` are indices into the runner's ``env``, the list of tensors made so far;
+a step that raised leaves ``None`` entries for its outputs):
+
+- ``("leaf", shape, dtype, requires_grad, values, seed)``: a new tensor from NumPy data;
+  ``values`` is ``"randn"``, ``"pos"`` (uniform in [0.5, 2]), ``"ties"`` (small integers, so
+  max/relu/abs see ties and zeros) or ``"int"`` (an int64 tensor).
+- ``("op", name, ids, params, no_grad)``: ``OPS[name](runner, params, *tensors)``; tuple results
+  (``split``, ``max(dim)`` ...) add one entry per output.
+- ``("inplace", name, i, ids, params, no_grad)``: ``INPLACE[name]`` modifies ``env[i]``.
+- ``("detach", i)``, ``("retain_grad", i)``, ``("requires_grad", i, flag)``,
+  ``("hook", i, kind)`` (tensor hook: ``"log"``, ``"scale"``, ``"bad_shape"``),
+  ``("post_hook", i)`` (post-accumulate-grad hook), ``("set_grad_none", i)``,
+  ``("grad_of", i)`` (adds ``env[i].grad`` to the env, e.g. a ``create_graph`` gradient).
+- ``("backward", ids, seed, implicit, retain_graph, create_graph, input_ids)``:
+  ``autograd.backward`` of the roots with random upstream gradients (or implicit ones).
+- ``("grad", out_ids, in_ids, seed, retain_graph, create_graph, allow_unused)``:
+  ``autograd.grad``; the results are added to the env.
+
+The trace holds, per step, the outputs' values/dtype/shape/requires_grad/is_leaf/``_version``/
+node name, or the exception type; after backward steps every ``.grad``; at the end, for every
+tensor, its graph (``graph_trace``: node names and edges), ``.grad`` and ``_version``, and the
+ordered log of hook calls.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from minigrad.parity import compare, graph_trace, to_numpy, torch_lib
+
+TOL = {"float64": dict(rtol=1e-7, atol=1e-9), "float32": dict(rtol=2e-4, atol=2e-5)}
+
+
+def leaf_array(shape, dtype: str, values: str, seed: int) -> np.ndarray:
+    """The NumPy data of a ``leaf`` step (same in both libraries)."""
+    rng = np.random.default_rng(seed)
+    if values == "pos":
+        return rng.uniform(0.5, 2.0, size=shape).astype(dtype)
+    if values == "ties":
+        return rng.integers(-2, 3, size=shape).astype(dtype)
+    if values == "int":
+        return rng.integers(-3, 4, size=shape).astype("int64")
+    return rng.standard_normal(size=shape).astype(dtype)
+
+
+def dtype_name(dt) -> str:
+    """``torch.float32`` / ``minigrad.float32`` -> ``'float32'``."""
+    return str(dt).split(".")[-1]
+
+
+def _tup(x):
+    return tuple(x) if isinstance(x, list) else x
+
+
+def _sum(R, p, x):
+    return x.sum() if p.get("dim", "all") == "all" else x.sum(_tup(p["dim"]), keepdim=p["keepdim"])
+
+
+def _mean(R, p, x):
+    if p.get("dim", "all") == "all":
+        return x.mean()
+    return x.mean(_tup(p["dim"]), keepdim=p["keepdim"])
+
+
+def _targets(R, p):
+    return R.tensor(np.asarray(p["target"], dtype=np.int64).reshape(p["target_shape"]))
+
+
+def _cross_entropy(R, p, x, *prob):
+    target = prob[0] if prob else _targets(R, p)
+    return R.F.cross_entropy(x, target, reduction=p["reduction"],
+                             label_smoothing=p.get("smoothing", 0.0),
+                             ignore_index=p.get("ignore_index", -100))
+
+
+def _nll(R, p, x):
+    return R.F.nll_loss(x, _targets(R, p), reduction=p["reduction"],
+                        ignore_index=p.get("ignore_index", -100))
+
+
+def _getitem(R, p, x):
+    if p["index"] == "mask":
+        return x[x > p["thr"]]
+    return x[p["index"]]
+
+
+def _where(R, p, x, y):
+    return R.L.where(x > p["thr"], x, y)
+
+
+OPS = {
+    # pointwise, unary
+    "neg": lambda R, p, x: -x,
+    "exp": lambda R, p, x: x.exp(),
+    "log": lambda R, p, x: x.log(),
+    "sqrt": lambda R, p, x: x.sqrt(),
+    "rsqrt": lambda R, p, x: x.rsqrt(),
+    "abs": lambda R, p, x: x.abs(),
+    "tanh": lambda R, p, x: x.tanh(),
+    "sigmoid": lambda R, p, x: x.sigmoid(),
+    "sin": lambda R, p, x: x.sin(),
+    "cos": lambda R, p, x: x.cos(),
+    "reciprocal": lambda R, p, x: x.reciprocal(),
+    "sign": lambda R, p, x: x.sign(),
+    "round": lambda R, p, x: x.round(),
+    "floor": lambda R, p, x: x.floor(),
+    "ceil": lambda R, p, x: x.ceil(),
+    "square": lambda R, p, x: x.square(),
+    "relu": lambda R, p, x: x.relu(),
+    "leaky_relu": lambda R, p, x: R.F.leaky_relu(x, p["slope"]),
+    "gelu": lambda R, p, x: R.F.gelu(x, approximate=p["approximate"]),
+    "silu": lambda R, p, x: R.F.silu(x),
+    "softplus": lambda R, p, x: R.F.softplus(x, beta=p["beta"], threshold=p["threshold"]),
+    "clamp": lambda R, p, x: x.clamp(p["min"], p["max"]),
+    "clamp_min": lambda R, p, x: x.clamp_min(p["min"]),
+    "masked_fill": lambda R, p, x: x.masked_fill(x > p["thr"], p["value"]),
+    "gt": lambda R, p, x: x > p["thr"],
+    # pointwise with a Python scalar
+    "add_scalar": lambda R, p, x: x + p["c"],
+    "radd_scalar": lambda R, p, x: p["c"] + x,
+    "sub_scalar": lambda R, p, x: x - p["c"],
+    "rsub_scalar": lambda R, p, x: p["c"] - x,
+    "mul_scalar": lambda R, p, x: x * p["c"],
+    "div_scalar": lambda R, p, x: x / p["c"],
+    "rdiv_scalar": lambda R, p, x: p["c"] / x,
+    "pow_scalar": lambda R, p, x: x ** p["c"],
+    "rpow_scalar": lambda R, p, x: p["c"] ** x,
+    # pointwise, two tensors (broadcasting)
+    "add": lambda R, p, x, y: R.L.add(x, y, alpha=p.get("alpha", 1)),
+    "sub": lambda R, p, x, y: R.L.sub(x, y, alpha=p.get("alpha", 1)),
+    "mul": lambda R, p, x, y: x * y,
+    "div": lambda R, p, x, y: x / y,
+    "pow": lambda R, p, x, y: x ** y,
+    "maximum": lambda R, p, x, y: R.L.maximum(x, y),
+    "minimum": lambda R, p, x, y: R.L.minimum(x, y),
+    "where": _where,
+    "clamp_t": lambda R, p, x, lo, hi: x.clamp(lo, hi),
+    # reductions and normalisations
+    "sum": _sum,
+    "mean": _mean,
+    "max_all": lambda R, p, x: x.max(),
+    "min_all": lambda R, p, x: x.min(),
+    "max_dim": lambda R, p, x: tuple(x.max(p["dim"], keepdim=p["keepdim"])),
+    "min_dim": lambda R, p, x: tuple(x.min(p["dim"], keepdim=p["keepdim"])),
+    "amax": lambda R, p, x: x.amax(_tup(p["dim"]), keepdim=p["keepdim"]),
+    "amin": lambda R, p, x: x.amin(_tup(p["dim"]), keepdim=p["keepdim"]),
+    "var": lambda R, p, x: x.var(_tup(p["dim"]), correction=p["correction"],
+                                 keepdim=p["keepdim"]),
+    "std": lambda R, p, x: x.std(_tup(p["dim"]), correction=p["correction"],
+                                 keepdim=p["keepdim"]),
+    "logsumexp": lambda R, p, x: x.logsumexp(p["dim"], keepdim=p["keepdim"]),
+    "softmax": lambda R, p, x: x.softmax(p["dim"]),
+    "log_softmax": lambda R, p, x: x.log_softmax(p["dim"]),
+    "argmax": lambda R, p, x: x.argmax(p["dim"], keepdim=p["keepdim"]),
+    # shapes and views
+    "view": lambda R, p, x: x.view(_tup(p["shape"])),
+    "reshape": lambda R, p, x: x.reshape(_tup(p["shape"])),
+    "flatten": lambda R, p, x: x.flatten(p["start"], p["end"]),
+    "unflatten": lambda R, p, x: x.unflatten(p["dim"], _tup(p["sizes"])),
+    "transpose": lambda R, p, x: x.transpose(p["dim0"], p["dim1"]),
+    "t": lambda R, p, x: x.t(),
+    "T": lambda R, p, x: x.T,
+    "mT": lambda R, p, x: x.mT,
+    "permute": lambda R, p, x: x.permute(_tup(p["dims"])),
+    "unsqueeze": lambda R, p, x: x.unsqueeze(p["dim"]),
+    "squeeze": lambda R, p, x: x.squeeze() if p["dim"] == "all" else x.squeeze(_tup(p["dim"])),
+    "expand": lambda R, p, x: x.expand(_tup(p["shape"])),
+    "expand_as": lambda R, p, x, y: x.expand_as(y),
+    "clone": lambda R, p, x: x.clone(),
+    "contiguous": lambda R, p, x: x.contiguous(),
+    "split": lambda R, p, x: tuple(x.split(_tup(p["size"]) if isinstance(p["size"], list)
+                                           else p["size"], p["dim"])),
+    "chunk": lambda R, p, x: tuple(x.chunk(p["chunks"], p["dim"])),
+    "unbind": lambda R, p, x: tuple(x.unbind(p["dim"])),
+    "repeat": lambda R, p, x: x.repeat(_tup(p["reps"])),
+    "narrow": lambda R, p, x: x.narrow(p["dim"], p["start"], p["length"]),
+    "select": lambda R, p, x: x.select(p["dim"], p["index"]),
+    "getitem": _getitem,
+    "cat": lambda R, p, *xs: R.L.cat(list(xs), p["dim"]),
+    "stack": lambda R, p, *xs: R.L.stack(list(xs), p["dim"]),
+    "to": lambda R, p, x: x.to(getattr(R.L, p["dtype"])),
+    # linear algebra
+    "matmul": lambda R, p, x, y: x @ y,
+    "mm": lambda R, p, x, y: R.L.mm(x, y),
+    "bmm": lambda R, p, x, y: R.L.bmm(x, y),
+    "dot": lambda R, p, x, y: R.L.dot(x, y),
+    "mv": lambda R, p, x, y: R.L.mv(x, y),
+    "addmm": lambda R, p, b, x, y: R.L.addmm(b, x, y, beta=p["beta"], alpha=p["alpha"]),
+    "linear": lambda R, p, x, w, *b: R.F.linear(x, w, *b),
+    # nn
+    "conv2d": lambda R, p, x, w, *b: R.F.conv2d(x, w, b[0] if b else None, stride=p["stride"],
+                                                padding=p["padding"], dilation=p["dilation"],
+                                                groups=p["groups"]),
+    "max_pool2d": lambda R, p, x: R.F.max_pool2d(x, p["kernel"], p["stride"], p["padding"],
+                                                 p["dilation"], ceil_mode=p["ceil_mode"]),
+    "avg_pool2d": lambda R, p, x: R.F.avg_pool2d(x, p["kernel"], p["stride"], p["padding"],
+                                                 ceil_mode=p["ceil_mode"],
+                                                 count_include_pad=p["count_include_pad"]),
+    "adaptive_avg_pool2d": lambda R, p, x: R.F.adaptive_avg_pool2d(x, _tup(p["size"])),
+    "pad": lambda R, p, x: R.F.pad(x, _tup(p["pad"]), value=p["value"]),
+    "mse_loss": lambda R, p, x, y: R.F.mse_loss(x, y, reduction=p["reduction"]),
+    "l1_loss": lambda R, p, x, y: R.F.l1_loss(x, y, reduction=p["reduction"]),
+    "cross_entropy": _cross_entropy,
+    "nll_loss": _nll,
+}
+
+
+def _setitem(R, p, x, *v):
+    index = x > p["thr"] if p["index"] == "mask" else p["index"]
+    x[index] = v[0] if v else p["value"]
+    return x
+
+
+def _masked_fill_(R, p, x):
+    return x.masked_fill_(x.detach() > p["thr"], p["value"])
+
+
+INPLACE = {
+    "add_": lambda R, p, x, *y: x.add_(y[0] if y else p["c"], alpha=p.get("alpha", 1)),
+    "sub_": lambda R, p, x, *y: x.sub_(y[0] if y else p["c"]),
+    "mul_": lambda R, p, x, *y: x.mul_(y[0] if y else p["c"]),
+    "div_": lambda R, p, x, *y: x.div_(y[0] if y else p["c"]),
+    "iadd": lambda R, p, x, y: x.__iadd__(y),
+    "imul": lambda R, p, x, y: x.__imul__(y),
+    "pow_": lambda R, p, x: x.pow_(p["c"]),
+    "clamp_": lambda R, p, x: x.clamp_(p["min"], p["max"]),
+    "relu_": lambda R, p, x: x.relu_(),
+    "neg_": lambda R, p, x: x.neg_(),
+    "exp_": lambda R, p, x: x.exp_(),
+    "sigmoid_": lambda R, p, x: x.sigmoid_(),
+    "tanh_": lambda R, p, x: x.tanh_(),
+    "zero_": lambda R, p, x: x.zero_(),
+    "fill_": lambda R, p, x: x.fill_(p["value"]),
+    "copy_": lambda R, p, x, y: x.copy_(y),
+    "masked_fill_": _masked_fill_,
+    "setitem": _setitem,
+}
+
+
+class Runner:
+    """Runs program steps on one library (``lib`` is minigrad or torch), keeping the env of
+    tensors, the hook-call log and the error messages (for failure reports)."""
+
+    def __init__(self, lib, device: str = "cpu"):
+        self.L, self.F, self.device = lib, lib.nn.functional, device
+        self.env: list = []
+        self.log: list = []
+        self.messages: list = []
+        self.keep: list = []  # hook handles
+        self.formula: dict = {}  # env index -> "direct" / "derived" (see ``graph``)
+
+    def tensor(self, arr):
+        return self.L.tensor(arr, device=self.device)
+
+    # ------------------------------------------------------------------ records
+    def out_record(self, t, i=None) -> dict:
+        """What is compared right after a step produced (or modified) ``t`` (``env[i]``)."""
+        if t is None:
+            return None
+        node = _attempt(lambda: t.grad_fn)
+        name = node if isinstance(node, tuple) or node is None else type(node).__name__
+        if self.formula.get(i) == "direct":
+            name = node is not None  # a node of a backward formula: PyTorch's are C++ internals
+        return {"value": to_numpy(t), "dtype": dtype_name(t.dtype), "shape": tuple(t.shape),
+                "requires_grad": _attempt(lambda: t.requires_grad),
+                "is_leaf": _attempt(lambda: t.is_leaf), "version": t._version, "grad_fn": name,
+                "output_nr": t.output_nr}
+
+    def grad_record(self, t):
+        if t is None or not (_attempt(lambda: t.is_leaf) is True or t.retains_grad):
+            return "-"
+        g = t.grad
+        if g is None:
+            return None
+        return {"dtype": dtype_name(g.dtype), "value": to_numpy(g),
+                "requires_grad": g.requires_grad, "has_grad_fn": g.grad_fn is not None}
+
+    def grads(self) -> list:
+        return [self.grad_record(t) for t in self.env]
+
+    def graph(self, t, i):
+        """``graph_trace(t)``; for tensors whose graph contains nodes made by a backward
+        formula under ``create_graph`` only the top node's name (PyTorch builds its formulas
+        from other ops than minigrad's, so those subgraphs are compared by value only)."""
+        kind = self.formula.get(i)
+        if kind is None:
+            return _attempt(lambda: graph_trace(t))
+        fn = _attempt(lambda: t.grad_fn)
+        if kind == "direct" or fn is None or isinstance(fn, tuple):
+            return fn is not None
+        return type(fn).__name__
+
+    def final(self) -> dict:
+        tensors = []
+        for i, t in enumerate(self.env):
+            if t is None:
+                tensors.append(None)
+                continue
+            rec = self.out_record(t, i)
+            rec["graph"] = self.graph(t, i)
+            rec["retains_grad"] = t.retains_grad
+            rec["grad"] = self.grad_record(t)
+            tensors.append(rec)
+        return {"tensors": tensors, "hooks": self.log}
+
+    def _taint(self, ids, outputs, direct=False) -> None:
+        """Mark ``outputs`` (env indices) as holding backward-formula nodes if ``direct`` or if
+        one of ``ids`` does; an in-place target passes it on to every tensor sharing its
+        storage."""
+        if direct:
+            self.formula.update({o: "direct" for o in outputs})
+        elif any(i in self.formula for i in ids):
+            for o in outputs:
+                self.formula.setdefault(o, "derived")
+
+    def _share(self, i) -> list:
+        def base(t):
+            return t if t._base is None else t._base
+
+        b = base(self.env[i])
+        return [j for j, t in enumerate(self.env) if t is not None and base(t) is b]
+
+    # ------------------------------------------------------------------ steps
+    def run(self, program) -> dict:
+        """Run every step; the trace compared by :func:`check_program`."""
+        steps = [self.step(s) for s in program]
+        return {"steps": steps, "final": self.final()}
+
+    def step(self, s):
+        """Run one step; returns its record (or ``("error", type name)``)."""
+        n_before = len(self.env)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return getattr(self, "_" + s[0])(*s[1:])
+        except Exception as e:  # noqa: BLE001 - both libraries' exceptions are compared
+            msg = str(e).split("\nException raised from")[0][:300]
+            self.messages.append((len(self.messages), s, f"{type(e).__name__}: {msg}"))
+            del self.env[n_before:]
+            self.env.extend([None] * _n_outputs(s))
+            return ("error", type(e).__name__)
+
+    def _push(self, out, ids=(), direct=False):
+        outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        start = len(self.env)
+        self.env.extend(outs)
+        new = list(range(start, len(self.env)))
+        self._taint(ids, new, direct)
+        return [self.out_record(t, i) for i, t in zip(new, outs)]
+
+    def _leaf(self, shape, dtype, requires_grad, values, seed):
+        t = self.tensor(leaf_array(tuple(shape), dtype, values, seed))
+        if requires_grad:
+            t.requires_grad_(True)
+        return self._push(t)
+
+    def _get(self, i):
+        t = self.env[i]
+        if t is None:
+            raise _Skipped
+        return t
+
+    def _grad_mode(self, no_grad):
+        return self.L.no_grad() if no_grad else self.L.enable_grad()
+
+    def _op(self, name, ids, params, no_grad):
+        xs = [self._get(i) for i in ids]
+        with self._grad_mode(no_grad):
+            out = OPS[name](self, params, *xs)
+        return self._push(out, ids)
+
+    def _inplace(self, name, i, ids, params, no_grad):
+        x = self._get(i)
+        xs = [self._get(j) for j in ids]
+        with self._grad_mode(no_grad):
+            out = INPLACE[name](self, params, x, *xs)
+        if out is not x:
+            raise AssertionError(f"{name} did not return self")
+        self._taint([i, *ids], self._share(i))
+        return self.out_record(x, i)
+
+    def _detach(self, i):
+        return self._push(self._get(i).detach())
+
+    def _retain_grad(self, i):
+        self._get(i).retain_grad()
+        return self.out_record(self.env[i], i)
+
+    def _requires_grad(self, i, flag):
+        self._get(i).requires_grad_(flag)
+        return self.out_record(self.env[i], i)
+
+    def _hook(self, i, kind):
+        log, tag = self.log, f"hook{i}_{kind}_{len(self.keep)}"
+
+        def hook(g):
+            log.append((tag, tuple(g.shape), dtype_name(g.dtype), float(to_numpy(g).sum())))
+            if kind == "scale":
+                return g * 2
+            if kind == "bad_shape":
+                return g.sum()
+            return None
+
+        self.keep.append(self._get(i).register_hook(hook))
+        return None
+
+    def _post_hook(self, i):
+        log, tag = self.log, f"post{i}_{len(self.keep)}"
+
+        def hook(t):
+            log.append((tag, float(to_numpy(t.grad).sum())))
+
+        self.keep.append(self._get(i).register_post_accumulate_grad_hook(hook))
+        return None
+
+    def _set_grad_none(self, i):
+        self._get(i).grad = None
+        return None
+
+    def _grad_of(self, i):
+        t = self._get(i)
+        g = t.grad if (t.is_leaf or t.retains_grad) else None
+        return self._push(g, direct=g is not None and g.grad_fn is not None)
+
+    def _upstream(self, roots, seed, implicit):
+        if implicit:
+            return None
+        rng = np.random.default_rng(seed)
+        return [self.tensor(rng.standard_normal(tuple(r.shape)).astype(
+            dtype_name(r.dtype) if r.is_floating_point() else "float32")) for r in roots]
+
+    def _backward(self, ids, seed, implicit, retain_graph, create_graph, input_ids):
+        roots = [self._get(i) for i in ids]
+        inputs = None if input_ids is None else [self._get(i) for i in input_ids]
+        self.L.autograd.backward(roots, self._upstream(roots, seed, implicit),
+                                 retain_graph=retain_graph, create_graph=create_graph,
+                                 inputs=inputs)
+        return self.grads()
+
+    def _grad(self, out_ids, in_ids, seed, retain_graph, create_graph, allow_unused):
+        outs = [self._get(i) for i in out_ids]
+        ins = [self._get(i) for i in in_ids]
+        res = self.L.autograd.grad(outs, ins, self._upstream(outs, seed, False),
+                                   retain_graph=retain_graph, create_graph=create_graph,
+                                   allow_unused=allow_unused)
+        return self._push(tuple(res), direct=create_graph)
+
+
+def _attempt(fn):
+    """``fn()``, or ``("error", exception type name)`` if it raises (reading ``grad_fn`` of a
+    view whose base was modified in place can raise)."""
+    try:
+        return fn()
+    except Exception as e:  # noqa: BLE001 - compared between the libraries
+        return ("error", type(e).__name__)
+
+
+class _Skipped(Exception):
+    """A step refers to the output of a step that raised."""
+
+
+def _n_outputs(s) -> int:
+    """How many env entries a step adds (so a failed step keeps later indices aligned)."""
+    kind = s[0]
+    if kind in ("leaf", "detach", "grad_of"):
+        return 1
+    if kind == "grad":
+        return len(s[2])
+    if kind == "op":
+        return s[3].get("n_out", 1)
+    return 0
+
+
+def run_program(lib, program, device: str = "cpu"):
+    """Run ``program`` on ``lib``; returns ``(trace, runner)``."""
+    r = Runner(lib, device)
+    return r.run(program), r
+
+
+def check_program(program, device: str = "cpu"):
+    """Run ``program`` on minigrad and torch and compare the traces (AssertionError naming the
+    first difference, with both libraries' error messages)."""
+    import minigrad
+
+    torch = torch_lib()
+    a, ra = run_program(minigrad, program, device="cpu")
+    b, rb = run_program(torch, program, device=device)
+    try:
+        compare(a, b, **TOL["float32" if "float32" in repr(program) else "float64"])
+    except AssertionError as e:
+        raise AssertionError(f"{e}\nminigrad errors: {ra.messages}\ntorch errors:    "
+                             f"{rb.messages}") from None
+    return a, b

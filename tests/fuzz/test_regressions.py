@@ -1,0 +1,123 @@
+"""Shrunk programs from the differential fuzzer, kept as regular parity tests.
+
+Each program failed once (the comment says how) and was fixed; it runs on minigrad and on
+PyTorch and the traces must match (see ``program.check_program``). ``KNOWN`` holds programs of
+differences owned by other issues: the test asserts that the mismatch is still there, so it
+fails (and the program must move to ``FIXED``) once the difference is fixed.
+"""
+
+import pytest
+
+from .program import check_program
+
+FIXED = {
+    # x.sum(dim=[]) reduces every dim (minigrad reduced none)
+    "sum_empty_dim_list": [
+        ("leaf", [2, 3], "float64", True, "randn", 1),
+        ("op", "sum", [0], {"dim": [], "keepdim": False}, False),
+        ("op", "mean", [0], {"dim": [], "keepdim": True}, False),
+        ("op", "amax", [0], {"dim": [], "keepdim": False}, False),
+        ("backward", [1, 2, 3], 2, False, False, False, None),
+    ],
+    # dims 0 / -1 of a 0-dim tensor reduce nothing (minigrad: NumPy AxisError)
+    "reduce_0d_dim": [
+        ("leaf", [], "float64", True, "randn", 1),
+        ("op", "sum", [0], {"dim": [0], "keepdim": False}, False),
+        ("op", "max_dim", [0], {"dim": -1, "keepdim": True, "n_out": 2}, False),
+        ("op", "var", [0], {"dim": 0, "keepdim": False, "correction": 0}, False),
+        ("op", "argmax", [0], {"dim": 0, "keepdim": False}, False),
+        ("backward", [1, 2], 2, False, False, False, None),
+    ],
+    # unflatten of a 0-dim tensor is PyTorch's RuntimeError (minigrad: IndexError)
+    "unflatten_0d": [
+        ("leaf", [], "float32", True, "randn", 1),
+        ("op", "unflatten", [0], {"dim": 0, "sizes": [1, 1]}, False),
+        ("backward", [0], 2, True, False, False, None),
+    ],
+    # NumPy returns scalars for 0-dim operands; in-place ops on such results failed
+    # ("'numpy.float64' object does not support item assignment")
+    "inplace_on_0d_result": [
+        ("leaf", [], "float64", True, "randn", 1),
+        ("op", "rpow_scalar", [0], {"c": 3.0}, False),
+        ("inplace", "sigmoid_", 1, [], {}, False),
+        ("op", "exp", [0], {}, False),
+        ("inplace", "relu_", 2, [], {}, False),
+        ("backward", [1, 2], 2, True, False, False, None),
+    ],
+    # max/min/argmax/amax of empty tensors: PyTorch's IndexError / RuntimeError
+    "reduce_empty": [
+        ("leaf", [2, 0], "float64", True, "randn", 1),
+        ("op", "max_dim", [0], {"dim": -1, "keepdim": False, "n_out": 2}, False),
+        ("op", "max_dim", [0], {"dim": 0, "keepdim": False, "n_out": 2}, False),
+        ("op", "max_all", [0], {}, False),
+        ("op", "argmax", [0], {"dim": None, "keepdim": False}, False),
+        ("op", "argmax", [0], {"dim": 1, "keepdim": False}, False),
+        ("op", "amax", [0], {"dim": [], "keepdim": False}, False),
+        ("op", "amin", [0], {"dim": [0, 1], "keepdim": False}, False),
+        ("op", "amax", [0], {"dim": 0, "keepdim": False}, False),
+        ("backward", [3], 2, False, False, False, None),
+    ],
+    # adaptive_avg_pool2d of an empty spatial dim raises unless the output is 1x1
+    "adaptive_pool_empty": [
+        ("leaf", [3, 3, 0, 4], "float32", True, "pos", 1),
+        ("op", "adaptive_avg_pool2d", [0], {"size": 2}, False),
+        ("op", "adaptive_avg_pool2d", [0], {"size": 1}, False),
+        ("backward", [2], 2, False, False, False, None),
+    ],
+    # 2 ** x saves x: modifying it in place must fail backward (minigrad never unpacked it);
+    # 0 ** x has gradient 0 where x >= 0
+    "pow_scalar_base_saves_exponent": [
+        ("leaf", [2], "float32", True, "randn", 1),
+        ("op", "rpow_scalar", [0], {"c": 2}, False),
+        ("inplace", "mul_", 0, [], {"c": 2.0}, True),
+        ("backward", [1], 2, False, False, False, None),
+        ("leaf", [4], "float64", True, "ties", 3),
+        ("op", "rpow_scalar", [2], {"c": 0.0}, False),
+        ("backward", [3], 4, False, False, False, None),
+    ],
+    # std's gradient is 0 where std == 0 (minigrad: nan); var/std gradients when
+    # N - correction <= 0 follow PyTorch (inf / nan patterns; full vs per-dim reductions)
+    "var_std_degenerate": [
+        ("leaf", [2], "float64", True, "ties", 1),
+        ("leaf", [1], "float64", False, "randn", 2),
+        ("inplace", "copy_", 0, [1], {}, True),
+        ("op", "std", [0], {"dim": None, "keepdim": False, "correction": 1}, False),
+        ("backward", [2], 3, True, False, False, None),
+        ("leaf", [2, 3], "float64", True, "ties", 4),
+        ("op", "var", [3], {"dim": None, "keepdim": False, "correction": 2}, False),
+        ("op", "var", [3], {"dim": 0, "keepdim": False, "correction": 2}, False),
+        ("op", "std", [3], {"dim": [0], "keepdim": True, "correction": 2}, False),
+        ("op", "var", [3], {"dim": [], "keepdim": False, "correction": 1}, False),
+        ("backward", [4, 5, 6, 7], 5, False, False, False, None),
+    ],
+}
+
+KNOWN = {
+    # backward of a view made under no_grad of a tensor that requires grad (it requires grad
+    # but has no gradient accumulator): PyTorch's RuntimeError "element 0 of tensors does not
+    # require grad and does not have a grad_fn"; minigrad's engine fails with AttributeError
+    "backward_no_grad_view_root": ("autograd engine (issue 3)", [
+        ("leaf", [], "float32", True, "randn", 1),
+        ("op", "view", [0], {"shape": []}, True),
+        ("backward", [1], 2, True, False, False, None),
+    ]),
+    # PyTorch runs a root's tensor hooks even when inputs= prunes the root's own node
+    "root_hook_with_inputs": ("autograd engine (issue 4)", [
+        ("leaf", [], "float32", True, "randn", 1),
+        ("leaf", [], "float32", True, "randn", 2),
+        ("hook", 1, "log"),
+        ("backward", [1], 3, True, False, False, [0]),
+    ]),
+}
+
+
+@pytest.mark.parametrize("name", list(FIXED))
+def test_fixed(name, device):
+    check_program(FIXED[name], device=device)
+
+
+@pytest.mark.parametrize("name", list(KNOWN))
+def test_known_gap(name):
+    owner, program = KNOWN[name]
+    with pytest.raises(AssertionError):  # still different; fixed -> move it to FIXED
+        check_program(program)
