@@ -1,0 +1,1 @@
+"""Docs: generated blocks stay in sync with the code."""
