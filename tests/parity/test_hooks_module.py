@@ -454,3 +454,66 @@ def test_backward_hook_object_directly(device):
         return log, graph_trace(out), k
 
     assert_parity(scenario, device=device)
+
+
+# ------------------------------------------------------------------ forward hooks (§5.5)
+def test_forward_hook_chain_and_global_kwargs(device):
+    """Pre-hooks chain and the forward hook sees the modified args; a global forward hook
+    can take kwargs; a global always_call hook runs (and is silenced) when forward raises."""
+
+    def scenario(lib, device):
+        mm, log = mod_module(lib), []
+
+        class M(lib.nn.Module):
+            def forward(self, x, shift=0.0):
+                if shift == 99.0:
+                    raise ValueError("bad shift")
+                return x + shift
+
+        m = M()
+        m.register_forward_pre_hook(lambda mod, args: (args[0] * 10,))
+        m.register_forward_pre_hook(lambda mod, args: log.append(("pre2", arrays(args))))
+        m.register_forward_hook(lambda mod, args, out: log.append(("fwd", arrays(args),
+                                                                   to_numpy(out))))
+        g1 = mm.register_module_forward_hook(
+            lambda mod, args, kwargs, out: log.append(("global kw", dict(kwargs))),
+            with_kwargs=True)
+
+        def boom(mod, args, out):
+            raise RuntimeError("always hook failed")
+
+        g2 = mm.register_module_forward_hook(boom, always_call=True)
+        try:
+            x = mk(lib, device, X53[0], True)
+            r1 = err(lambda: m(x, shift=1.0))
+            r2, w = warned(lambda: err(lambda: m(x, shift=99.0)))
+        finally:
+            g1.remove()
+            g2.remove()
+        return log, r1, r2, [(c, t.replace("minigrad", "torch")) for c, t in w]
+
+    assert_parity(scenario, device=device)
+
+
+def test_failing_forward_leaves_hooks_intact(device):
+    """An exception in a forward pre-hook of a module with backward hooks propagates; the hooks
+    stay registered exactly once and the next call works."""
+
+    def scenario(lib, device):
+        lin, log = linear(lib, device), []
+        lin.register_full_backward_hook(lambda m, gi, go: log.append("full"))
+        state = {"fail": True}
+
+        def pre(m, args):
+            if state["fail"]:
+                raise KeyError("pre failed")
+
+        lin.register_forward_pre_hook(pre)
+        x = mk(lib, device, X53, True)
+        e = err(lambda: lin(x))
+        state["fail"] = False
+        out = lin(x)
+        out.sum().backward()
+        return e, log, [len(lin._backward_hooks), len(lin._forward_pre_hooks)], \
+            type(out.grad_fn).__name__
+    assert_parity(scenario, device=device)

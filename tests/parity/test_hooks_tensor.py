@@ -204,3 +204,18 @@ def test_node_hooks_on_accumulate_grad_and_custom_function(device):
         return log, to_numpy(x.grad)
 
     assert_parity(scenario, device=device)
+
+
+def test_integer_outputs_have_no_gradient_slot(device):
+    """``max(dim)`` returns (values, indices): the node has one gradient slot, not two."""
+
+    def scenario(lib, device):
+        log = []
+        x = mk(lib, device, M23, True)
+        values, indices = x.max(1)
+        values.grad_fn.register_prehook(lambda go: log.append(len(go)))
+        values.grad_fn.register_hook(lambda gi, go: log.append((arrays(gi), arrays(go))))
+        values.sum().backward()
+        return log, indices.requires_grad, to_numpy(x.grad)
+
+    assert_parity(scenario, device=device)
