@@ -145,3 +145,145 @@ def test_backward_needs_graph_built_with_grad(device):
                 "grad_meta": meta(x.grad)}
 
     assert_parity(scenario, device=device)
+
+
+def test_nesting_and_decorated_methods(device):
+    def scenario(lib, device):
+        x = mk(lib, device, X, requires_grad=True)
+        out = []
+
+        class Model:
+            @lib.no_grad()
+            def predict(self, t):
+                with lib.enable_grad():
+                    inner = meta(t * 2)
+                    with lib.set_grad_enabled(False):
+                        innermost = meta(t * 2)
+                    back = meta(t * 2)
+                return inner, innermost, back, meta(t * 2)
+
+            @lib.enable_grad()
+            def train_step(self, t):
+                return meta(t * 2), lib.is_grad_enabled()
+
+        m = Model()
+        out.append(m.predict(x))
+        with lib.no_grad():
+            out.append(m.train_step(x))
+            out.append(lib.is_grad_enabled())
+        with lib.no_grad(), lib.enable_grad():
+            out.append(meta(x * 2))
+        out.append(lib.is_grad_enabled())
+        return out
+
+    assert_parity(scenario, device=device)
+
+
+# ------------------------------------------------------------------ thread-local modes
+def test_grad_mode_is_thread_local():
+    """Each thread has its own grad / inference mode; a new thread starts with grad on."""
+    import threading
+
+    def scenario(lib):
+        seen = {}
+
+        def worker(tag):
+            seen[tag] = (lib.is_grad_enabled(), lib.is_inference_mode_enabled())
+            with lib.no_grad():
+                seen[tag + "_inner"] = lib.is_grad_enabled()
+
+        def run(tag):
+            t = threading.Thread(target=worker, args=(tag,))
+            t.start()
+            t.join()
+
+        with lib.no_grad():
+            run("in_no_grad")
+            seen["main_still"] = lib.is_grad_enabled()
+        with lib.inference_mode():
+            run("in_inference")
+        lib.set_grad_enabled(False)
+        try:
+            run("after_plain_call")
+            seen["main_plain"] = lib.is_grad_enabled()
+        finally:
+            lib.set_grad_enabled(True)
+        run("plain")
+        return seen
+
+    assert_parity(scenario)
+
+
+# ------------------------------------------------------------------ inference mode
+def test_inference_mode_tensors(device):
+    """Facts §7 and §3.3: inference tensors (no version counter, no in-place outside, cannot be
+    saved for backward, cannot be made to require grad outside); views of normal tensors made
+    inside stay normal but cannot be modified in place later."""
+
+    def scenario(lib, device):
+        x = mk(lib, device, X, requires_grad=True)
+        out = {}
+        with lib.inference_mode() as ctx:
+            out["ctx"] = ctx
+            out["flags"] = (lib.is_inference_mode_enabled(), lib.is_grad_enabled())
+            a = mk(lib, device, X)
+            b = x * 2
+            c = lib.ones(2, requires_grad=True)
+            v = x[0:2]
+            out["inside"] = {"a": (a.is_inference(), a.requires_grad),
+                             "b": (b.is_inference(),) + meta(b),
+                             "c": (c.is_inference(), c.requires_grad),
+                             "v": (v.is_inference(), v._is_view()) + meta(v),
+                             "view_of_inference": a[0:2].is_inference()}
+            out["inplace_inside"] = (err(lambda: a.add_(1)), to_numpy(a))
+            with lib.inference_mode(False):
+                out["nested_false"] = (lib.is_inference_mode_enabled(), lib.is_grad_enabled(),
+                                       meta(x * 2), (x * 2).is_inference())
+            with lib.no_grad():
+                out["no_grad_inside"] = lib.is_inference_mode_enabled()
+            with lib.enable_grad():
+                out["enable_grad_inside"] = (lib.is_grad_enabled(), (x * 2).is_inference(),
+                                             (x * 2).requires_grad)
+        out["outside"] = (lib.is_inference_mode_enabled(), lib.is_grad_enabled())
+        out["version"] = err(lambda: a._version)
+        out["inplace"] = err(lambda: a.add_(1))
+        with lib.no_grad():
+            out["inplace_no_grad"] = err(lambda: a.mul_(2))
+        out["setitem"] = err(lambda: a.__setitem__(0, 1.0))
+        out["save"] = err(lambda: a * x)
+        out["no_save"] = node_name((a + x).grad_fn)
+        out["requires_grad_"] = err(lambda: a.requires_grad_())
+        (c * 2).sum().backward()
+        out["c_grad"] = to_numpy(c.grad)
+        out["view_inplace"] = err(lambda: v.mul_(2))
+        out["view_use"] = node_name((v * 2).grad_fn)
+        with lib.no_grad():
+            x.add_(1)
+        out["view_after_base_change"] = err(lambda: v.grad_fn)
+        out["results_of_inference_inputs"] = (a * 2).is_inference()
+        with lib.no_grad():
+            out["no_grad_tensor"] = lib.ones(1).is_inference()
+        return out
+
+    assert_parity(scenario, device=device)
+
+
+def test_inference_mode_decorators():
+    def scenario(lib):
+        @lib.inference_mode()
+        def f():
+            return lib.ones(1).is_inference(), lib.is_inference_mode_enabled()
+
+        @lib.inference_mode
+        def g():
+            return lib.is_inference_mode_enabled(), lib.is_grad_enabled()
+
+        @lib.inference_mode(False)
+        def h():
+            return lib.is_inference_mode_enabled()
+
+        with lib.inference_mode():
+            inside = h()
+        return f(), g(), inside, lib.is_inference_mode_enabled(), f.__name__
+
+    assert_parity(scenario)
