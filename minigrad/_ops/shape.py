@@ -49,12 +49,17 @@ def _infer_shape(shape: tuple, numel: int) -> tuple:
 
 def _try_view(arr: np.ndarray, shape: tuple):
     """A NumPy view of ``arr`` with ``shape``, or None when that needs a copy."""
-    v = arr.view()
     try:
-        v.shape = shape
-    except AttributeError:
+        return arr.reshape(shape, copy=False)
+    except ValueError:  # the layout needs a copy
         return None
-    return v
+    except TypeError:  # NumPy < 2.1 has no copy=; assigning .shape is deprecated in 2.5+
+        v = arr.view()
+        try:
+            v.shape = shape
+        except AttributeError:
+            return None
+        return v
 
 
 def _view_of(base: Tensor, arr: np.ndarray, node_cls, *args) -> Tensor:
