@@ -21,7 +21,8 @@ input and parameter after backward). ``where`` names the module (qualified name,
 model), the tensor (``input[0]``, ``param 0.weight``, ``output[0]``) or the node (its type name
 and its number in the canonical graph walk, ``AddmmBackward0#3``). ``args`` summarises every
 argument: a tensor as ``{"shape", "value", "grad_fn"}``, ``None`` as None, tuples element-wise.
-Messages are normalised so that ``minigrad`` reads ``torch``.
+Messages are normalised so that ``minigrad`` reads ``torch`` (and ``torch.cuda.`` type names read
+``torch.``); ``DeprecationWarning``s are not recorded (they come from NumPy or Python, not hooks).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def _norm(text: str) -> str:
     """First line of a message, without PyTorch's C++ suffix, ``minigrad`` spelled ``torch``."""
     line = str(text).splitlines()[0] if str(text) else ""
     line = line.split(" (Triggered internally at")[0]
-    return line.replace("minigrad", "torch")
+    return line.replace("minigrad", "torch").replace("torch.cuda.", "torch.")
 
 
 def _summary(x, values: bool = True):
@@ -185,6 +186,8 @@ class _Recorder:
                 lambda gi, go, w=where: self.add("node", w, gi, go)))
 
     def warning(self, message, category, *args, **kwargs):
+        if issubclass(category, (DeprecationWarning, PendingDeprecationWarning)):
+            return  # NumPy/Python deprecations say nothing about hooks
         self.trace.append({"kind": "warning", "where": category.__name__,
                            "args": (_norm(message),)})
 

@@ -40,7 +40,8 @@ def mod_module(lib):
 
 def err(fn):
     e = capture_error(fn)
-    return None if e is None else (e[0], e[1].splitlines()[0].replace("minigrad", "torch"))
+    return None if e is None else (e[0], e[1].splitlines()[0].replace("minigrad", "torch")
+                                   .replace("torch.cuda.", "torch."))  # minigrad is CPU-only
 
 
 def warned(fn):
