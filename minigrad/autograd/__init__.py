@@ -23,11 +23,12 @@ from .grad_mode import (
     set_grad_enabled,
 )
 from .graph import AccumulateGrad, Node, RemovableHandle, SavedTensor
+from .gradcheck import gradcheck, gradgradcheck
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "Node",
            "AccumulateGrad", "SavedTensor", "RemovableHandle",
            "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
-           "is_inference_mode_enabled", "graph",
+           "is_inference_mode_enabled", "graph", "gradcheck", "gradgradcheck",
            "detect_anomaly", "set_detect_anomaly", "anomaly_mode"]
 
 CREATE_GRAPH_WARNING = (

@@ -156,12 +156,13 @@ def _call_node(node, grads, retain_graph):
         if new is not None:
             grads = _check_hook_tuple(fn, new, grads)
     raw = tuple(grads)  # what post hooks see as grad_outputs (None where nothing arrived)
-    if all(g is None for g in grads):
+    custom = getattr(node, "_forward_cls", None) is not None  # a custom Function's node
+    if all(g is None for g in grads) and not custom:
         outs = (None,) * len(node.next_functions)
     else:
-        if len(grads) > 1 and getattr(node, "materialize_grads", True):
-            # multi-output nodes see zeros for outputs that got no gradient (custom Functions
-            # may opt out with ctx.set_materialize_grads(False))
+        if (len(grads) > 1 or custom) and getattr(node, "materialize_grads", True):
+            # multi-output nodes see zeros for outputs that got no gradient; custom Functions
+            # always run (zeros, or None after ctx.set_materialize_grads(False)), as PyTorch
             grads = [g if g is not None else zeros_grad(*meta) for g, meta in
                      zip(grads, node._out_meta)]
         if isinstance(node, AccumulateGrad):  # may .grad take this gradient over (no copy)?

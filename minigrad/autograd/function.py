@@ -191,15 +191,56 @@ def _as_output(o, args, fn_name):
     return o
 
 
-class once_differentiable:  # noqa: N801 - PyTorch's name
-    """Decorator for ``backward``: run it without recording (no double backward)."""
+class Error(Node):
+    """Backward node that raises ``RuntimeError(msg)`` when run (PyTorch's ``DelayedError``,
+    shown as ``Error``). ``name()`` is ``torch::autograd::Error``. Saves nothing."""
 
-    def __new__(cls, fn):
-        import functools
+    def __init__(self, msg: str):
+        super().__init__()
+        self.msg = msg
 
-        @functools.wraps(fn)
-        def wrapper(ctx, *args):
-            with grad_mode.no_grad():
-                return fn(ctx, *args)
+    def name(self) -> str:
+        return "torch::autograd::Error"
 
-        return wrapper
+    def backward(self, *grads):
+        raise RuntimeError(self.msg)
+
+
+def once_differentiable(fn):
+    """Decorator for ``backward``: run it without recording, so it cannot be differentiated
+    again (``torch.autograd.function.once_differentiable``).
+
+    When grad mode is on (``create_graph``) and an incoming gradient requires grad, each output
+    is an alias whose ``grad_fn`` is an ``Error`` node: a double backward through it raises
+    ``RuntimeError: trying to differentiate twice a function that was marked with
+    @once_differentiable``."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        from .._tensor import Tensor
+
+        with grad_mode.no_grad():
+            outputs = fn(ctx, *args)
+        if not grad_mode.is_grad_enabled() or not any(
+                isinstance(a, Tensor) and a.requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        node = Error("trying to differentiate twice a function that was marked with "
+                     "@once_differentiable")
+        aliases, edges = [], []
+        for nr, o in enumerate(outs):
+            if o is None:
+                aliases.append(None)
+                continue
+            fake = o.detach().requires_grad_()  # a leaf, so that the node has an input edge
+            edges.append(edge_of(fake))
+            alias = Tensor._make(o._data)
+            alias._requires_grad, alias._grad_fn, alias._output_nr = True, node, nr
+            node._out_meta.append((o.shape, o.dtype))
+            aliases.append(alias)
+        node.next_functions = tuple(edges)
+        return aliases[0] if single else tuple(aliases)
+
+    return wrapper
