@@ -74,6 +74,14 @@ def build_parser() -> argparse.ArgumentParser:
                         help="run only this case (repeatable); one of: " + ", ".join(CASES))
     parity.add_argument("--verbose", action="store_true",
                         help="print both hook traces side by side for every case")
+    tutorial = sub.add_parser("tutorial", help="list the tutorial chapters, or run chapter N "
+                              "(its narrative, code and output, minigrad and PyTorch side by "
+                              "side)")
+    tutorial.add_argument("chapter", nargs="?", type=_positive_int, metavar="N",
+                          help="chapter to run (without it: the list)")
+    tutorial.add_argument("--list", action="store_true", help="list the chapters and exit")
+    tutorial.add_argument("--no-code", action="store_true",
+                          help="print only the narrative and the output, not the code")
     return parser
 
 
@@ -172,10 +180,37 @@ def cmd_parity(args) -> int:
     return parity_command(args.device, args.cases, args.verbose)
 
 
+def cmd_tutorial(args) -> int:
+    """List the chapters (``--list`` or no N) or run chapter N with
+    :func:`minigrad.tutorial.run_chapter`: 0 when it ran through, 1 when it raised, 2 for an
+    unknown chapter or a missing tutorials folder."""
+    Console, *_, Table = _rich()
+    from . import tutorial
+
+    console = Console()
+    try:
+        if args.list or args.chapter is None:
+            table = Table(title="minigrad tutorial chapters", show_lines=False)
+            for col in ("N", "chapter", "file"):
+                table.add_column(col)
+            for ch in tutorial.chapters():
+                table.add_row(str(ch.number), ch.title.replace("`", ""), ch.path.name)
+            console.print(table)
+            console.print("run one with: minigrad tutorial N (figures go to "
+                          f"{tutorial.DEFAULT_OUT}/chNN, or to ${tutorial.OUT_ENV}/chNN)")
+            return 0
+        tutorial.find_chapter(args.chapter)
+    except (ValueError, FileNotFoundError) as e:
+        print(f"minigrad tutorial: {e}", file=sys.stderr)
+        return 2
+    return tutorial.run_chapter(args.chapter, show_code=not args.no_code, console=console)
+
+
 def main(argv=None) -> int:
     """Entry point of the ``minigrad`` console script."""
     args = build_parser().parse_args(argv)
-    handlers = {"demo": cmd_demo, "graph": cmd_graph, "doctor": cmd_doctor, "parity": cmd_parity}
+    handlers = {"demo": cmd_demo, "graph": cmd_graph, "doctor": cmd_doctor, "parity": cmd_parity,
+                "tutorial": cmd_tutorial}
     return handlers[args.command](args)
 
 

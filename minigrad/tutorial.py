@@ -138,6 +138,7 @@ def run_chapter(number: int, show_code: bool = True, console=None) -> int:
     """
     from rich.console import Console
     from rich.markdown import Markdown
+    from rich.panel import Panel
     from rich.rule import Rule
     from rich.syntax import Syntax
 
@@ -151,7 +152,8 @@ def run_chapter(number: int, show_code: bool = True, console=None) -> int:
             console.print(Markdown(src))
             continue
         if show_code:
-            console.print(Syntax(src, "python", theme="ansi_dark", background_color="default"))
+            code = Syntax(src, "python", theme="ansi_dark", background_color="default")
+            console.print(Panel(code, title="code", title_align="left", border_style="dim"))
         sys.stdout.flush()
         try:
             exec(compile(src, str(chapter.path), "exec"), namespace)  # noqa: S102 - our chapter
