@@ -122,8 +122,7 @@ _OPS = [
     _op("split", "split(2) weighted", lambda L, a: L.cat(
         [p * (i + 1) for i, p in enumerate(a.split(2))]), _a(5)),
     _op("index", "a[1:, [0, 2]]", lambda L, a: a[1:, [0, 2]], _a(3, 3)),
-    _op("softmax", "softmax(a, 1)", lambda L, a: _f(L).softmax(a, 1) * L.arange(4.0),
-        _a(2, 4)),
+    _op("softmax", "softmax(a, 1) * a", lambda L, a: _f(L).softmax(a, 1) * a, _a(2, 4)),
     _op("log_softmax", "log_softmax(a, 1)", lambda L, a: _f(L).log_softmax(a, 1), _a(2, 4)),
     _op("linear", "F.linear(x, w, b)", lambda L, x, w, b: _f(L).linear(x, w, b), _a(2, 3),
         _a(4, 3, seed=1), _a(4, seed=2)),
