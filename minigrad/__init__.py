@@ -116,3 +116,20 @@ from . import (  # noqa: E402
 )
 
 __version__ = "0.1.0"
+
+# The public API: what ``from minigrad import *`` exports and the API reference documents.
+__all__ = [
+    "arange", "as_tensor", "default_generator", "empty", "eye", "from_numpy", "full",
+    "full_like", "linspace", "manual_seed", "ones", "ones_like", "rand", "rand_like",
+    "randint", "randn", "randn_like", "randperm", "tensor", "zeros", "zeros_like", "bool",
+    "dtype", "float16", "float32", "float64", "int32", "int64", "uint8", "log_softmax", "relu",
+    "softmax", "addmm", "bmm", "dot", "matmul", "mm", "mv", "abs", "add", "ceil", "clamp",
+    "clamp_min", "cos", "div", "eq", "exp", "floor", "ge", "gt", "isfinite", "isnan", "le",
+    "log", "logical_not", "lt", "masked_fill", "maximum", "minimum", "mul", "ne", "neg", "pow",
+    "reciprocal", "round", "rsqrt", "rsub", "sigmoid", "sign", "sin", "sqrt", "square", "sub",
+    "tanh", "where", "amax", "amin", "argmax", "argmin", "logsumexp", "max", "mean", "min",
+    "std", "sum", "var", "cat", "chunk", "clone", "flatten", "narrow", "permute", "reshape",
+    "split", "squeeze", "stack", "t", "transpose", "unbind", "unsqueeze", "Size", "Tensor",
+    "enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",
+    "set_grad_enabled", "float", "double", "long", "int", "half", "clip",
+]
