@@ -150,6 +150,18 @@ def _add_to_buffer(buf, nr, g) -> None:
         buf[nr] = old + g
 
 
+def _as_input_dtype(child, nr, g):
+    """``g`` cast to the dtype of the tensor it is the gradient of (PyTorch's
+    ``validate_outputs``): a float32 input of a float64 op gets a float32 gradient."""
+    if isinstance(child, AccumulateGrad):
+        dtype = child.variable.dtype
+    elif nr < len(child._out_meta):
+        dtype = child._out_meta[nr][1]
+    else:
+        return g
+    return g if g.dtype is dtype or not dtype.is_floating_point else g.to(dtype)
+
+
 def _call_node(node, grads, retain_graph):
     for fn in list(node._pre_hooks.values()):
         new = fn(tuple(grads))
@@ -246,6 +258,7 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                 if child is None:
                     continue
                 if g is not None:
+                    g = _as_input_dtype(child, nr, g)
                     buf = buffers.setdefault(child, [None] * max(len(child._out_meta), 1))
                     _add_to_buffer(buf, nr, g)
                 deps[child] -= 1

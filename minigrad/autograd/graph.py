@@ -280,7 +280,7 @@ class AccumulateGrad(Node):
 
     def backward(self, grad):
         var = self.variable
-        if grad is None:
+        if grad is None or not var._requires_grad:  # requires_grad_(False) since the forward
             return ()
         if var._grad is None:
             from .._tensor import Tensor
