@@ -196,8 +196,16 @@ ERRORS = [
 ]
 
 
+# On CUDA, PyTorch checks index *tensors* on the device: an out-of-range one trips an
+# asynchronous device-side assert (not an IndexError) that poisons the CUDA context for every
+# later test in the process. PyTorch's CPU behaviour is the specification for these errors.
+CUDA_ASYNC_CHECKS = ("index_list", "index_list_dim1", "index_lists_third")
+
+
 @pytest.mark.parametrize("fn,specs,phrase", ERRORS)
-def test_error(fn, specs, phrase, device):
+def test_error(fn, specs, phrase, device, request):
+    if device == "cuda" and request.node.callspec.id.endswith(CUDA_ASYNC_CHECKS):
+        pytest.skip("CUDA reports this misuse with an asynchronous device-side assert")
     check_error(fn, specs, phrase, device)
 
 
