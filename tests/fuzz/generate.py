@@ -107,7 +107,15 @@ class Gen:
         return len(self.env) - 1
 
     def live(self, pred=None) -> list:
-        return [i for i, t in enumerate(self.env) if t is not None and (pred is None or pred(t))]
+        """Indices of env tensors satisfying ``pred`` (one that raises counts as False: reading
+        ``is_leaf`` of a view whose base was modified in place can raise)."""
+        def ok(t):
+            try:
+                return pred is None or bool(pred(t))
+            except RuntimeError:
+                return False
+
+        return [i for i, t in enumerate(self.env) if t is not None and ok(t)]
 
     def pick(self, pred=None, new=None, loose: int = 20) -> int:
         """An env index satisfying ``pred`` (float tensors by default; any tensor with
@@ -268,9 +276,9 @@ class Gen:
 
     def s_backward(self, final=False):
         ids = self.roots()
-        implicit = all(self.env[i].numel() == 1 for i in ids) and self.chance(2)
         retain = self.d(st.booleans()) if not final else False
         create = self.chance(5) and not final
+        implicit = all(self.env[i].numel() == 1 for i in ids) and self.chance(2) and not create
         inputs = None
         if self.chance(6):
             leaves = self.live(lambda t: t.requires_grad)

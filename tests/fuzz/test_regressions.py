@@ -90,6 +90,22 @@ FIXED = {
         ("op", "var", [3], {"dim": [], "keepdim": False, "correction": 1}, False),
         ("backward", [4, 5, 6, 7], 5, False, False, False, None),
     ],
+    # the gradient reaching a float32 input of a float64 op is float32 (hooks, autograd.grad)
+    "grad_cast_to_input_dtype": [
+        ("leaf", [2], "float64", True, "randn", 1),
+        ("leaf", [2], "float32", True, "ties", 2),
+        ("hook", 1, "log"),
+        ("op", "minimum", [0, 1], {}, False),
+        ("grad", [2], [0, 1], 3, True, False, False),
+        ("backward", [2], 4, False, False, False, None),
+    ],
+    # a leaf whose requires_grad was turned off after the forward gets no .grad
+    "accumulate_skips_leaf_without_grad": [
+        ("leaf", [1], "float64", True, "randn", 1),
+        ("op", "l1_loss", [0, 0], {"reduction": "mean"}, False),
+        ("requires_grad", 0, False),
+        ("backward", [1], 2, False, False, False, None),
+    ],
 }
 
 KNOWN = {
@@ -100,6 +116,22 @@ KNOWN = {
         ("leaf", [], "float32", True, "randn", 1),
         ("op", "view", [0], {"shape": []}, True),
         ("backward", [1], 2, True, False, False, None),
+    ]),
+    # autograd.grad returns a non-leaf input's gradient as captured *before* its tensor hooks
+    # (PyTorch); minigrad returns the hooked value
+    "grad_capture_before_hooks": ("autograd engine (issue 4)", [
+        ("leaf", [3], "float64", True, "randn", 1),
+        ("op", "mul_scalar", [0], {"c": 3}, False),
+        ("hook", 1, "scale"),
+        ("grad", [1], [0, 1], 2, False, False, False),
+    ]),
+    # a view's requires_grad follows its base (PyTorch reads base.requires_grad for views
+    # without grad_fn); minigrad copies the flag when the view is made
+    "view_requires_grad_follows_base": ("Tensor views (issue 3)", [
+        ("leaf", [2], "float64", True, "randn", 1),
+        ("op", "narrow", [0], {"dim": 0, "start": 0, "length": 1}, True),
+        ("requires_grad", 0, False),
+        ("op", "mul_scalar", [1], {"c": 2}, False),
     ]),
     # PyTorch runs a root's tensor hooks even when inputs= prunes the root's own node
     "root_hook_with_inputs": ("autograd engine (issue 4)", [
