@@ -522,7 +522,16 @@ class Tensor:
         return t
 
     def detach_(self) -> Tensor:
-        """Detach in place: drop ``grad_fn`` and ``requires_grad``; returns self."""
+        """Detach in place: drop ``grad_fn`` and ``requires_grad``; returns self.
+
+        RuntimeError on a view (use ``detach()``), as PyTorch."""
+        if self._base is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in minigrad/optim/optimizer.py as the solution.")
         self._grad_fn = None
         self._requires_grad = False
         return self

@@ -88,9 +88,9 @@ def _apply_inplace(self: Tensor, compute, others=()) -> Tensor:
     r = compute()
     node = r._grad_fn
     if node is not None:
-        for name, sv in list(node._saved.items()):
-            if isinstance(sv, SavedTensor) and not sv._is_output and sv._tensor is self:
-                node._saved[name] = SavedTensor(self.clone(), node, False)
+        sv = node._saved.get("self")  # PyTorch saves a clone of ``self`` (only under that name:
+        if isinstance(sv, SavedTensor) and sv._tensor is self:  # ``b.mul_(b)`` still fails)
+            node._saved["self"] = SavedTensor(self.clone(), node, False)
     _write(self, r)
     bump(self)
     if node is not None:
@@ -467,16 +467,89 @@ def normal_(self, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor
     return self
 
 
+class _Ternary(Node):
+    """Base of addcmul/addcdiv/lerp nodes: input shapes, to sum broadcast gradients back."""
+
+    def __init__(self, *inputs):
+        super().__init__()
+        self._shapes = [t.shape if isinstance(t, Tensor) else () for t in inputs]
+
+    def _grads(self, *grads):
+        from ._util import sum_to
+
+        return tuple(None if g is None or nf is None else sum_to(g, shape)
+                     for g, (nf, _), shape in zip(grads, self.next_functions, self._shapes))
+
+
+class AddcmulBackward0(_Ternary):
+    """z = self + value * tensor1 * tensor2.  dz/dself = grad; dz/dtensor1 = grad * tensor2 *
+    value; dz/dtensor2 = grad * tensor1 * value. Saves: tensor1, tensor2, value."""
+
+    def backward(self, g):
+        v = self._saved["value"]
+        t1, t2 = self._get("tensor1"), self._get("tensor2")
+        return self._grads(g, g * t2 * v, g * t1 * v)
+
+
+class AddcdivBackward0(_Ternary):
+    """z = self + value * tensor1 / tensor2.  dz/dself = grad; dz/dtensor1 = grad * value /
+    tensor2; dz/dtensor2 = -grad * value * tensor1 / tensor2^2. Saves: tensor1, tensor2, value."""
+
+    def backward(self, g):
+        v = self._saved["value"]
+        t1, t2 = self._get("tensor1"), self._get("tensor2")
+        return self._grads(g, g * v / t2, -g * v * t1 / (t2 * t2))
+
+
+class LerpBackward0(_Ternary):
+    """z = self + weight * (end - self), scalar weight.  dz/dself = grad * (1 - weight);
+    dz/dend = grad * weight. Saves: weight."""
+
+    def backward(self, g):
+        w = self._saved["weight"]
+        return self._grads(g * (1 - w), g * w)
+
+
+class LerpBackward1(_Ternary):
+    """z = self + weight * (end - self), tensor weight.  dz/dself = grad * (1 - weight);
+    dz/dend = grad * weight; dz/dweight = grad * (end - self). Saves: end, self, weight."""
+
+    def backward(self, g):
+        end, start, w = self._get("end"), self._get("self"), self._get("weight")
+        return self._grads(g * (1 - w), g * w, g * (end - start))
+
+
+def _fused(node_cls, compute, inputs, saved):
+    """Run ``compute()`` without recording and record one ``node_cls`` node for it (ops that
+    PyTorch differentiates as a whole), saving ``saved`` (name -> value)."""
+    with grad_mode.no_grad():
+        out = compute()
+    out = Tensor._make(out._data)
+    node = record(node_cls, out, inputs, *inputs)
+    if node is not None:
+        for name, value in saved.items():
+            node._save(name, value)
+    return out
+
+
 def _addcmul(self, t1, t2, value=1):
-    return P.add(self, P.mul(P.mul(t1, t2), value) if value != 1 else P.mul(t1, t2))
+    return _fused(AddcmulBackward0, lambda: P.add(self, P.mul(P.mul(t1, t2), value)),
+                  (self, t1, t2), {"tensor1": t1, "tensor2": t2, "value": value})
 
 
 def _addcdiv(self, t1, t2, value=1):
-    return P.add(self, P.mul(P.div(t1, t2), value) if value != 1 else P.div(t1, t2))
+    return _fused(AddcdivBackward0, lambda: P.add(self, P.mul(P.div(t1, t2), value)),
+                  (self, t1, t2), {"tensor1": t1, "tensor2": t2, "value": value})
 
 
 def _lerp(self, end, weight):
-    return P.add(self, P.mul(P.sub(end, self), weight))
+    def compute():
+        return P.add(self, P.mul(P.sub(end, self), weight))
+
+    if isinstance(weight, Tensor):
+        return _fused(LerpBackward1, compute, (self, end, weight),
+                      {"end": end, "self": self, "weight": weight})
+    return _fused(LerpBackward0, compute, (self, end), {"weight": weight})
 
 
 attach(
