@@ -36,7 +36,8 @@ FUNCS = {
     + lib.nn.functional.mse_loss(a, b.t() * 2, reduction="sum"),
     "cross_entropy": lambda lib, a, b: lib.nn.functional.cross_entropy(
         a @ b, lib.tensor(np.array([1, 0]))),
-    "linear": lambda lib, a, b: (lib.nn.functional.linear(a, b.t(), b[:2, 0]) + 1).relu().pow(3).sum(),
+    "linear": lambda lib, a, b: (lib.nn.functional.linear(a, b.t(), b[:2, 0]) + 1).relu()
+    .pow(3).sum(),
 }
 
 

@@ -6,6 +6,7 @@ only the graph keeps alive). The training-loop checks are minigrad-only: they me
 own objects with ``gc`` disabled, so anything kept alive by a reference cycle would show up.
 """
 
+import functools
 import gc
 import tracemalloc
 import weakref
@@ -19,6 +20,10 @@ from minigrad.parity import assert_parity, capture_error
 X = np.linspace(-1.0, 1.0, 1000, dtype=np.float32)
 
 
+def _read_saved_self(out):
+    return out.grad_fn.next_functions[0][0]._saved_self  # SinBackward0's input
+
+
 def _freeing_trace(lib, retain: bool):
     x = lib.tensor(X, requires_grad=True)
     h = x.exp()  # saved by SinBackward0 (as input) and ExpBackward0 (as result)
@@ -28,7 +33,7 @@ def _freeing_trace(lib, retain: bool):
     out = {"alive_before": ref() is not None}
     z.backward(retain_graph=retain)
     out["alive_after_backward"] = ref() is not None
-    out["saved_access"] = capture_error(lambda: z.grad_fn.next_functions[0][0]._saved_self)
+    out["saved_access"] = capture_error(functools.partial(_read_saved_self, z))
     del z
     out["alive_after_del_output"] = ref() is not None
     if out["saved_access"] is not None:
