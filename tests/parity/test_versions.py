@@ -99,6 +99,48 @@ def test_leaf_versions_with_data_detach_and_no_grad(device):
     assert_parity(scenario, device=device)
 
 
+# every in-place op of the issue list (and the optimizer helpers): on a non-leaf (version,
+# new node, returns self, gradient), on a plain tensor, under no_grad on a leaf, and refused on
+# a leaf with grad mode on
+INPLACE_OPS = {
+    "add_": lambda t: t.add_(2), "sub_": lambda t: t.sub_(1), "mul_": lambda t: t.mul_(3),
+    "div_": lambda t: t.div_(2), "pow_": lambda t: t.pow_(2), "zero_": lambda t: t.zero_(),
+    "fill_": lambda t: t.fill_(0.5), "copy_": lambda t: t.copy_(t.detach() * 0 + 2),
+    "clamp_": lambda t: t.clamp_(1.5, 2.5), "relu_": lambda t: t.relu_(),
+    "sigmoid_": lambda t: t.sigmoid_(), "tanh_": lambda t: t.tanh_(), "exp_": lambda t: t.exp_(),
+    "neg_": lambda t: t.neg_(), "setitem": lambda t: t.__setitem__(0, 5.0),
+    "iadd": lambda t: t.__iadd__(1), "isub": lambda t: t.__isub__(1),
+    "imul": lambda t: t.__imul__(2), "idiv": lambda t: t.__itruediv__(2),
+    "clamp_min_": lambda t: t.clamp_min_(1.5), "masked_fill_": lambda t: t.masked_fill_(t > 2, 0.0),
+    "addcmul_": lambda t: t.addcmul_(t * 1, t * 2, value=0.5),
+    "addcdiv_": lambda t: t.addcdiv_(t * 1, t + 1, value=0.5),
+    "lerp_": lambda t: t.lerp_(t * 0 + 1, 0.3), "chained": lambda t: t.add_(1).mul_(2).neg_(),
+}
+
+
+@pytest.mark.parametrize("op", list(INPLACE_OPS))
+def test_every_inplace_op(op, device):
+    def scenario(lib, device):
+        f = INPLACE_OPS[op]
+        x = mk(lib, device, np.array([1.0, 2.0, 3.0], np.float32), requires_grad=True)
+        b = x * 1
+        ret = f(b)
+        out = {"nonleaf": (b._version, node_name(b.grad_fn), ret is b, to_numpy(b))}
+        b.sum().backward()
+        out["grad"] = to_numpy(x.grad)
+        p = mk(lib, device, np.array([1.0, 2.0, 3.0], np.float32))
+        f(p)
+        out["plain"] = (p._version, to_numpy(p), p.requires_grad)
+        with lib.no_grad():
+            f(x)
+        out["leaf_no_grad"] = (x._version, to_numpy(x), x.is_leaf)
+        out["leaf"] = err(lambda: f(x))
+        out["leaf_view"] = err(lambda: f(x[1:]))
+        return out
+
+    assert_parity(scenario, device=device)
+
+
 # ------------------------------------------------------------------ special views
 def test_multi_output_views_after_base_modified(device):
     """unbind/split/chunk outputs: in-place on them is refused; after their base (or a
