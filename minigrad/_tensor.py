@@ -488,6 +488,13 @@ class Tensor:
         """Nested Python lists of the values."""
         return self._data.tolist()
 
+    def data_ptr(self) -> int:
+        """Address of the first element, as ``torch.Tensor.data_ptr``: a view (or ``.data`` /
+        ``detach()``) shares its base's memory, so equal pointers mean shared storage and
+        ``view.data_ptr() - base.data_ptr()`` is the view's offset in bytes. 0 for a tensor
+        with no elements."""
+        return 0 if self._data.size == 0 else self._data.__array_interface__["data"][0]
+
     def __float__(self):
         return float(self.item())
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import _SCALAR_NAMES, Tensor
 from ..autograd.graph import Node, record
 from ._util import (
     as_tensor,
@@ -718,6 +718,58 @@ lt, le = _compare(np.less), _compare(np.less_equal)
 gt, ge = _compare(np.greater), _compare(np.greater_equal)
 
 
+def _check_tensors(fname, input, other):
+    for pos, (name, x) in enumerate((("input", input), ("other", other)), 1):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be Tensor, "
+                            f"not {type(x).__name__}")
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` → bool tensor (broadcast), as
+    ``torch.isclose``: equal values (infinities included) are close, NaN only to NaN and only
+    with ``equal_nan``; float tensors are compared in their own dtype.
+
+    Raises TypeError if an argument is not a tensor, RuntimeError if the dtypes differ
+    (``Float did not match Double``), if ``rtol``/``atol`` is negative or if the shapes do not
+    broadcast. Never requires grad.
+    """
+    _check_tensors("isclose", input, other)
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"{_SCALAR_NAMES[input.dtype.name]} did not match "
+                           f"{_SCALAR_NAMES[other.dtype.name]}")
+    for name, tol in (("rtol", rtol), ("atol", atol)):
+        if tol < 0:
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tol:g}")
+    broadcast_shapes(input.shape, other.shape)
+    a, b = input._data, other._data
+    close = np.equal(a, b)
+    if a.dtype != np.bool_:
+        if a.dtype.kind not in "fc":
+            a, b = a.astype(np.float64), b.astype(np.float64)
+        with np.errstate(invalid="ignore", over="ignore"):
+            near = np.abs(a - b) <= atol + rtol * np.abs(b)
+        close = close | (near & np.isfinite(a) & np.isfinite(b))
+        if equal_nan:
+            close = close | (np.isnan(a) & np.isnan(b))
+    return Tensor._make(np.asarray(close))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    """True if every element of ``isclose(input, other, ...)`` is True (a Python bool, as
+    ``torch.allclose``). Same errors as :func:`isclose`."""
+    _check_tensors("allclose", input, other)
+    return bool(np.all(isclose(input, other, rtol, atol, equal_nan)._data))
+
+
+def equal(input, other) -> bool:
+    """True if both tensors have the same shape and equal elements (a Python bool, as
+    ``torch.equal``; dtypes may differ, NaN is never equal, no broadcasting). TypeError if an
+    argument is not a tensor."""
+    _check_tensors("equal", input, other)
+    return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
+
+
 def _logical(fn):
     def op(input, other):
         a, b = as_tensor(input), as_tensor(other)
@@ -766,6 +818,7 @@ attach(
     sign=sign, round=round, floor=floor, ceil=ceil, clamp=clamp, clip=clamp,
     clamp_min=clamp_min, maximum=maximum, minimum=minimum, square=square,
     masked_fill=masked_fill, eq=eq, ne=ne, lt=lt, le=le, gt=gt, ge=ge,
+    isclose=isclose, allclose=allclose, equal=equal,
     logical_not=logical_not, isnan=isnan, isfinite=isfinite,
     where=lambda self, condition, other: where(condition, self, other),
     subtract=sub, multiply=mul, divide=div, negative=neg, true_divide=div,

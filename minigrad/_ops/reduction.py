@@ -450,6 +450,24 @@ def logsumexp(input, dim, keepdim: bool = False) -> Tensor:
     return out
 
 
+def _logical_reduction(name, fn):
+    def op(input, dim=None, keepdim=False):
+        dims = normalize_dims(dim, input.ndim)
+        res = fn(input._data, axis=dims, keepdims=keepdim)
+        return Tensor._make(np.asarray(res, np.uint8 if input._data.dtype == np.uint8 else bool))
+
+    op.__name__ = name
+    op.__doc__ = (f"``torch.{name}``: whether {name} elements (over ``dim``: an int, a tuple or "
+                  f"None for all) are nonzero → bool tensor (uint8 for a uint8 input), never "
+                  f"requires grad. IndexError for a dim out of range, RuntimeError for a "
+                  f"repeated dim.")
+    return op
+
+
+all = _logical_reduction("all", np.all)  # noqa: A001 - torch.all
+any = _logical_reduction("any", np.any)  # noqa: A001 - torch.any
+
+
 def _max_method(self, dim=None, keepdim=False):
     return max(self, dim, keepdim)
 
@@ -459,4 +477,5 @@ def _min_method(self, dim=None, keepdim=False):
 
 
 attach(Tensor, sum=sum, mean=mean, max=_max_method, min=_min_method, amax=amax, amin=amin,
-       argmax=argmax, argmin=argmin, var=var, std=std, logsumexp=logsumexp)
+       argmax=argmax, argmin=argmin, var=var, std=std, logsumexp=logsumexp, all=all,
+       any=any)
