@@ -243,8 +243,11 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                 for nr, idx in captures.get(node, ()):
                     if idx is not None:
                         results[idx] = grads[nr]
+                # backward(inputs=[non-leaf]) runs that tensor's grad_fn too (its hooks fire,
+                # its saved tensors are freed), as PyTorch; autograd.grad does not
                 run = needed is None or isinstance(node, AccumulateGrad) and accumulate or any(
-                    c in needed for c, _ in node.next_functions if c is not None)
+                    c in needed for c, _ in node.next_functions if c is not None) or (
+                    accumulate and node in captures)
                 if run and not (isinstance(node, AccumulateGrad) and not accumulate):
                     if anomaly_mode._enabled:  # forward traceback on error, NaN check
                         outs = anomaly_mode.run_node(_call_node, node, grads, retain_graph)

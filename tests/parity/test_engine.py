@@ -415,6 +415,29 @@ def test_backward_inputs(device):
     assert_parity(scenario, device=device)
 
 
+def test_backward_inputs_nonleaf_runs_its_node(device):
+    """``backward(inputs=[h])`` for a non-leaf ``h`` runs ``h.grad_fn`` (its hooks fire and its
+    saved tensors are freed, without reaching the leaves below); ``autograd.grad`` does not."""
+
+    def scenario(lib, device):
+        x = mk(lib, device, A, requires_grad=True)
+        h = x.exp()
+        y = (h * 3).sum()
+        calls = []
+        h.grad_fn.register_prehook(lambda g: calls.append("pre"))
+        h.grad_fn.register_hook(lambda gi, go: calls.append("post"))
+        lib.autograd.grad(y, h, retain_graph=True)
+        out = {"grad": list(calls)}
+        y.backward(inputs=[h], retain_graph=True)
+        out["backward"] = (list(calls), to_numpy(h.grad), x.grad)
+        y.backward(inputs=[h])
+        out["freed"] = err(lambda: h.grad_fn._saved_result, "second time")
+        out["again"] = err(lambda: y.backward(inputs=[h]), "second time")
+        return out
+
+    assert_parity(scenario, device=device)
+
+
 # ------------------------------------------------------------------ autograd.grad
 def test_autograd_grad(device):
     def scenario(lib, device):
