@@ -74,6 +74,10 @@ def _write(self: Tensor, r: Tensor) -> None:
     if r._data.dtype.kind == "f" and self._data.dtype.kind != "f":
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
                            f"{self.dtype._legacy[:-6]}")
+    if not self._data.flags.writeable:  # an expanded view: several elements share memory
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
     self._data[...] = r._data
 
 
