@@ -510,7 +510,8 @@ class ClampBackward0(Node):
     """z = clamp(self, min, max) with tensor bounds (broadcast against self).
     dz/dself = grad where min <= self <= max; dz/dmin = grad where self < min < max;
     dz/dmax = grad where self > max or max < min (then max is the result); each summed back
-    to its own shape. Saves: max, min, self."""
+    to its own shape. As in PyTorch, RuntimeError when two of these masks cannot be combined
+    in place (a bound broadcasts self or the other bound). Saves: max, min, self."""
 
     def __init__(self, a, lo, hi):
         super().__init__()
@@ -521,6 +522,17 @@ class ClampBackward0(Node):
 
     def backward(self, g):
         s, lo, hi = self._get("self"), self._get("min"), self._get("max")
+        if lo is not None and hi is not None:
+            # PyTorch combines two masks in place (a.logical_and_(b)); it fails when b
+            # broadcasts to more than a's shape, although the forward succeeded
+            bc = broadcast_shapes
+            pairs = ((bc(s.shape, lo.shape), bc(s.shape, hi.shape)),
+                     (bc(s.shape, lo.shape), bc(lo.shape, hi.shape)),
+                     (bc(s.shape, hi.shape), bc(hi.shape, lo.shape)))
+            for (nf, _), (a, b) in zip(self.next_functions, pairs):
+                if nf is not None and bc(a, b) != a:
+                    raise RuntimeError(f"output with shape {list(a)} doesn't match the "
+                                       f"broadcast shape {list(bc(a, b))}")
         zero = Tensor._make(np.zeros((), g._data.dtype))
         keep = (s >= lo) if lo is not None else None
         if hi is not None:

@@ -266,16 +266,19 @@ class Runner:
         """What is compared right after a step produced (or modified) ``t`` (``env[i]``)."""
         if t is None:
             return None
-        node = _attempt(lambda: t.grad_fn)
-        name = node if isinstance(node, tuple) or node is None else type(node).__name__
+        rec = {"value": to_numpy(t), "dtype": dtype_name(t.dtype), "shape": tuple(t.shape),
+               "requires_grad": _attempt(lambda: t.requires_grad)}
         if self.formula.get(i) == "direct":
-            name = node is not None  # a node of a backward formula: PyTorch's are C++ internals
+            # made by a backward formula: which node (if any) made it is an implementation
+            # detail (PyTorch may even return the upstream gradient itself)
+            return rec
+        node = _attempt(lambda: t.grad_fn)
         base = t if t._base is None else t._base
-        version = t._version - next((v for g, v in self.offsets if g is base), 0)
-        return {"value": to_numpy(t), "dtype": dtype_name(t.dtype), "shape": tuple(t.shape),
-                "requires_grad": _attempt(lambda: t.requires_grad),
-                "is_leaf": _attempt(lambda: t.is_leaf), "version": version, "grad_fn": name,
-                "output_nr": t.output_nr}
+        rec.update(is_leaf=_attempt(lambda: t.is_leaf), output_nr=t.output_nr,
+                   version=t._version - next((v for g, v in self.offsets if g is base), 0),
+                   grad_fn=node if isinstance(node, tuple) or node is None else
+                   type(node).__name__)
+        return rec
 
     def grad_record(self, t):
         if t is None or not (_attempt(lambda: t.is_leaf) is True or t.retains_grad):
@@ -297,8 +300,10 @@ class Runner:
         if kind is None:
             return _attempt(lambda: graph_trace(t))
         fn = _attempt(lambda: t.grad_fn)
-        if kind == "direct" or fn is None or isinstance(fn, tuple):
-            return fn is not None
+        if kind == "direct":
+            return None
+        if fn is None or isinstance(fn, tuple):
+            return fn
         return type(fn).__name__
 
     def final(self) -> dict:

@@ -106,6 +106,28 @@ FIXED = {
         ("requires_grad", 0, False),
         ("backward", [1], 2, False, False, False, None),
     ],
+    # clamp with tensor bounds: PyTorch's backward fails when the masks it combines in place
+    # broadcast differently (self broadcast by a bound), although the forward succeeded
+    "clamp_tensor_bounds_broadcast_backward": [
+        ("leaf", [], "float32", True, "randn", 1),
+        ("leaf", [2], "float32", False, "randn", 2),
+        ("op", "clamp_t", [0, 0, 1], {}, False),
+        ("backward", [2], 3, False, False, False, None),
+        ("leaf", [3, 2], "float64", True, "randn", 4),
+        ("leaf", [2], "float64", True, "randn", 5),
+        ("leaf", [], "float64", True, "randn", 6),
+        ("op", "clamp_t", [3, 4, 5], {}, False),
+        ("backward", [6], 7, False, False, False, None),
+    ],
+    # in-place arithmetic on an expanded view: PyTorch's RuntimeError (NumPy: ValueError)
+    "inplace_on_expanded": [
+        ("leaf", [3, 1], "float64", True, "randn", 1),
+        ("op", "mul_scalar", [0], {"c": 2}, False),
+        ("op", "expand", [1], {"shape": [3, 2]}, False),
+        ("inplace", "add_", 2, [], {"c": 1.0}, False),
+        ("inplace", "div_", 2, [2], {}, True),
+        ("backward", [2], 2, False, False, False, None),
+    ],
 }
 
 KNOWN = {
@@ -132,6 +154,13 @@ KNOWN = {
         ("op", "narrow", [0], {"dim": 0, "start": 0, "length": 1}, True),
         ("requires_grad", 0, False),
         ("op", "mul_scalar", [1], {"c": 2}, False),
+    ]),
+    # fill_ / zero_ / masked_fill_ write through an expanded view in PyTorch (every element of
+    # the view is one memory cell); minigrad's expanded arrays are read-only NumPy broadcasts
+    "fill_expanded_view": ("expand / in-place ops (issue 3)", [
+        ("leaf", [3, 1], "float64", False, "randn", 1),
+        ("op", "expand", [0], {"shape": [3, 2]}, False),
+        ("inplace", "fill_", 1, [], {"value": 0.5}, False),
     ]),
     # PyTorch runs a root's tensor hooks even when inputs= prunes the root's own node
     "root_hook_with_inputs": ("autograd engine (issue 4)", [
