@@ -1,7 +1,8 @@
-"""Built-in paired cases for ``minigrad parity``: ops, toy models and hook traces.
+"""Built-in paired cases for ``minigrad parity``: ops, toy models, hook traces and the
+real-world cases from public bug reports.
 
 Each :class:`ParityCase` runs the same program on minigrad and on PyTorch (the torch side on
-``device``) and :func:`run_case` compares three things:
+``device``). For op, model and hook cases :func:`run_case` compares three things:
 
 * **graph** — the backward graph (:func:`minigrad.parity.graph_trace`: node names and
   ``next_functions`` edges) of the output, built without hooks;
@@ -11,11 +12,18 @@ Each :class:`ParityCase` runs the same program on minigrad and on PyTorch (the t
   hooks; model cases: every kind of hook).
 
 Inputs come from a fixed NumPy generator, model weights are copied from the torch model, so
-the two sides compute the same numbers. PyTorch is imported lazily.
+the two sides compute the same numbers.
+
+Real-world cases (kind ``"case"``, named like their original scripts, e.g.
+``16_reused_non_leaf_diamond``; ``--case 16`` also works) run a scenario of
+:mod:`minigrad.parity.real_cases` on both libraries and compare everything it prints (values,
+gradients, node names, versions, hook calls, warnings, errors); ``minigrad parity --case NAME``
+prints the two outputs side by side. PyTorch is imported lazily.
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -23,8 +31,10 @@ import numpy as np
 
 from . import compare, graph_trace, to_numpy, torch_lib
 from .hooks import compare_traces, make_inputs, paired_models, record_hooks
+from .real_cases import REAL_CASES, normalise_message
 
-__all__ = ["ParityCase", "CaseResult", "CASES", "run_case", "run_cases"]
+__all__ = ["ParityCase", "CaseResult", "CASES", "run_case", "run_cases", "resolve",
+           "printed_entries"]
 
 RTOL, ATOL = 1e-5, 1e-5
 
@@ -34,8 +44,9 @@ class ParityCase:
     """A named paired program.
 
     ``kind``: ``"op"`` (``fn(lib, *tensors) -> tensor`` on ``arrays``), ``"model"``
-    (``build(lib) -> Module`` called on ``arrays``) or ``"hooks"`` (a model case whose point is
-    the hook trace; ``record`` holds extra :func:`record_hooks` arguments).
+    (``build(lib) -> Module`` called on ``arrays``), ``"hooks"`` (a model case whose point is
+    the hook trace; ``record`` holds extra :func:`record_hooks` arguments) or ``"case"`` (a
+    real-world case: ``scenario(lib, device) -> printed trace``, ``description`` its summary).
     """
 
     name: str
@@ -46,13 +57,15 @@ class ParityCase:
     build: Callable | None = None
     requires_grad: object = True
     record: dict = field(default_factory=dict)
+    scenario: Callable | None = None
 
 
 @dataclass
 class CaseResult:
-    """Outcome of one case: ``graph_same`` / ``hooks_same`` (None when not checked),
-    ``max_grad_diff`` (None when there are no gradients), ``ok`` and, on a mismatch, ``detail``
-    (the first difference). ``traces`` holds the two hook traces for ``--verbose``."""
+    """Outcome of one case: ``graph_same`` / ``hooks_same`` / ``printed_same`` (None when not
+    checked), ``max_grad_diff`` (None when there are no gradients), ``ok`` and, on a mismatch,
+    ``detail`` (the first difference). ``traces`` holds the two hook traces (real-world cases:
+    the two printed traces) for ``--verbose``."""
 
     name: str
     kind: str
@@ -62,10 +75,12 @@ class CaseResult:
     hooks_same: bool | None
     detail: str = ""
     traces: tuple = ()
+    printed_same: bool | None = None
 
     @property
     def ok(self) -> bool:
-        return self.graph_same is not False and self.grads_close and self.hooks_same is not False
+        return (self.graph_same is not False and self.grads_close and self.hooks_same is not False
+                and self.printed_same is not False)
 
 
 # ------------------------------------------------------------------------------ inputs
@@ -205,8 +220,25 @@ _MODELS = [
                record={"kinds": ("global", "forward", "legacy", "tensor", "post_acc")}),
 ]
 
-CASES = {c.name: c for c in _OPS + _MODELS}
-"""Every built-in case by name (ops first, then models and hook cases)."""
+_REAL = [ParityCase(c.name, "case", c.summary, (), scenario=c.scenario)
+         for c in REAL_CASES.values()]
+
+CASES = {c.name: c for c in _OPS + _MODELS + _REAL}
+"""Every built-in case by name (ops first, then models and hook cases, then the real-world
+cases of :mod:`minigrad.parity.real_cases`)."""
+
+
+def resolve(name: str) -> str:
+    """The case called ``name``; a real-world case may also be named by its number (``16``,
+    ``case16``). Raises KeyError naming the unknown case and listing the choices."""
+    if name in CASES:
+        return name
+    digits = name.lower().removeprefix("case").lstrip("_")
+    if digits.isdigit():
+        for real in REAL_CASES.values():
+            if real.number == int(digits):
+                return real.name
+    raise KeyError(f"unknown case {name!r}; choose from: {', '.join(CASES)}")
 
 
 # ------------------------------------------------------------------------------ running
@@ -238,11 +270,100 @@ def _plain_run(lib, model, inputs, kwargs):
     return graph, grads
 
 
-def run_case(case: ParityCase | str, device: str = "cpu") -> CaseResult:
-    """Run one case on both libraries and compare graph, gradients and hook trace."""
+def printed_entries(trace) -> list:
+    """A real-world case's trace as ``[(label, value)]``, one per thing the script prints: the
+    items of a list, or the key/value pairs of a dict (a list value gives one entry per
+    item, labelled ``key[i]``)."""
+    if isinstance(trace, dict):
+        out = []
+        for k, v in trace.items():
+            if isinstance(v, list):
+                out.extend((f"{k}[{i}]", x) for i, x in enumerate(v))
+            else:
+                out.append((k, v))
+        return out
+    return [(None, x) for x in trace]
+
+
+def _plain(value) -> str:
+    """A printed value as text: arrays rounded to 4 digits, tuples joined with `` | ``."""
+    if isinstance(value, np.ndarray):
+        return np.array2string(value, precision=4, separator=", ", suppress_small=True)
+    if isinstance(value, tuple):
+        return " | ".join(_plain(v) for v in value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_plain(v) if isinstance(v, (np.ndarray, list, tuple)) else repr(v)
+                               for v in value) + "]"
+    return str(value)
+
+
+def _entry_text(entry) -> str:
+    label, value = entry
+    return _plain(value) if label is None else f"{label}: {_plain(value)}"
+
+
+def _wrapped(entry, width: int) -> list:
+    """An entry's text as lines of at most ``width`` (its own lines kept, tabs expanded)."""
+    return [w for line in _entry_text(entry).expandtabs(4).splitlines()
+            for w in textwrap.wrap(line, width, subsequent_indent="  ") or [""]]
+
+
+def _first_printed_difference(a, b):
+    """Index of the first differing entry of two printed traces (None when equal)."""
+    ea, eb = printed_entries(a), printed_entries(b)
+    for i, (x, y) in enumerate(zip(ea, eb)):
+        try:
+            compare(x, y, rtol=RTOL, atol=ATOL)
+        except (AssertionError, TypeError, ValueError):
+            return i
+    return None if len(ea) == len(eb) else min(len(ea), len(eb))
+
+
+def printed_side_by_side(a, b, width: int = 200, names=("minigrad", "torch")) -> str:
+    """Two printed traces as two columns of ``width`` in all, long lines wrapped, ``>``
+    marking the first entry that differs."""
+    col = max(20, (width - 5) // 2)
+    ea, eb = printed_entries(a), printed_entries(b)
+    mark = _first_printed_difference(a, b)
+    rows = [f"  {names[0]:<{col}} | {names[1]}"]
+    for i in range(max(len(ea), len(eb))):
+        left = _wrapped(ea[i], col) if i < len(ea) else []
+        right = _wrapped(eb[i], col) if i < len(eb) else []
+        for j in range(max(len(left), len(right), 1)):
+            lt = left[j] if j < len(left) else ""
+            rt = right[j] if j < len(right) else ""
+            rows.append(f"{'>' if i == mark and j == 0 else ' '} {lt:<{col}} | {rt}")
+    return "\n".join(rows)
+
+
+def _run_real(case: ParityCase, device: str) -> CaseResult:
+    """Run a real-world case's scenario on both libraries and compare what it prints; a
+    scenario that raises gives a one-entry trace ``[("raised", type, message)]``."""
     import minigrad
 
-    case = CASES[case] if isinstance(case, str) else case
+    traces = []
+    for lib, dev in ((minigrad, "cpu"), (torch_lib(), device)):
+        try:
+            traces.append(case.scenario(lib, dev))
+        except Exception as e:  # noqa: BLE001 - a crash is a result to show
+            traces.append([("raised", type(e).__name__, normalise_message(e))])
+    detail = ""
+    try:
+        compare(*traces, rtol=RTOL, atol=ATOL)
+    except (AssertionError, TypeError, ValueError) as e:
+        detail = str(e).splitlines()[0] or "the printed traces differ"
+    return CaseResult(case.name, case.kind, None, None, True, None, detail, tuple(traces),
+                      printed_same=not detail)
+
+
+def run_case(case: ParityCase | str, device: str = "cpu") -> CaseResult:
+    """Run one case on both libraries and compare graph, gradients and hook trace (a
+    real-world case: everything it prints). A name may be a real-world case's number."""
+    import minigrad
+
+    case = CASES[resolve(case)] if isinstance(case, str) else case
+    if case.kind == "case":
+        return _run_real(case, device)
     torch = torch_lib()
     if case.kind == "op":
         models = (_Fn(minigrad, case.fn), _Fn(torch, case.fn))
@@ -297,10 +418,7 @@ def run_cases(names=None, device: str = "cpu", progress=None) -> list:
 
     Raises KeyError naming the unknown case and listing the choices.
     """
-    names = list(CASES) if not names else list(names)
-    for n in names:
-        if n not in CASES:
-            raise KeyError(f"unknown case {n!r}; choose from: {', '.join(CASES)}")
+    names = list(CASES) if not names else [resolve(n) for n in names]
     results = []
     for i, n in enumerate(names):
         if progress is not None:
@@ -319,7 +437,8 @@ def parity_command(device: str = "cpu", names=None, verbose: bool = False, conso
 
     0 when every case matches, 1 on any mismatch (the two hook traces are then printed side by
     side from the first difference, as with ``verbose``), 2 for an unknown case or when
-    ``device='cuda'`` but PyTorch sees no GPU.
+    ``device='cuda'`` but PyTorch sees no GPU. A real-world case named with ``names`` always
+    shows its source, its summary and the two printed outputs side by side.
     """
     from rich.console import Console
     from rich.markup import escape
@@ -335,29 +454,40 @@ def parity_command(device: str = "cpu", names=None, verbose: bool = False, conso
             return 2
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
-    unknown = [n for n in names or () if n not in CASES]
-    if unknown:
-        console.print(f"[red]unknown case {unknown[0]!r}[/]; choose from: {', '.join(CASES)}")
-        return 2
+    for n in names or ():
+        try:
+            resolve(n)
+        except KeyError:
+            console.print(f"[red]unknown case {escape(repr(n))}[/]; choose from: "
+                          f"{', '.join(CASES)}")
+            return 2
+    names = [resolve(n) for n in names] if names else None
     results = run_cases(names, device)
     table = Table(title=f"minigrad vs PyTorch ({device}): {len(results)} cases")
     for col in ("case", "kind", "graph identical", "max |grad diff|", "hook trace identical",
-                "verdict"):
+                "printed output identical", "verdict"):
         table.add_column(col, justify="left" if col in ("case", "kind") else "center")
     for r in results:
         diff = "-" if r.max_grad_diff is None else f"{r.max_grad_diff:.1e}"
         if not r.grads_close:
             diff = f"[red]{diff}[/]"
         table.add_row(r.name, r.kind, _mark(r.graph_same), diff, _mark(r.hooks_same),
-                      "[green]PASS[/]" if r.ok else "[red]FAIL[/]")
+                      _mark(r.printed_same), "[green]PASS[/]" if r.ok else "[red]FAIL[/]")
     console.print(table)
     failed = [r for r in results if not r.ok]
     for r in results:
-        if r.ok and not verbose:
+        chosen = r.kind == "case" and names is not None
+        if r.ok and not verbose and not chosen:
             continue
         console.rule(f"{r.name}: {'PASS' if r.ok else 'FAIL'}")
         if r.detail:
             console.print(escape(r.detail.splitlines()[0]))
+        if r.kind == "case":
+            real = REAL_CASES[r.name]
+            console.print(escape(f"{real.source}\n{CASES[r.name].description}"))
+            console.print(escape(printed_side_by_side(*r.traces, width=console.width)),
+                          soft_wrap=True)
+            continue
         from .hooks import first_difference, side_by_side
 
         first = first_difference(*r.traces, RTOL, ATOL)

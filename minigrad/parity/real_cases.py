@@ -594,34 +594,39 @@ def case_26(lib, device, draw=None):
     return printed
 
 
+def _summary(fn) -> str:
+    """The first paragraph of a scenario's docstring, on one line."""
+    return " ".join(fn.__doc__.split("\n\n")[0].split())
+
+
 _GH = "https://github.com/"
 REAL_CASES = {c.name: c for c in [
     RealCase(1, "01_legacy_backward_hook_last_op", _GH + "pytorch/pytorch/issues/598",
-             case_01.__doc__, case_01),
+             _summary(case_01), case_01),
     RealCase(2, "02_full_backward_hook_no_input_grad_order",
-             _GH + "pytorch/pytorch/issues/100528", case_02.__doc__, case_02),
+             _GH + "pytorch/pytorch/issues/100528", _summary(case_02), case_02),
     RealCase(4, "04_full_backward_hook_inplace_relu", _GH + "pytorch/pytorch/issues/61519",
-             case_04.__doc__, case_04),
+             _summary(case_04), case_04),
     RealCase(6, "06_forward_hook_inplace_relu_input", _GH + "pytorch/pytorch/issues/95617",
-             case_06.__doc__, case_06),
+             _summary(case_06), case_06),
     RealCase(7, "07_forward_hook_modify_output",
              "https://discuss.pytorch.org/t/why-not-modify-forward-hook-output/46584",
-             case_07.__doc__, case_07),
+             _summary(case_07), case_07),
     RealCase(9, "09_hooks_on_shared_module", _GH + "jmschrei/tangermeme/pull/54",
-             case_09.__doc__, case_09),
+             _summary(case_09), case_09),
     RealCase(11, "11_retain_grad_non_leaf", _GH + "pytorch/tutorials/issues/3652",
-             case_11.__doc__, case_11),
+             _summary(case_11), case_11),
     RealCase(13, "13_post_accumulate_grad_hook_argument",
-             _GH + "pytorch/pytorch/issues/187268", case_13.__doc__, case_13),
+             _GH + "pytorch/pytorch/issues/187268", _summary(case_13), case_13),
     RealCase(16, "16_reused_non_leaf_diamond", _GH + "karpathy/micrograd/issues/2",
-             case_16.__doc__, case_16),
+             _summary(case_16), case_16),
     RealCase(18, "18_inplace_on_leaf_requires_grad", _GH + "pytorch/examples/pull/779",
-             case_18.__doc__, case_18),
+             _summary(case_18), case_18),
     RealCase(20, "20_detach_vs_data_inplace", _GH + "pytorch/pytorch/issues/6990",
-             case_20.__doc__, case_20),
+             _summary(case_20), case_20),
     RealCase(23, "23_modules_created_in_forward", _GH + "pytorch/pytorch/issues/1291",
-             case_23.__doc__, case_23),
+             _summary(case_23), case_23),
     RealCase(26, "26_torchviz_saved_tensors", _GH + "szagoruyko/pytorchviz/issues/69",
-             case_26.__doc__, case_26),
+             _summary(case_26), case_26),
 ]}
 """Every real-world case by name (the original script's file name without ``.py``)."""

@@ -5,7 +5,7 @@ import pytest
 
 import minigrad
 from minigrad.cli import main
-from minigrad.parity import cases
+from minigrad.parity import cases, real_cases
 
 torch = pytest.importorskip("torch")
 
@@ -81,3 +81,75 @@ def test_bad_usage(capsys):
 def test_cuda_without_gpu_is_a_clear_error(capsys):
     assert main(["parity", "--device", "cuda", "--case", "relu"]) == 2
     assert "sees no CUDA GPU" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------------------ real-world cases
+REAL = list(real_cases.REAL_CASES)
+
+
+def test_every_real_world_case_is_listed():
+    """All 13 cases of ../shared/cases (scenarios live in minigrad, not read from ../shared)."""
+    assert len(REAL) == 13 and all(cases.CASES[n].kind == "case" for n in REAL)
+    assert [n[:2] for n in REAL] == ["01", "02", "04", "06", "07", "09", "11", "13", "16", "18",
+                                     "20", "23", "26"]
+
+
+@pytest.mark.parametrize("name", REAL)
+def test_real_world_case_runs_and_passes(name, device, capsys):
+    code = main(["parity", "--device", device, "--case", name])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "1 of 1 cases identical" in out and f"{name}: PASS" in out
+    real = real_cases.REAL_CASES[name]
+    assert real.source in out
+    # both printed outputs, side by side: every line has a minigrad and a torch column
+    rows = out.split(f"{name}: PASS", 1)[1].splitlines()
+    header = next(i for i, r in enumerate(rows) if r.split() == ["minigrad", "|", "torch"])
+    body = [r for r in rows[header + 1:] if " | " in r]
+    assert len(body) >= 3 and not any(r.startswith(">") for r in body)
+
+
+def test_real_world_case_side_by_side_content(capsys):
+    assert main(["parity", "--case", "16", "--case", "case20"]) == 0
+    out = capsys.readouterr().out
+    assert "2 of 2 cases identical" in out
+    assert "16_reused_non_leaf_diamond: PASS" in out and "20_detach_vs_data_inplace: PASS" in out
+    assert out.count("b tensor hook | 13.5") == 2  # once per column
+    assert out.count("which is output 0 of Sigmoid") == 2
+
+
+def test_real_world_case_names_by_number():
+    assert cases.resolve("16") == cases.resolve("case16") == "16_reused_non_leaf_diamond"
+    assert cases.resolve("case_01") == "01_legacy_backward_hook_last_op"
+    with pytest.raises(KeyError, match="'99'"):
+        cases.resolve("99")
+    r = cases.run_case("23")
+    assert r.ok and r.printed_same and r.kind == "case" and r.graph_same is None
+
+
+@pytest.mark.parametrize("what", ["value", "raises"])
+def test_real_world_case_mismatch(monkeypatch, capsys, what):
+    def scenario(lib, device):
+        mg = lib is minigrad
+        x = lib.tensor([1.0, 2.0]) * 2
+        if what == "raises" and mg:
+            raise RuntimeError("minigrad lacks something")
+        return [("same", x.tolist()), ("differs", (x * (3 if mg else 4)).tolist()),
+                ("after", 1)]
+
+    broken = cases.ParityCase("broken_case", "case", "deliberately different", (),
+                              scenario=scenario)
+    monkeypatch.setitem(cases.CASES, "broken_case", broken)
+    monkeypatch.setitem(real_cases.REAL_CASES, "broken_case", real_cases.RealCase(
+        99, "broken_case", "https://example.invalid", "deliberately different", scenario))
+    assert main(["parity", "--case", "broken_case"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL" in out and "mismatches: broken_case" in out
+    marked = [r for r in out.splitlines() if r.startswith(">")]
+    if what == "value":
+        assert marked and "differs" in marked[0] and "[6.0, 12.0]" in marked[0]
+        assert "[8.0, 16.0]" in marked[0]
+    else:
+        assert marked and "raised | RuntimeError | torch lacks something" in marked[0]
+    result = cases.run_case(broken)
+    assert not result.ok and result.printed_same is False and result.detail
