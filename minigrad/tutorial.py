@@ -78,25 +78,33 @@ def parse_cells(text: str) -> list:
     """Split a jupytext percent-format file into ``[(kind, source)]``, kind ``"markdown"`` or
     ``"code"``. The YAML header (``# ---`` ... ``# ---``) is dropped; markdown lines lose their
     leading ``# ``."""
+    return [(kind, src) for kind, src, _ in _cells(text)]
+
+
+def _cells(text: str) -> list:
+    """``[(kind, source, line number of the source's first line in the file)]``."""
     lines = text.splitlines()
+    start = 0
     if lines and lines[0].strip() == "# ---":
-        end = next((i for i in range(1, len(lines)) if lines[i].strip() == "# ---"), 0)
-        lines = lines[end + 1:]
+        start = next((i for i in range(1, len(lines)) if lines[i].strip() == "# ---"), -1) + 1
     cells, kind, buf = [], None, []
 
     def flush():
-        body = "\n".join(buf).strip("\n")
-        if kind is not None and body.strip():
-            cells.append((kind, body))
+        while buf and not buf[0][1].strip():
+            buf.pop(0)
+        while buf and not buf[-1][1].strip():
+            buf.pop()
+        if kind is not None and buf:
+            cells.append((kind, "\n".join(body for _, body in buf), buf[0][0]))
 
-    for line in lines:
+    for number, line in enumerate(lines[start:], start + 1):
         if line.startswith("# %%"):
             flush()
             kind, buf = ("markdown" if "[markdown]" in line else "code"), []
         elif kind == "markdown":
-            buf.append(line[2:] if line.startswith("# ") else line.lstrip("#"))
+            buf.append((number, line[2:] if line.startswith("# ") else line.lstrip("#")))
         elif kind is not None:
-            buf.append(line)
+            buf.append((number, line))
     flush()
     return cells
 
@@ -147,7 +155,7 @@ def run_chapter(number: int, show_code: bool = True, console=None) -> int:
     os.environ.setdefault("MPLBACKEND", "Agg")  # figures are written to files, never shown
     namespace = {"__name__": "__main__", "__file__": str(chapter.path)}
     console.print(Rule(f"Chapter {chapter.number}: {chapter.title}"))
-    for kind, src in parse_cells(chapter.path.read_text(encoding="utf-8")):
+    for kind, src, line in _cells(chapter.path.read_text(encoding="utf-8")):
         if kind == "markdown":
             console.print(Markdown(src))
             continue
@@ -155,8 +163,9 @@ def run_chapter(number: int, show_code: bool = True, console=None) -> int:
             code = Syntax(src, "python", theme="ansi_dark", background_color="default")
             console.print(Panel(code, title="code", title_align="left", border_style="dim"))
         sys.stdout.flush()
-        try:
-            exec(compile(src, str(chapter.path), "exec"), namespace)  # noqa: S102 - our chapter
+        try:  # padded so that tracebacks and reports name the line of the chapter file
+            code_obj = compile("\n" * (line - 1) + src, str(chapter.path), "exec")
+            exec(code_obj, namespace)  # noqa: S102 - a chapter of this project
         except Exception:  # noqa: BLE001 - shown to the reader, then a failing exit status
             traceback.print_exc()
             console.print(f"[red]Chapter {chapter.number} stopped: the cell above raised.[/]")

@@ -128,11 +128,13 @@ assert mg["graph_trace(z)"] == pt["graph_trace(z)"]
 # the derivative of a sum needs no values. (Chapter 3 shows why saving matters.)
 #
 # `AccumulateGrad` is the node of a leaf. It is created once per leaf and reused by every
-# operation that uses the leaf (`Tensor._grad_accumulator`), and its `backward` adds the
-# incoming gradient to `.grad`:
+# operation that uses the leaf (`Tensor._grad_accumulator`). Its `backward` stores the first
+# gradient as `.grad` and **adds** every later one to it, in place (the last lines of
+# `AccumulateGrad.backward`; with `create_graph` it adds out of place, chapter 4):
 
 # %%
-quote(minigrad.autograd.graph.AccumulateGrad.backward, "if var._grad is None", "return ()")
+quote(minigrad.autograd.graph.AccumulateGrad.backward, "elif grad_mode.is_grad_enabled():",
+      "var._grad._vc.bump()")
 
 # %% [markdown]
 # ## Running the graph

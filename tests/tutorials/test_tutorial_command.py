@@ -82,6 +82,9 @@ def test_failing_chapter_exits_1_with_traceback(chapters_dir, capsys):
     assert main(["tutorial", "2"]) == 1
     captured = capsys.readouterr()
     assert "minigrad and torch disagree" in captured.err
+    # the traceback names the line of the chapter file, not of the cell
+    line = CHAPTER.splitlines().index("assert x == {expected}, \"minigrad and torch disagree\"") + 1
+    assert f'ch02_broken.py", line {line}' in captured.err
     assert "Chapter 2 stopped" in captured.out
 
 
