@@ -174,7 +174,7 @@ quote(minigrad.autograd.engine._add_to_buffer, "old = buf[nr]", "buf[nr] = old +
 # `x` has shape `(3, 1)` and `b` shape `(4,)`; `x * b` broadcasts to `(3, 4)`. The gradient
 # flowing into `MulBackward0` has shape `(3, 4)`, but `.grad` always has the shape of its
 # tensor: the node sums the gradient over the broadcast dimensions. `b` was reused for 3 rows,
-# so its gradient adds those 3 rows up.
+# so its gradient adds those 3 rows up (`x` is 1, 2, 3: each entry of `b.grad` is 1 + 2 + 3).
 
 # %%
 def broadcasting(lib):

@@ -123,6 +123,7 @@ def through_detach(lib):
     y.sum().backward()
 
 
+print("y = x.exp(); y.detach().zero_(); backward:")
 same_error(through_detach, "which is output 0 of Exp")
 
 # %% [markdown]

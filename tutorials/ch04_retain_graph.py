@@ -49,6 +49,7 @@ def twice(lib):
     y.backward()
 
 
+print("y.backward() twice:")
 same_error(twice, "Trying to backward through the graph a second time")
 
 
@@ -59,6 +60,7 @@ def read_saved_after_backward(lib):
     return y.grad_fn.next_functions[0][0]._saved_self
 
 
+print("reading MulBackward0._saved_self after backward():")
 same_error(read_saved_after_backward, "after they have already been freed")
 
 # %% [markdown]

@@ -83,7 +83,11 @@ assert mg["hook calls, in order"][0] == "layer 2: 0.weight.grad is None"
 # written just before its full backward hook fires (layer 0 sees `set`).
 #
 # `minigrad.parity.hook_traces` registers every kind of hook at once and records each call;
-# the trace is the same in both libraries, call for call:
+# the trace is the same in both libraries, call for call. How to read it: `bwd_pre [2]` and
+# `bwd [2]` are the full backward pre-hook and hook of module `2` of the `Sequential` (`root`
+# is the model itself), `tensor [...]` a `register_hook` on a tensor, `post_acc [...]` a
+# post-accumulate-grad hook (called once `.grad` is written); shapes are in parentheses. The
+# `grad` lines at the end are not hook calls: they record every `.grad` after backward.
 
 # %%
 x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
