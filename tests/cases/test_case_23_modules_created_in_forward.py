@@ -31,12 +31,15 @@ def test_case_23(device):
     assert said["InInit: head.weight changed by SGD step"] == (True,)
 
 
-def holders(lib):
-    """name -> a module class holding two Linear(3, 3) layers (or parameters) one way."""
+def holders(lib, on=lambda t: t):
+    """name -> a module class holding two Linear(3, 3) layers (or parameters) one way. Every
+    layer and tensor is put on the device by ``on`` when it is made: ``module.to(device)``
+    would not move the unregistered ones (that is the case's point), and the forward pass
+    would then mix devices."""
     nn = lib.nn
 
     def lin():
-        return nn.Linear(3, 3)
+        return on(nn.Linear(3, 3))
 
     class Attr(nn.Module):
         def __init__(self):
@@ -108,9 +111,9 @@ def holders(lib):
     class TensorVsParameter(nn.Module):
         def __init__(self):
             super().__init__()
-            self.w_tensor = lib.ones(3, 3).requires_grad_()
-            self.w_param = nn.Parameter(lib.ones(3, 3))
-            self.register_buffer("scale", lib.ones(3))
+            self.w_tensor = on(lib.ones(3, 3)).requires_grad_()
+            self.w_param = nn.Parameter(on(lib.ones(3, 3)))
+            self.register_buffer("scale", on(lib.ones(3)))
 
         def forward(self, x):
             return x @ self.w_tensor @ self.w_param * self.scale
@@ -118,8 +121,9 @@ def holders(lib):
     class ParamList(nn.Module):
         def __init__(self):
             super().__init__()
-            self.py = [nn.Parameter(lib.ones(3))]
-            self.pl = nn.ParameterList([nn.Parameter(lib.ones(3)), nn.Parameter(lib.ones(3))])
+            self.py = [nn.Parameter(on(lib.ones(3)))]
+            self.pl = nn.ParameterList([nn.Parameter(on(lib.ones(3))),
+                                        nn.Parameter(on(lib.ones(3)))])
 
         def forward(self, x):
             return x * self.py[0] * self.pl[0] * self.pl[1]
@@ -132,14 +136,16 @@ def holders(lib):
 def test_what_registers_a_layer(holder, device):
     def scenario(lib, device):
         on = (lambda t: t.to(device)) if lib.__name__ == "torch" else (lambda t: t)
-        m = on(holders(lib)[holder]())
+        m = holders(lib, on)[holder]()
+        reached = []  # what module.apply() (hence .to(), .cuda(), .double()) reaches
+        m.apply(lambda s: reached.append(type(s).__name__))
         x = on(lib.tensor(np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)))
         row = {"parameters": [tuple(p.shape) for p in m.parameters()],
                "named_parameters": [n for n, _ in m.named_parameters()],
                "children": [n for n, _ in m.named_children()],
                "modules": [type(s).__name__ for s in m.modules()],
                "state_dict": list(m.state_dict()),
-               "buffers": [n for n, _ in m.named_buffers()]}
+               "buffers": [n for n, _ in m.named_buffers()], "apply() reaches": reached}
         try:
             opt = lib.optim.SGD(m.parameters(), lr=0.1)
         except ValueError as e:
