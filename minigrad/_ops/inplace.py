@@ -448,6 +448,19 @@ def _setitem_data(self, index, value) -> None:
         index = _as_index_array(index)
     elif isinstance(index, Tensor):
         index = index.item()
+    try:  # PyTorch's errors, checked before anything is written
+        target = self._data[index]
+    except IndexError as e:
+        raise IndexError(str(e).replace(" for axis ", " for dimension ")) from None
+    if isinstance(value, Tensor) and value.shape != target.shape:
+        from .shape import _expand_target
+
+        stripped = list(value.shape)
+        while stripped and stripped[0] == 1:
+            stripped.pop(0)
+        _expand_target(Tensor._make(val.reshape(stripped)), tuple(target.shape))
+    if not self._data.flags.writeable:
+        _write(self, self)  # raises PyTorch's error for an expanded view
     self._data[index] = val
 
 

@@ -700,7 +700,7 @@ def masked_fill(input, mask, value):
     if mask._data.dtype != np.bool_:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{mask.dtype._c_name}")
-    broadcast_shapes(input.shape, mask.shape)
+    broadcast_shapes(mask.shape, input.shape)  # PyTorch names the mask "tensor a"
     if isinstance(value, Tensor) and value.ndim != 0:
         raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s).")
