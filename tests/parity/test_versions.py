@@ -348,6 +348,22 @@ def test_fresh_grad_version(device):
     assert_parity(scenario, device=device)
 
 
+def test_taken_over_gradient_can_alias_the_given_gradient(device):
+    """PyTorch quirk, reproduced: the gradient of ``x.view(2, 2).backward(G)`` is a view of
+    ``G``; ``.grad`` takes it over, so the next backward's in-place accumulation changes ``G``
+    (and its version)."""
+
+    def scenario(lib, device):
+        x = mk(lib, device, np.array([1.0, 2.0, 3.0, 4.0], np.float32), requires_grad=True)
+        g = mk(lib, device, np.ones((2, 2), np.float32))
+        x.view(2, 2).backward(g)
+        first = (x.grad._version, g._version)
+        x.view(2, 2).backward(g)
+        return first, (x.grad._version, g._version), to_numpy(g), to_numpy(x.grad)
+
+    assert_parity(scenario, device=device)
+
+
 @pytest.mark.parametrize("steps", [1, 3])
 def test_grad_versions_in_training_steps(steps, device):
     """zero_grad(set_to_none=False) zeroes in place (+1); each backward accumulates (+1)."""
