@@ -110,6 +110,7 @@ from ._ops.shape import (
     unsqueeze,
 )
 from ._tensor import Size, Tensor
+from .serialization import load, save
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,
