@@ -35,7 +35,7 @@ FUNCS = {
     "mse": lambda lib, a, b: lib.nn.functional.mse_loss(a.tanh(), b.t())
     + lib.nn.functional.mse_loss(a, b.t() * 2, reduction="sum"),
     "cross_entropy": lambda lib, a, b: lib.nn.functional.cross_entropy(
-        a @ b, lib.tensor(np.array([1, 0]))),
+        a @ b, lib.tensor(np.array([1, 0])).to(a.device)),
     "linear": lambda lib, a, b: (lib.nn.functional.linear(a, b.t(), b[:2, 0]) + 1).relu()
     .pow(3).sum(),
 }
@@ -81,7 +81,7 @@ def test_third_order(fn, device):
         y = FUNCS[fn](lib, a, b)
         (ga,) = lib.autograd.grad(y, a, create_graph=True)
         (hv,) = lib.autograd.grad((ga * ga).sum(), a, create_graph=True)
-        (third,) = lib.autograd.grad((hv * lib.tensor(T).to(a.dtype)).sum(), a,
+        (third,) = lib.autograd.grad((hv * lib.tensor(T).to(a.device)).sum(), a,
                                      allow_unused=True)
         return [to_numpy(t) for t in (ga, hv, third)], hv.requires_grad
 

@@ -294,11 +294,11 @@ def test_hooks_and_retain_grad_registered_before_inplace(device):
 # Known differences (backward formulas that build their result differently from PyTorch's):
 # x.mean(), x.max(), x[index_tensor], x.max(dim), x.t()/x.permute() multiplied pointwise.
 FRESH_GRAD = {
-    "root_leaf_gradient": lambda lib, x, y: x.backward(lib.ones(2)),
+    "root_leaf_gradient": lambda lib, x, y: x.backward(lib.ones(2).to(x.device)),
     "sum": lambda lib, x, y: x.sum().backward(),
-    "held_gradient": lambda lib, x, y: (x * 1).backward(lib.ones(2)),
-    "add_gradient": lambda lib, x, y: (x + y).backward(lib.ones(2)),
-    "sub_gradient": lambda lib, x, y: (x - y).backward(lib.ones(2)),
+    "held_gradient": lambda lib, x, y: (x * 1).backward(lib.ones(2).to(x.device)),
+    "add_gradient": lambda lib, x, y: (x + y).backward(lib.ones(2).to(x.device)),
+    "sub_gradient": lambda lib, x, y: (x - y).backward(lib.ones(2).to(x.device)),
     "select_twice": lambda lib, x, y: (x[0] + x[1]).backward(),
     "select_thrice": lambda lib, x, y: (x[0] + x[1] + x[0]).backward(),
     "select": lambda lib, x, y: x[0].backward(),
