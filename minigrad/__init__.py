@@ -149,5 +149,5 @@ __all__ = [
     "std", "sum", "var", "cat", "chunk", "clone", "flatten", "narrow", "permute", "reshape",
     "split", "squeeze", "stack", "t", "transpose", "unbind", "unsqueeze", "Size", "Tensor",
     "enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",
-    "set_grad_enabled", "float", "double", "long", "int", "half", "clip",
+    "set_grad_enabled", "float", "double", "long", "int", "half", "clip", "save", "load",
 ]
