@@ -124,8 +124,8 @@ class ConvolutionBackward0(Node):
             cols = self._cols
             if cols is None:
                 cols = _im2col(x._data, (kh, kw), stride, padding, dilation, groups, (oh, ow))
-            gw_arr = np.stack([np.tensordot(gm[:, k], cols[:, k], axes=([0, 2], [0, 2]))
-                               for k in range(groups)])
+            # one batched product per sample, summed over the batch (no transposed copies)
+            gw_arr = np.matmul(gm, cols.transpose(0, 1, 3, 2)).sum(axis=0)  # (groups, O/g, K)
             gw = Tensor._make(gw_arr.reshape(w.shape).astype(w._data.dtype, copy=False))
         if len(nf) > 2 and nf[2][0] is not None:
             gb = Tensor._make(g._data.sum(axis=(0, 2, 3)))
