@@ -28,6 +28,25 @@ def _save_matrix(node, name, t, needed: bool, own_grad: bool):
     node._save(f"{name}_sym_strides", _strides(t) if own_grad else ())
 
 
+def _column_major(node, name: str) -> bool:
+    """Was the saved matrix ``name`` column-major (a transposed contiguous matrix, as the
+    ``weight.t()`` of ``linear``)? Its strides are saved when it needs a gradient."""
+    sizes, strides = node._saved[f"{name}_sym_sizes"], node._saved[f"{name}_sym_strides"]
+    return strides == (1, sizes[0])
+
+
+def _mat1_grad(node, name, g, mat2):
+    """grad @ mat2ᵀ; as PyTorch (``mm_mat1_backward``), computed as (mat2 @ gradᵀ)ᵀ when mat1
+    was column-major, so that the gradient has mat1's layout (no copy when it is accumulated)."""
+    return mm(mat2, g.t()).t() if _column_major(node, name) else mm(g, mat2.t())
+
+
+def _mat2_grad(node, name, g, mat1):
+    """mat1ᵀ @ grad; as PyTorch (``mm_mat2_backward``), computed as (gradᵀ @ mat1)ᵀ when mat2
+    was column-major (``linear``'s ``weight.t()``): ``weight.grad`` is then C-contiguous."""
+    return mm(g.t(), mat1).t() if _column_major(node, name) else mm(mat1.t(), g)
+
+
 class MmBackward0(Node):
     """z = self @ mat2 (2-D).  dz/dself = grad @ mat2ᵀ; dz/dmat2 = selfᵀ @ grad.
     Saves: mat2, mat2_sym_sizes, mat2_sym_strides, self, self_sym_sizes, self_sym_strides."""
@@ -38,8 +57,9 @@ class MmBackward0(Node):
         _save_matrix(self, "self", a, b.requires_grad, a.requires_grad)
 
     def backward(self, g):
-        ga = mm(g, self._get("mat2").t()) if self.next_functions[0][0] else None
-        gb = mm(self._get("self").t(), g) if self.next_functions[1][0] else None
+        nf = self.next_functions
+        ga = _mat1_grad(self, "self", g, self._get("mat2")) if nf[0][0] else None
+        gb = _mat2_grad(self, "mat2", g, self._get("self")) if nf[1][0] else None
         return ga, gb
 
 
@@ -60,8 +80,8 @@ class AddmmBackward0(Node):
         alpha, beta = self._saved["alpha"], self._saved["beta"]
         nf = self.next_functions
         gbias = sum_to(g if beta == 1 else g * beta, self._bias_shape) if nf[0][0] else None
-        ga = mm(g, self._get("mat2").t()) if nf[1][0] else None
-        gb = mm(self._get("mat1").t(), g) if nf[2][0] else None
+        ga = _mat1_grad(self, "mat1", g, self._get("mat2")) if nf[1][0] else None
+        gb = _mat2_grad(self, "mat2", g, self._get("mat1")) if nf[2][0] else None
         if alpha != 1:
             ga = ga * alpha if ga is not None else None
             gb = gb * alpha if gb is not None else None

@@ -19,6 +19,23 @@ from ..autograd import grad_mode
 __all__ = ["Optimizer", "required"]
 
 
+def add_scaled_(dst: np.ndarray, src: np.ndarray, alpha, block: int = 1 << 14) -> None:
+    """``dst += alpha * src`` in place (PyTorch's ``dst.add_(src, alpha=alpha)``), computing
+    ``alpha * src`` one block at a time: a whole-array temporary would be as large as the
+    parameter and raise the peak memory of an optimizer step by that much. Same arithmetic,
+    element by element."""
+    if dst.size <= block or not (dst.flags.c_contiguous and src.flags.c_contiguous) \
+            or dst.shape != src.shape or dst.dtype != src.dtype:
+        dst += alpha * src
+        return
+    d, s = dst.reshape(-1), src.reshape(-1)  # views (both contiguous)
+    tmp = np.empty(block, dtype=dst.dtype)
+    for i in range(0, d.size, block):
+        n = min(block, d.size - i)
+        np.multiply(s[i:i + n], alpha, out=tmp[:n])
+        d[i:i + n] += tmp[:n]
+
+
 class _RequiredParameter:
     """Marks a hyperparameter that every param group must specify."""
 

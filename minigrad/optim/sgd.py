@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from .optimizer import Optimizer
+from .optimizer import Optimizer, add_scaled_
 
 __all__ = ["SGD"]
 
@@ -69,9 +69,9 @@ class SGD(Optimizer):
                         buf = state["momentum_buffer"] = Tensor._make(np.array(g, copy=True))
                     else:
                         buf._data *= dt(momentum)
-                        buf._data += dt(1 - dampening) * g
+                        buf._data += g if dampening == 0 else dt(1 - dampening) * g
                         buf._vc.value += 2  # mul_ and add_ in PyTorch
                     g = g + dt(momentum) * buf._data if nesterov else buf._data
-                p._data += dt(-lr) * g
+                add_scaled_(p._data, g, dt(-lr))
                 p._vc.bump()
         return loss
