@@ -13,6 +13,7 @@ import numpy as np
 from .._tensor import Tensor
 
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}
+_PY_SCALARS = (float, int, bool)
 
 
 def normalize_dim(dim: int, ndim: int) -> int:
@@ -55,6 +56,8 @@ def saved_dims(dim) -> tuple:
 
 def is_scalar(x) -> bool:
     """True for Python (and NumPy) numbers, which ops treat as 'wrapped' scalars."""
+    if type(x) in _PY_SCALARS:  # fast path: the ABC check below is slow
+        return True
     return isinstance(x, (numbers.Number, np.number)) and not isinstance(x, Tensor)
 
 
@@ -64,6 +67,14 @@ def result_dtype(*operands) -> np.dtype:
     The highest category (bool < int < float) wins; within it, dimensioned tensors outrank
     0-dim tensors, which outrank Python scalars; a Python float alone gives float32.
     """
+    if len(operands) == 2:  # fast paths for the common cases of binary ops
+        a, b = operands
+        if isinstance(a, Tensor) and isinstance(b, Tensor) and a.ndim and b.ndim:
+            if a._data.dtype == b._data.dtype:  # (dimensioned tensors are never wrapped)
+                return a._data.dtype
+        elif isinstance(a, Tensor) and a.ndim and a._data.dtype.kind == "f" and (
+                type(b) is float or getattr(b, "_wrapped_number", False)):
+            return a._data.dtype  # float tensor with a Python scalar: the tensor's dtype
     best = None  # (category, priority)
     dtypes: dict = {}
     for x in operands:
@@ -113,6 +124,8 @@ def cast(t: Tensor, dtype: np.dtype) -> np.ndarray:
 
 def broadcast_shapes(a: tuple, b: tuple) -> tuple:
     """Broadcast two shapes; RuntimeError with PyTorch's wording when they do not match."""
+    if a == b:
+        return tuple(a)
     n = max(len(a), len(b))
     pa, pb = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
     out = [0] * n

@@ -168,7 +168,7 @@ def _call_node(node, grads, retain_graph):
         if new is not None:
             grads = _check_hook_tuple(fn, new, grads)
     raw = tuple(grads)  # what post hooks see as grad_outputs (None where nothing arrived)
-    custom = getattr(node, "_forward_cls", None) is not None  # a custom Function's node
+    custom = node._forward_cls is not None  # a custom Function's node
     if all(g is None for g in grads) and not custom:
         outs = (None,) * len(node.next_functions)
     else:

@@ -163,6 +163,7 @@ class Node:
     """
 
     _n_outputs = 1
+    _forward_cls = None  # custom Function nodes: the Function class (read by the engine)
 
     def __init__(self, _seq=None):
         self._seq = next(_sequence) if _seq is None else _seq
