@@ -32,3 +32,32 @@ def device(request):
 def libs():
     """The two libraries every parity scenario runs on."""
     return minigrad, torch
+
+
+_GLOBAL_HOOK_DICTS = ("_global_forward_pre_hooks", "_global_forward_hooks",
+                      "_global_backward_pre_hooks", "_global_backward_hooks")
+# Flag dicts keyed by hook id. PyTorch's handle for a global forward hook does not remove its
+# ``with_kwargs`` flag (a harmless stale entry), so these are cleared without failing the test.
+_GLOBAL_FLAG_DICTS = ("_global_forward_hooks_with_kwargs", "_global_forward_hooks_always_called")
+
+
+@pytest.fixture(autouse=True)
+def _isolate_global_module_hooks():
+    """A test that fails half-way must not leave a global module hook behind: it would change
+    every later test in the same worker (in both libraries). Fails the test that leaked one."""
+    import torch.nn.modules.module as torch_module
+
+    import minigrad.nn.modules.module as mg_module
+
+    yield
+    leaked = []
+    for mod in (torch_module, mg_module):
+        for name in _GLOBAL_HOOK_DICTS:
+            hooks = getattr(mod, name, None)
+            if hooks:
+                leaked.append(f"{mod.__name__}.{name}")
+                hooks.clear()
+        for name in _GLOBAL_FLAG_DICTS:
+            getattr(mod, name).clear()
+        mod._global_is_full_backward_hook = None
+    assert not leaked, f"test left global module hooks registered: {leaked}"

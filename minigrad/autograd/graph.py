@@ -36,6 +36,18 @@ INFERENCE_SAVE_MSG = (
 )
 
 _sequence = itertools.count()
+_TENSOR = None
+
+
+def _tensor_cls():
+    """``minigrad.Tensor``, imported on first use (``_tensor`` imports this module); cached,
+    since an import statement in a hot function costs more than the rest of it."""
+    global _TENSOR
+    if _TENSOR is None:
+        from .._tensor import Tensor
+
+        _TENSOR = Tensor
+    return _TENSOR
 
 
 class RemovableHandle:
@@ -93,7 +105,7 @@ class SavedTensor:
         self._is_output = is_output
         self._saved_version = tensor._vc.value
         self._vc = tensor._vc
-        self._shape = tensor.shape
+        self._shape = tensor._data.shape
         self._dtype = tensor.dtype
         self._freed = False
         self._node_name = node.name()
@@ -113,9 +125,7 @@ class SavedTensor:
             raise RuntimeError(self._version_message())
         if not self._is_output:
             return self._tensor
-        from .._tensor import Tensor
-
-        t = Tensor._make(self._data)
+        t = _tensor_cls()._make(self._data)
         t._vc = self._vc
         node = self._node()
         if node is not None:
@@ -188,14 +198,12 @@ class Node:
         return self._seq
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"  # as PyTorch: class name
 
     # -- saved values -----------------------------------------------------------------------
     def _save(self, name: str, value, is_output: bool = False) -> None:
         """Save a tensor (wrapped in SavedTensor) or a plain value under ``name``."""
-        from .._tensor import Tensor
-
-        if isinstance(value, Tensor):
+        if isinstance(value, _tensor_cls()):
             value = SavedTensor(value, self, is_output)
         self._saved[name] = value
 
@@ -284,8 +292,7 @@ class AccumulateGrad(Node):
         if grad is None or not var._requires_grad:  # requires_grad_(False) since the forward
             return ()
         if var._grad is None:
-            from .._tensor import Tensor
-
+            Tensor = _tensor_cls()
             if grad_mode.is_grad_enabled():  # create_graph: keep the graph of the gradient
                 var._grad = Tensor._make(np.empty(var.shape, dtype=var._data.dtype)).copy_(grad)
             elif self._stealable and _is_dense(grad._data) and (
@@ -372,6 +379,4 @@ def record(node_cls, outputs, inputs, *args):
 
 def zeros_grad(shape, dtype):
     """A zero gradient (used to materialise gradients of unused outputs)."""
-    from .._tensor import Tensor
-
-    return Tensor._make(np.zeros(shape, dtype=dtype.np))
+    return _tensor_cls()._make(np.zeros(shape, dtype=dtype.np))
