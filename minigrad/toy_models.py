@@ -95,7 +95,8 @@ def _stuck(lib):
             self.head = nn.Linear(8, 3)
 
         def forward(self, x):
-            body = nn.Sequential(nn.Linear(4, 8), nn.ReLU())  # the bug: made on every call
+            # the bug: made on every call (on the input's device, so the model runs on a GPU)
+            body = nn.Sequential(nn.Linear(4, 8), nn.ReLU()).to(x.device)
             return self.head(body(x))
 
     return Stuck(), _input(lib, 2, 4)

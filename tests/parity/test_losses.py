@@ -35,6 +35,9 @@ def loss_scenario(lib, fn, x_arr, t_arr, w_arr=None, t_grad=False, device="cpu")
     for name in saved_names(node):
         v = getattr(node, name)
         saved[name] = to_numpy(v) if hasattr(v, "shape") else v
+    if device == "cuda" and saved.get("_saved_reduction") == 0 and "_saved_total_weight" in saved:
+        # PyTorch's CUDA kernel leaves total_weight uninitialised for reduction='none'.
+        saved["_saved_total_weight"] = "not computed for reduction='none' on CUDA"
     trace = {"out": to_numpy(out), "graph": graph_trace(out), "saved": saved}
     g = np.linspace(-1.0, 2.0, max(out.numel(), 1)).astype(np.float32).reshape(tuple(out.shape))
     out.backward(leaf(lib, g, device, requires_grad=False))

@@ -309,8 +309,9 @@ def test_item_and_numpy(device):
             "item_int": lib.tensor(7).item(), "item_bool": lib.tensor(True).item(),
             "item_many": err(lambda: x.item()),
             "item_empty": err(lambda: lib.zeros(0).item()),
-            "numpy_req": err(lambda: x.numpy()),
-            "numpy_nonleaf": err(lambda: (x * 2).numpy()),
+            # .cpu() first: on CUDA, torch refuses numpy() for the device before the grad check
+            "numpy_req": err(lambda: x.cpu().numpy()),
+            "numpy_nonleaf": err(lambda: (x * 2).cpu().numpy()),
             "numpy_detached": x.detach().cpu().numpy(),
         }
 
