@@ -397,6 +397,7 @@ def setitem(self, index, value) -> None:
             name = f"{type(value).__module__}.{name}"
         raise TypeError(f"can't assign a {name} to a minigrad.{self.dtype._legacy}")
     split = _split_index(self, index)
+    _check_setitem(self, index, value)
     needs_graph = grad_mode.is_grad_enabled() and (
         self._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
     if split is None or not needs_graph:
@@ -437,31 +438,63 @@ def _array_index(target: Tensor, advanced):
     return tuple(np_index), tuple(saved)
 
 
-def _setitem_data(self, index, value) -> None:
+def _numpy_index(index):
+    """``index`` as NumPy understands it (index tensors as arrays or Python ints)."""
     from .indexing import _as_index_array, _is_advanced
 
-    val = value._data if isinstance(value, Tensor) else value
     if isinstance(index, tuple):
-        index = tuple(_as_index_array(i) if _is_advanced(i) else
-                      (i.item() if isinstance(i, Tensor) else i) for i in index)
-    elif _is_advanced(index):
-        index = _as_index_array(index)
-    elif isinstance(index, Tensor):
-        index = index.item()
-    try:  # PyTorch's errors, checked before anything is written
-        target = self._data[index]
+        return tuple(_as_index_array(i) if _is_advanced(i) else
+                     (i.item() if isinstance(i, Tensor) else i) for i in index)
+    if _is_advanced(index):
+        return _as_index_array(index)
+    return index.item() if isinstance(index, Tensor) else index
+
+
+def _stripped(value: Tensor) -> list:
+    """``value``'s shape without leading size-1 dims (PyTorch drops them before writing)."""
+    shape = list(value.shape)
+    while shape and shape[0] == 1:
+        shape.pop(0)
+    return shape
+
+
+def _check_setitem(self, index, value) -> None:
+    """PyTorch's errors for ``self[index] = value``, raised before anything is written: index
+    out of range, index_put dtype mismatch, value shape that does not broadcast."""
+    from .indexing import _is_advanced
+    from .shape import _expand_target
+
+    try:
+        target = tuple(self._data[_numpy_index(index)].shape)
     except IndexError as e:
         raise IndexError(str(e).replace(" for axis ", " for dimension ")) from None
-    if isinstance(value, Tensor) and value.shape != target.shape:
-        from .shape import _expand_target
+    if not isinstance(value, Tensor):
+        return
+    items = index if isinstance(index, tuple) else (index,)
+    advanced = any(_is_advanced(i) for i in items)
+    if advanced and value.dtype is not self.dtype:
+        raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                           f"{self.dtype._legacy[:-6]} for the destination and "
+                           f"{value.dtype._legacy[:-6]} for the source.")
+    stripped = _stripped(value)
+    if advanced:
+        try:
+            ok = np.broadcast_shapes(tuple(stripped), target) == target
+        except ValueError:
+            ok = False
+        if not ok:
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} cannot "
+                               f"be broadcast to indexing result of shape {list(target)}")
+    elif tuple(value.shape) != target:
+        _expand_target(Tensor._make(value._data.reshape(stripped)), target)
 
-        stripped = list(value.shape)
-        while stripped and stripped[0] == 1:
-            stripped.pop(0)
-        _expand_target(Tensor._make(val.reshape(stripped)), tuple(target.shape))
+
+def _setitem_data(self, index, value) -> None:
+    """Write ``value`` at ``index`` (no graph; :func:`_check_setitem` has run)."""
+    val = value._data.reshape(_stripped(value)) if isinstance(value, Tensor) else value
     if not self._data.flags.writeable:
         _write(self, self)  # raises PyTorch's error for an expanded view
-    self._data[index] = val
+    self._data[_numpy_index(index)] = val
 
 
 def uniform_(self, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:

@@ -260,7 +260,12 @@ def matmul(input, other) -> Tensor:
     if da == 2 and db == 1:
         return mv(input, other)
     if da == 1 and db == 2:
-        return _squeeze_dims(mm(input.unsqueeze(0), other), (0,))
+        # PyTorch squeezes the mm result in place (squeeze_): the result is that tensor, not a
+        # view, with history SqueezeBackward4(MmBackward0), at version 1
+        out = _squeeze_dims(mm(input.unsqueeze(0), other), (0,))
+        out._base = None
+        out._vc.bump()
+        return out
     if da == 2 and db == 2:
         return mm(input, other)
     if da == 3 and db == 3:

@@ -400,12 +400,14 @@ class CosBackward0(_Unary):
 
 
 class _ZeroGrad(_Unary):
-    """Piecewise-constant ops: the derivative is zero almost everywhere. Saves nothing."""
+    """Piecewise-constant ops: the derivative is zero almost everywhere. The gradient is a
+    constant ``zeros_like(grad)`` (PyTorch's formula: it does not require grad even under
+    ``create_graph``). Saves nothing."""
 
     _saves = None
 
     def backward(self, g):
-        return (g * 0,)
+        return (Tensor._make(np.zeros_like(g._data)),)
 
 
 class SignBackward0(_ZeroGrad):

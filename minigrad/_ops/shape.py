@@ -263,7 +263,8 @@ def unflatten(self, dim: int, sizes) -> Tensor:
 def transpose(self, dim0: int, dim1: int) -> Tensor:
     """Swap two dims, as a view (``torch.transpose``); node ``TransposeBackward0``."""
     d0, d1 = normalize_dim(dim0, self.ndim), normalize_dim(dim1, self.ndim)
-    return _view_of(self, np.swapaxes(self._data, d0, d1), TransposeBackward0, dim0, dim1, d0, d1)
+    arr = np.swapaxes(self._data, d0, d1) if self.ndim else self._data.view()
+    return _view_of(self, arr, TransposeBackward0, dim0, dim1, d0, d1)
 
 
 def t(self) -> Tensor:
@@ -303,6 +304,10 @@ def _T(self) -> Tensor:
 
 
 def _mT(self) -> Tensor:
+    """``x.mT``: the last two dims swapped (``TransposeBackward0``); a 0-dim tensor is returned
+    as it is (PyTorch does so), a 1-D one raises RuntimeError."""
+    if self.ndim == 0:
+        return self
     if self.ndim < 2:
         raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
                            f"Got {self.ndim}-D tensor.")
@@ -334,10 +339,15 @@ def squeeze(self, dim=None) -> Tensor:
 def expand(self, *sizes) -> Tensor:
     """Broadcast to a larger shape without copying (``Tensor.expand``); ``-1`` keeps a size.
 
-    Raises RuntimeError when a non-1 dim would change.
+    Raises RuntimeError when a non-1 dim would change. The view is read-only where elements
+    repeat (in-place ops on it then raise PyTorch's memory-overlap error).
     """
     target = _expand_target(self, _sizes(sizes))
     arr = np.broadcast_to(self._data, target)
+    if all(st != 0 or n <= 1 for n, st in zip(arr.shape, arr.strides)):
+        # no element repeated (only size-1 dims added): a writable view, as in PyTorch
+        arr = np.lib.stride_tricks.as_strided(self._data, arr.shape, arr.strides,
+                                              writeable=self._data.flags.writeable)
     return _view_of(self, arr, ExpandBackward0, self.shape)
 
 

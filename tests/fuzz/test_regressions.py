@@ -128,6 +128,53 @@ FIXED = {
         ("inplace", "div_", 2, [2], {}, True),
         ("backward", [2], 2, False, False, False, None),
     ],
+    # sign/round/floor/ceil: the gradient is zeros_like(grad), which never requires grad
+    "zero_grad_ops_under_create_graph": [
+        ("leaf", [2], "float32", True, "randn", 1),
+        ("op", "sign", [0], {}, False),
+        ("grad", [1], [0], 2, False, True, False),
+        ("backward", [2], 3, False, False, False, [0]),
+    ],
+    # transpose(0, 0) / .mT / .t() / .T of a 0-dim tensor
+    "transpose_0d": [
+        ("leaf", [], "float64", True, "randn", 1),
+        ("op", "transpose", [0], {"dim0": 0, "dim1": -1}, False),
+        ("op", "mT", [0], {}, False),
+        ("op", "t", [0], {}, False),
+        ("op", "T", [0], {}, False),
+        ("backward", [1, 3, 4], 2, False, False, False, None),
+    ],
+    # 1-D @ 2-D squeezes the mm result in place: version 1, not a view
+    "matmul_1d_2d_squeeze_inplace": [
+        ("leaf", [3], "float64", True, "randn", 1),
+        ("leaf", [3, 2], "float64", False, "randn", 2),
+        ("op", "matmul", [0, 1], {}, False),
+        ("op", "linear", [0, 1], {}, False),
+        ("inplace", "mul_", 2, [], {"c": 2.0}, False),
+        ("backward", [2, 3], 3, False, False, False, None),
+    ],
+    # expand that repeats nothing (new size-1 dims) is writable in place
+    "inplace_on_unit_expand": [
+        ("leaf", [3, 1, 3], "float64", True, "randn", 1),
+        ("op", "mul_scalar", [0], {"c": 2}, False),
+        ("op", "expand", [1], {"shape": [1, 3, 1, 3]}, False),
+        ("inplace", "relu_", 2, [], {}, False),
+        ("backward", [1], 2, False, False, False, None),
+    ],
+    # setitem: index_put dtype check, value shape checks (advanced and mask indices), leading
+    # unit dims of the value dropped, for values with and without a graph
+    "setitem_value_checks": [
+        ("leaf", [3, 4], "float32", False, "randn", 1),
+        ("leaf", [4], "float64", True, "randn", 2),
+        ("leaf", [3, 1], "float32", True, "randn", 3),
+        ("leaf", [1, 12], "float32", False, "randn", 4),
+        ("inplace", "setitem", 0, [1], {"index": [0, 1]}, False),
+        ("inplace", "setitem", 0, [2], {"index": [0, 1]}, False),
+        ("inplace", "setitem", 0, [2], {"index": (slice(None), [0, 1])}, False),
+        ("inplace", "setitem", 0, [3], {"index": "mask", "thr": 0.0}, False),
+        ("inplace", "setitem", 0, [2], {"index": "mask", "thr": 0.0}, False),
+        ("backward", [0], 4, False, False, False, None),
+    ],
 }
 
 KNOWN = {
