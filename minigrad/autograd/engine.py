@@ -163,13 +163,14 @@ def _as_input_dtype(child, nr, g):
 
 
 def _call_node(node, grads, retain_graph):
-    for fn in list(node._pre_hooks.values()):
-        new = fn(tuple(grads))
-        if new is not None:
-            grads = _check_hook_tuple(fn, new, grads)
+    if node._pre_hooks:
+        for fn in list(node._pre_hooks.values()):
+            new = fn(tuple(grads))
+            if new is not None:
+                grads = _check_hook_tuple(fn, new, grads)
     raw = tuple(grads)  # what post hooks see as grad_outputs (None where nothing arrived)
     custom = node._forward_cls is not None  # a custom Function's node
-    if all(g is None for g in grads) and not custom:
+    if not custom and (grads[0] is None if len(grads) == 1 else all(g is None for g in grads)):
         outs = (None,) * len(node.next_functions)
     else:
         if (len(grads) > 1 or custom) and getattr(node, "materialize_grads", True):
@@ -185,7 +186,7 @@ def _call_node(node, grads, retain_graph):
     if isinstance(node, AccumulateGrad):
         for fn in list(node.variable._post_accumulate_grad_hooks.values()):
             _check_post_accumulate_result(fn(node.variable), node.variable)
-    for fn in list(node._post_hooks.values()):
+    for fn in list(node._post_hooks.values()) if node._post_hooks else ():
         new = fn(tuple(outs), raw)
         if new is not None:
             outs = tuple(_check_hook_tuple(fn, new, tuple(outs)))
@@ -239,7 +240,9 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
             if needed is not None and node not in needed:
                 outs = (None,) * len(node.next_functions)
             else:
-                grads = _call_tensor_hooks(node, grads)
+                if node._tensor_pre_hooks or node._retains_grad or isinstance(node,
+                                                                               AccumulateGrad):
+                    grads = _call_tensor_hooks(node, grads)
                 for nr, idx in captures.get(node, ()):
                     if idx is not None:
                         results[idx] = grads[nr]
@@ -262,7 +265,9 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                     continue
                 if g is not None:
                     g = _as_input_dtype(child, nr, g)
-                    buf = buffers.setdefault(child, [None] * max(len(child._out_meta), 1))
+                    buf = buffers.get(child)
+                    if buf is None:
+                        buf = buffers[child] = [None] * max(len(child._out_meta), 1)
                     _add_to_buffer(buf, nr, g)
                 deps[child] -= 1
                 if deps[child] == 0:

@@ -354,7 +354,8 @@ def record(node_cls, outputs, inputs, *args):
     gives an empty slot). Returns the node, or None when nothing requires grad or grad mode
     is off — callers then skip saving anything.
     """
-    if not grad_mode.is_grad_enabled() or grad_mode.is_inference_mode_enabled():
+    tls = grad_mode._tls
+    if not tls.grad_enabled or tls.inference:
         return None  # (enable_grad inside inference_mode still records nothing, as PyTorch)
     for t in inputs:
         if t is not None and t._base is not None:
@@ -367,7 +368,7 @@ def record(node_cls, outputs, inputs, *args):
     for nr, out in enumerate(outs):
         if out is None:
             continue
-        if out.dtype.is_floating_point:  # integer outputs (indices) are not differentiable:
+        if out._data.dtype.kind == "f":  # integer outputs (indices) are not differentiable:
             out._requires_grad = True      # no gradient slot for them, as in PyTorch
             out._grad_fn = node
             out._output_nr = nr
