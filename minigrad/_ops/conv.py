@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .._tensor import Tensor
+from .._tensor import _CPP_NAMES, Tensor
 from ..autograd.graph import Node, record
 from .nn_activation import no_double_backward
 
@@ -140,7 +140,7 @@ def _im2col(x, kernel, stride, padding, dilation, groups, out_hw) -> np.ndarray:
     return cols.reshape(n, groups, c // groups * kernel[0] * kernel[1], out_hw[0] * out_hw[1])
 
 
-def _check_conv(input, weight, bias, stride, padding, dilation, groups):
+def _check_conv(input, weight, bias, stride, padding, dilation, groups, string_padding=False):
     n, c, h, w = input.shape
     if weight.ndim != 4:
         raise RuntimeError(f"expected stride to be a single integer value or a list of "
@@ -175,9 +175,10 @@ def _check_conv(input, weight, bias, stride, padding, dilation, groups):
     if weight.dtype is not input.dtype:
         raise RuntimeError(f"Input type (minigrad.{input.dtype._legacy}) and weight type "
                            f"(minigrad.{weight.dtype._legacy}) should be the same")
-    if bias is not None and bias.dtype is not input.dtype:
-        raise RuntimeError(f"Input type ({input.dtype.name}) and bias type ({bias.dtype.name}) "
-                           "should be the same")
+    if bias is not None and bias.dtype is not input.dtype and not string_padding:
+        # (PyTorch's padding='same'/'valid' path casts the bias instead of checking it)
+        raise RuntimeError(f"Input type ({_CPP_NAMES[input.dtype.name]}) and bias type "
+                           f"({_CPP_NAMES[bias.dtype.name]}) should be the same")
 
 
 def _same_padding(input, weight, dilation):
@@ -223,12 +224,12 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
     if input.ndim == 3:
         out = conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups)
         return out.squeeze(0)
-    valid = padding == "valid"
+    valid, string_padding = padding == "valid", isinstance(padding, str)
     if valid:
         padding = (0, 0)
     elif padding == "same":
         input, padding = _same_padding(input, weight, dilation)
-    _check_conv(input, weight, bias, stride, padding, dilation, groups)
+    _check_conv(input, weight, bias, stride, padding, dilation, groups, string_padding)
 
     n = input.shape[0]
     o, _, kh, kw = weight.shape

@@ -464,10 +464,7 @@ def _check_setitem(self, index, value) -> None:
     from .indexing import _is_advanced
     from .shape import _expand_target
 
-    try:
-        target = tuple(self._data[_numpy_index(index)].shape)
-    except IndexError as e:
-        raise IndexError(str(e).replace(" for axis ", " for dimension ")) from None
+    target = tuple(Tensor._make(self._data)[index].shape)  # PyTorch's indexing and errors
     if not isinstance(value, Tensor):
         return
     items = index if isinstance(index, tuple) else (index,)
@@ -490,11 +487,22 @@ def _check_setitem(self, index, value) -> None:
 
 
 def _setitem_data(self, index, value) -> None:
-    """Write ``value`` at ``index`` (no graph; :func:`_check_setitem` has run)."""
+    """Write ``value`` at ``index`` (no graph; :func:`_check_setitem` has run), decomposed as
+    PyTorch does: basic indices give a view, integer/bool arrays then index into it (NumPy
+    alone would order mixed basic/advanced dims differently)."""
     val = value._data.reshape(_stripped(value)) if isinstance(value, Tensor) else value
     if not self._data.flags.writeable:
         _write(self, self)  # raises PyTorch's error for an expanded view
-    self._data[_numpy_index(index)] = val
+    split = _split_index(self, index)
+    if split is None:  # a bool scalar in the index
+        self._data[_numpy_index(index)] = val
+        return
+    basic, trivial, advanced = split
+    target = self._data if trivial else self._data[basic + (Ellipsis,)]  # (always a view)
+    if advanced:
+        target[_array_index(Tensor._make(target), advanced)[0]] = val
+    else:
+        target[...] = val
 
 
 def uniform_(self, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:

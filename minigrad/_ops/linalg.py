@@ -182,8 +182,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
     prod = mat1._data @ mat2._data
     if alpha != 1:
         prod = prod * alpha
-    bias = input._data if beta == 1 else input._data * beta
-    out = Tensor._make((prod + bias).astype(prod.dtype, copy=False))
+    prod += input._data if beta == 1 else input._data * beta  # prod is new: add in place
+    out = Tensor._make(prod)
     record(AddmmBackward0, out, (input, mat1, mat2), input, mat1, mat2, beta, alpha)
     return out
 
@@ -198,10 +198,15 @@ def bmm(input, mat2) -> Tensor:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{input.shape[0]}, {input.shape[2]}] but got: "
                            f"[{mat2.shape[0]}, {mat2.shape[1]}].")
-    if input.dtype is not mat2.dtype:
+    if input.numel() == 0 or mat2.numel() == 0:
+        # PyTorch skips the dtype check here and returns zeros of batch2's dtype
+        out = Tensor._make(np.zeros((input.shape[0], input.shape[1], mat2.shape[2]),
+                                    dtype=mat2._data.dtype))
+    elif input.dtype is not mat2.dtype:
         raise RuntimeError(f"expected scalar type {_scalar_name(input)} but found "
                            f"{_scalar_name(mat2)}")
-    out = Tensor._make(np.matmul(input._data, mat2._data))
+    else:
+        out = Tensor._make(np.matmul(input._data, mat2._data))
     record(BmmBackward0, out, (input, mat2), input, mat2)
     return out
 

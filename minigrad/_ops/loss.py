@@ -99,7 +99,11 @@ class NllLossBackward0(Node):
         self._save("weight", weight)
         self._coef = coef  # the constant C above, shaped like self
 
+    _size_error = None
+
     def backward(self, g):
+        if self._size_error:
+            raise RuntimeError(self._size_error)
         self._get("self")  # unpacking checks that self was not modified in place since
         if self._saved["reduction"] == 0 and g.ndim > 0:
             g = g.unsqueeze(1)
@@ -171,22 +175,30 @@ def nll_loss(input, target, weight=None, ignore_index: int = -100, reduction: st
     ``NllLoss2DBackward0`` otherwise (3-D and >4-D input are viewed as 4-D first, as PyTorch
     does). The target gets no slot in ``next_functions``.
 
-    Raises ValueError for a 0-d input, batch-size mismatch or bad ``reduction``; IndexError for a
-    target out of ``[0, C)``; RuntimeError for a wrong target dtype/shape or weight size.
+    Raises ValueError for a 0-d input, batch-size mismatch, a 1-D target of more than one
+    element for 1-D input or bad ``reduction``; IndexError for a target out of ``[0, C)``;
+    RuntimeError for a wrong target dtype/shape or weight size.
     """
     red = reduction_enum(reduction)
     if input.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
     if input.ndim != 1 and (target.ndim == 0 or input.shape[0] != target.shape[0]):
-        tb = target.shape[0] if target.ndim else 1
+        tb = target.shape[0] if target.ndim else 0
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
                          f"batch_size ({tb}).")
     if input.ndim <= 2:
         if target.ndim > 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-        if input.ndim == 1 and target.ndim != 0:
-            raise RuntimeError(f"Expected target to be a 0D tensor for 1D input, but got "
-                               f"target of size {list(target.shape)}")
+        if input.ndim == 1 and target.ndim == 1:  # PyTorch takes a 1-element target as 0-D
+            if target.shape[0] != 1:
+                raise ValueError(f"For 1D input, 1D target must have size 1, but got target "
+                                 f"size: {target.shape[0]}")
+            out = _nll(input, Tensor._make(target._data.reshape(())), weight, red,
+                       ignore_index, NllLossBackward0, 0)
+            if out.grad_fn is not None:  # PyTorch's backward then rejects the target's shape
+                out.grad_fn._size_error = (f"size mismatch (got input: {list(input.shape)}, "
+                                           f"target: {list(target.shape)})")
+            return out
         return _nll(input, target, weight, red, ignore_index, NllLossBackward0, input.ndim - 1)
     if input.ndim == 4:
         if target.ndim != 3:
@@ -221,9 +233,7 @@ def cross_entropy(input, target, weight=None, ignore_index: int = -100, reductio
     target, plus everything ``nll_loss`` raises.
     """
     red = reduction_enum(reduction)
-    class_dim = 0 if input.ndim == 1 else 1
-    if input.ndim == 0:
-        raise ValueError("Expected 1 or more dimensions (got 0)")
+    class_dim = 0 if input.ndim == 1 else 1  # (1 for a 0-d input too: log_softmax then fails)
     if tuple(target.shape) == tuple(input.shape):
         if not target.dtype.is_floating_point:
             raise RuntimeError(f"Expected floating point type for target with class "

@@ -175,6 +175,48 @@ FIXED = {
         ("inplace", "setitem", 0, [2], {"index": "mask", "thr": 0.0}, False),
         ("backward", [0], 4, False, False, False, None),
     ],
+    # setitem with None between basic and advanced indices: PyTorch's dim order (a view, then
+    # the index), not NumPy's
+    "setitem_none_then_index": [
+        ("leaf", [3, 4], "float64", False, "randn", 1),
+        ("leaf", [1, 3], "float64", True, "randn", 2),
+        ("inplace", "setitem", 0, [1], {"index": (-3, None, [-1, -1, 0])}, False),
+        ("inplace", "setitem", 0, [], {"index": (None, [0, 2], 1), "value": 2.5}, False),
+        ("backward", [0], 3, False, False, False, None),
+    ],
+    # bmm with an empty operand: no dtype check, zeros of batch2's dtype
+    "bmm_empty_mixed_dtypes": [
+        ("leaf", [2, 0, 2], "float32", True, "randn", 1),
+        ("leaf", [2, 2, 2], "float64", True, "randn", 2),
+        ("op", "bmm", [0, 1], {}, False),
+        ("backward", [2], 3, False, False, False, None),
+    ],
+    # conv2d with padding='same'/'valid' casts a bias of another dtype (no error)
+    "conv_string_padding_bias_dtype": [
+        ("leaf", [1, 2, 4, 4], "float32", True, "randn", 1),
+        ("leaf", [3, 2, 3, 3], "float32", True, "randn", 2),
+        ("leaf", [3], "float64", True, "randn", 3),
+        ("op", "conv2d", [0, 1, 2], {"stride": 1, "padding": "same", "groups": 1,
+                                     "dilation": 1}, False),
+        ("op", "conv2d", [0, 1, 2], {"stride": 1, "padding": 1, "groups": 1, "dilation": 1},
+         False),
+        ("backward", [3], 4, False, False, False, None),
+    ],
+    # cross_entropy / nll_loss edge shapes: 0-d input, 1-D input with a 1-element target
+    # (PyTorch's forward accepts it, its backward raises), 0-d target with 2-D input
+    "cross_entropy_edge_shapes": [
+        ("leaf", [], "float64", True, "randn", 1),
+        ("op", "cross_entropy", [0], {"reduction": "none", "target": [0], "target_shape": []},
+         False),
+        ("leaf", [3], "float64", True, "randn", 2),
+        ("op", "nll_loss", [1], {"reduction": "mean", "target": [1], "target_shape": [1]},
+         False),
+        ("backward", [1], 3, True, False, False, None),
+        ("op", "nll_loss", [1], {"reduction": "sum", "target": [1, 2], "target_shape": [2]},
+         False),
+        ("leaf", [2, 3], "float64", True, "randn", 4),
+        ("op", "nll_loss", [2], {"reduction": "sum", "target": [1], "target_shape": []}, False),
+    ],
 }
 
 KNOWN = {
