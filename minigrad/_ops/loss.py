@@ -67,6 +67,20 @@ class DivBackward1(Node):
         return (g / self._saved["other"],)
 
 
+class AddBackward1(Node):
+    """z = self + other, ``other`` a plain number.  dz/dself = grad. Saves nothing."""
+
+    def backward(self, g):
+        return (g,)
+
+
+def add_scalar(input: Tensor, other) -> Tensor:
+    """``input + other`` recorded as ``AddBackward1`` (PyTorch's C++ Tensor-Scalar overload)."""
+    out = Tensor._make(np.asarray(np.add(input._data, other), dtype=input._data.dtype))
+    record(AddBackward1, out, (input,))
+    return out
+
+
 def mul_scalar(input: Tensor, other) -> Tensor:
     """``input * other`` recorded as ``MulBackward1`` (PyTorch's C++ Tensor-Scalar overload)."""
     out = Tensor._make(np.asarray(np.multiply(input._data, other), dtype=input._data.dtype))
@@ -288,7 +302,7 @@ def _soft_cross_entropy(input, target, weight, red, eps, class_dim):
     if eps > 0.0:
         if eps > 1.0:
             raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {eps}")
-        target = mul_scalar(target, 1 - eps) + eps / n_classes
+        target = add_scalar(mul_scalar(target, 1 - eps), eps / n_classes)
     prod = logp * target
     if weight is not None:
         prod = prod * (_weight_view(weight, input.ndim, class_dim) if input.ndim > 1 else weight)

@@ -584,8 +584,11 @@ def clamp_min(input, min):
 
 
 class MaximumBackward0(_Binary):
-    """z = maximum(self, other).  Gradient goes to the larger input; ties split it in half.
-    Saves: other, self."""
+    """z = maximum(self, other).  Gradient goes to the larger input; ties split it in half;
+    as in PyTorch's formula (grad, halved where equal, zeroed where the input is the smaller
+    one), both inputs get it where a NaN makes every comparison false. Saves: other, self."""
+
+    _smaller_loses = True
 
     def __init__(self, a, b):
         super().__init__(a, b)
@@ -595,21 +598,19 @@ class MaximumBackward0(_Binary):
     def backward(self, g):
         a, b = self._get("self")._data, self._get("other")._data
         dt = g._data.dtype
-        wa = Tensor._make(((a > b) + 0.5 * (a == b)).astype(dt))
-        wb = Tensor._make(((b > a) + 0.5 * (a == b)).astype(dt))
+        with np.errstate(invalid="ignore"):
+            lose_a, lose_b = (a < b, a > b) if self._smaller_loses else (a > b, a < b)
+            base = np.where(a == b, 0.5, 1.0)
+        wa = Tensor._make(np.where(lose_a, 0.0, base).astype(dt))
+        wb = Tensor._make(np.where(lose_b, 0.0, base).astype(dt))
         return self._pair(g * wa, g * wb)
 
 
 class MinimumBackward0(MaximumBackward0):
-    """z = minimum(self, other).  Gradient goes to the smaller input; ties split it.
-    Saves: other, self."""
+    """z = minimum(self, other).  Gradient goes to the smaller input; ties split it; both get
+    it where a NaN is involved (see ``MaximumBackward0``). Saves: other, self."""
 
-    def backward(self, g):
-        a, b = self._get("self")._data, self._get("other")._data
-        dt = g._data.dtype
-        wa = Tensor._make(((a < b) + 0.5 * (a == b)).astype(dt))
-        wb = Tensor._make(((b < a) + 0.5 * (a == b)).astype(dt))
-        return self._pair(g * wa, g * wb)
+    _smaller_loses = False
 
 
 def maximum(input, other):

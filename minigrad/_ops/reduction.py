@@ -313,8 +313,9 @@ def amin(input, dim=(), keepdim: bool = False) -> Tensor:
 def argmax(input, dim=None, keepdim: bool = False) -> Tensor:
     """Index of the max (flattened if ``dim`` is None), int64, no grad (``torch.argmax``)."""
     _check_nonempty("argmax", input, dim, None if dim is None else (dim,), IndexError)
-    if dim is None:
-        return Tensor._make(np.asarray(np.argmax(input._data), dtype=np.int64))
+    if dim is None:  # (keepdim keeps every dim, as size 1)
+        out = np.asarray(np.argmax(input._data), dtype=np.int64)
+        return Tensor._make(out.reshape((1,) * input.ndim) if keepdim else out)
     d = normalize_dim(dim, input.ndim)
     if input.ndim == 0:
         return Tensor._make(np.zeros((), np.int64))
@@ -325,7 +326,8 @@ def argmin(input, dim=None, keepdim: bool = False) -> Tensor:
     """Index of the min, int64, no grad (``torch.argmin``)."""
     _check_nonempty("argmin", input, dim, None if dim is None else (dim,), IndexError)
     if dim is None:
-        return Tensor._make(np.asarray(np.argmin(input._data), dtype=np.int64))
+        out = np.asarray(np.argmin(input._data), dtype=np.int64)
+        return Tensor._make(out.reshape((1,) * input.ndim) if keepdim else out)
     d = normalize_dim(dim, input.ndim)
     if input.ndim == 0:
         return Tensor._make(np.zeros((), np.int64))

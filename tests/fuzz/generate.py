@@ -37,6 +37,17 @@ INPLACE_OPS = ["add_", "mul_", "sub_", "div_", "iadd", "imul", "pow_", "clamp_",
                "setitem", "setitem"]
 SCALARS = [2.0, -1.5, 0.5, 3, 1, 0, -2]
 
+# Differences owned by other issues (each has a test in test_regressions.KNOWN): the generator
+# steers around them so that the fuzzer keeps finding new ones. Remove a name once fixed.
+KNOWN_GAPS = {
+    "no_grad_view_root",  # backward of a no_grad view: AttributeError instead of RuntimeError
+    "pruned_root_hooks",  # PyTorch runs a root's hooks/retain_grad even when inputs= prunes it
+    "grad_capture_before_hooks",  # autograd.grad returns a non-leaf input's pre-hook gradient
+    "view_requires_grad_follows_base",  # requires_grad_ on a base is not seen by its views
+    "fill_expanded_view",  # fill_/zero_/masked_fill_ through an expanded view
+    "empty_grad_version",  # _version of the .grad of an empty leaf
+}
+
 # relative weights of step kinds per theme
 THEMES = {
     "mixed": dict(op=40, inplace=10, leaf=4, detach=3, retain_grad=4, hook=5, post_hook=2,
@@ -70,6 +81,7 @@ class Gen:
         self.dtype = draw(st.sampled_from(["float64", "float64", "float64", "float32"]))
         self.empty = draw(st.integers(0, 7)) == 0  # allow 0-size dims in new shapes
         self.seed = 0
+        self.hooked: set = set()  # env indices with tensor hooks
 
     # ------------------------------------------------------------------ basics
     def d(self, strategy):
@@ -201,6 +213,9 @@ class Gen:
         # views and non-leaves are the interesting targets; leaves error (when they require grad)
         i = self.pick()
         x = self.env[i]
+        if "fill_expanded_view" in KNOWN_GAPS and name in ("fill_", "zero_", "masked_fill_") \
+                and any(st == 0 and n > 1 for n, st in zip(x.shape, x.stride())):
+            return
         shape = tuple(x.shape)
         ids, p = [], {}
         if name in ("add_", "sub_", "mul_", "div_"):
@@ -248,13 +263,20 @@ class Gen:
         self.emit(("retain_grad", self.pick(lambda t: not t.is_leaf, loose=6)))
 
     def s_requires_grad(self):
-        self.emit(("requires_grad", self.pick(), self.d(st.booleans())))
+        i = self.pick()
+        if "view_requires_grad_follows_base" in KNOWN_GAPS and any(
+                t is not None and (t._base is self.env[i] or self.env[i]._base is not None)
+                for t in self.env):
+            return
+        self.emit(("requires_grad", i, self.d(st.booleans())))
 
     def s_hook(self):
         kind = self.d(st.sampled_from(["log", "log", "scale", "scale", "bad_shape"]))
         if kind == "bad_shape" and not self.chance(3):
             kind = "log"
-        self.emit(("hook", self.pick(lambda t: t.requires_grad, loose=10), kind))
+        i = self.pick(lambda t: t.requires_grad, loose=10)
+        self.hooked.add(i)
+        self.emit(("hook", i, kind))
 
     def s_post_hook(self):
         self.emit(("post_hook", self.pick(lambda t: t.is_leaf and t.requires_grad, loose=10)))
@@ -263,12 +285,16 @@ class Gen:
         self.emit(("set_grad_none", self.pick(lambda t: t.is_leaf)))
 
     def s_grad_of(self):
-        self.emit(("grad_of", self.pick(lambda t: (t.is_leaf or t.retains_grad) and
-                                        t.grad is not None)))
+        i = self.pick(lambda t: (t.is_leaf or t.retains_grad) and t.grad is not None)
+        if "empty_grad_version" in KNOWN_GAPS and self.env[i].numel() == 0:
+            return
+        self.emit(("grad_of", i))
 
     def roots(self) -> list:
         loose = self.chance(15)
-        cands = self.live(lambda t: t.requires_grad or loose)
+        cands = self.live(lambda t: (t.requires_grad or loose) and not (
+            "no_grad_view_root" in KNOWN_GAPS and t.requires_grad and t.is_leaf and
+            t._base is not None))
         if not cands:
             return [self.pick()]
         k = self.d(st.integers(1, 2))
@@ -284,8 +310,35 @@ class Gen:
             leaves = self.live(lambda t: t.requires_grad)
             if leaves:
                 inputs = [self.d(st.sampled_from(leaves))]
+                if "pruned_root_hooks" in KNOWN_GAPS and self.pruned_hooked_root(ids, inputs):
+                    inputs = None
         self.seed += 1
         self.emit(("backward", ids, self.seed, implicit, retain, create, inputs))
+
+    def pruned_hooked_root(self, roots, inputs) -> bool:
+        """Whether a root with hooks or retain_grad reaches none of ``inputs``."""
+        targets = set()
+        for i in inputs:
+            t = self.env[i]
+            node = t.grad_fn if t.grad_fn is not None else (
+                t.requires_grad and t.is_leaf and t.view_as(t).grad_fn.next_functions[0][0])
+            targets.add(node)
+        for r in roots:
+            t = self.env[r]
+            if r not in self.hooked and not t.retains_grad:
+                continue
+            if t.grad_fn is None:
+                return True
+            seen, stack = set(), [t.grad_fn]
+            while stack:
+                n = stack.pop()
+                if n in seen:
+                    continue
+                seen.add(n)
+                stack.extend(c for c, _ in n.next_functions if c is not None)
+            if not seen & targets:
+                return True
+        return False
 
     def s_grad(self):
         outs = self.roots()
@@ -294,6 +347,11 @@ class Gen:
         if not ins:
             return
         ins = sorted(set(self.d(st.lists(st.sampled_from(ins[::-1]), min_size=1, max_size=2))))
+        if "grad_capture_before_hooks" in KNOWN_GAPS and any(
+                i in self.hooked and not self.env[i].is_leaf for i in ins):
+            return
+        if "pruned_root_hooks" in KNOWN_GAPS and self.pruned_hooked_root(outs, ins):
+            return
         self.seed += 1
         self.emit(("grad", outs, ins, self.seed, self.d(st.booleans()), not self.chance(3),
                    not self.chance(4)))

@@ -217,6 +217,27 @@ FIXED = {
         ("leaf", [2, 3], "float64", True, "randn", 4),
         ("op", "nll_loss", [2], {"reduction": "sum", "target": [1], "target_shape": []}, False),
     ],
+    # maximum/minimum backward with NaN: PyTorch's formula gives both inputs the gradient
+    "maximum_nan_backward": [
+        ("leaf", [1], "float64", True, "pos", 1),
+        ("op", "var", [0], {"dim": 0, "keepdim": False, "correction": 2}, False),
+        ("leaf", [2, 3], "float64", True, "randn", 2),
+        ("op", "maximum", [2, 1], {}, False),
+        ("op", "minimum", [1, 2], {}, False),
+        ("backward", [3, 4], 3, False, False, False, None),
+    ],
+    # argmax(dim=None, keepdim=True) keeps every dim as size 1
+    "argmax_keepdim_all": [
+        ("leaf", [1, 4, 4], "float64", False, "randn", 1),
+        ("op", "argmax", [0], {"dim": None, "keepdim": True}, False),
+    ],
+    # label smoothing on probability targets: target * (1 - eps) + eps / C is
+    # MulBackward1 -> AddBackward1 (C++ scalar overloads)
+    "soft_cross_entropy_smoothing_graph": [
+        ("leaf", [1, 4, 2], "float32", True, "randn", 1),
+        ("op", "cross_entropy", [0, 0], {"reduction": "sum", "smoothing": 0.1}, False),
+        ("backward", [1], 2, False, False, False, None),
+    ],
 }
 
 KNOWN = {
