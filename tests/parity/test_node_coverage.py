@@ -101,6 +101,10 @@ def _smooth_ce(lib, t):
     return lib.nn.functional.cross_entropy(t["x"], target, label_smoothing=0.1)
 
 
+def _smooth_prob_ce(lib, t):
+    return lib.nn.functional.cross_entropy(t["x"], t["y"].softmax(1), label_smoothing=0.1)
+
+
 def _prob_ce(lib, t):
     return lib.nn.functional.cross_entropy(t["x"], t["y"].detach().softmax(1))
 
@@ -140,6 +144,7 @@ CASES = {
     "CosBackward0": "t['x'].cos()",
     "DivBackward0": "t['x'] / t['pos']",
     "DivBackward1": _prob_ce,
+    "AddBackward1": _smooth_prob_ce,
     "DotBackward0": "t['v'] @ t['u']",
     "ExpBackward0": "t['x'].exp()",
     "ExpandBackward0": "t['v'].expand(3, 4)",
