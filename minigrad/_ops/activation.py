@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd import grad_mode
 from ..autograd.graph import Node, record
 from ._util import attach, normalize_dim, saved_int
 
@@ -18,6 +19,8 @@ class ReluBackward0(Node):
 
     def backward(self, g):
         r = self._get("result")
+        if not grad_mode.is_grad_enabled():  # no create_graph: one NumPy product, same values
+            return (Tensor._make(g._data * (r._data > 0)),)
         return (g * Tensor._make((r._data > 0).astype(g._data.dtype)),)
 
 
