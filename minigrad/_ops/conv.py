@@ -213,6 +213,12 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
     if input.ndim not in (3, 4):
         raise RuntimeError("Expected 3D (unbatched) or 4D (batched) input to conv2d, but got "
                            f"input of size: {list(input.shape)}")
+    if weight.ndim < 3:
+        raise RuntimeError("weight should have at least three dimensions")
+    if weight.ndim != 4 and padding == "same":
+        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-"
+                           f"dimensional weight{list(weight.shape)}, but got {input.ndim}-"
+                           f"dimensional input of size {list(input.shape)} instead")
     stride, dilation = _pair(stride, "stride"), _pair(dilation, "dilation")
     if isinstance(padding, str):
         if padding not in ("same", "valid"):

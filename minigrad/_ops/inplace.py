@@ -228,7 +228,7 @@ class ZeroBackward0(Node):
     """z = zeros_like(self) written in place.  dz/dself = 0. Saves nothing."""
 
     def backward(self, g):
-        return (g * 0,)
+        return (Tensor._make(np.zeros_like(g._data)),)
 
 
 class FillBackward2(ZeroBackward0):
@@ -240,7 +240,8 @@ class FillBackward3(Node):
     dz/dvalue = grad.sum(). Saves nothing."""
 
     def backward(self, g):
-        return (g * 0 if self.next_functions[0][0] is not None else None,
+        return (Tensor._make(np.zeros_like(g._data)) if self.next_functions[0][0] is not None
+                else None,
                 g.sum() if self.next_functions[1][0] is not None else None)
 
 
@@ -263,7 +264,8 @@ class CopyBackwards(Node):
             gs = sum_to(g, self._src_shape)
             if gs.dtype is not self._src_dtype:
                 gs = gs.to(self._src_dtype)
-        return (g * 0 if self.next_functions[0][0] is not None else None, gs)
+        return (Tensor._make(np.zeros_like(g._data)) if self.next_functions[0][0] is not None
+                else None, gs)
 
 
 class IndexPutBackward0(Node):
@@ -318,6 +320,8 @@ def fill_(self, value) -> Tensor:
 def copy_(self, src, non_blocking: bool = False) -> Tensor:
     """Copy ``src`` (broadcast, cast) into self (``Tensor.copy_``); node ``CopyBackwards``."""
     src = as_tensor(src)
+    if np.shares_memory(src._data, self._data):
+        _check_overlap(self, src)
 
     def compute():
         try:
@@ -416,7 +420,7 @@ def setitem(self, index, value) -> None:
         if len(stripped) != value.ndim:
             value = value.view(stripped)
         _index_put_(target, np_index, saved, value)
-    elif value.ndim == 0:
+    elif value.ndim == 0 and target.ndim > 0:  # (a 0-dim self is written with copy_)
         fill_(target, value)
     else:
         if value.shape != target.shape:  # as PyTorch's copy_to: view, then expand
@@ -469,6 +473,8 @@ def _check_setitem(self, index, value) -> None:
         return
     items = index if isinstance(index, tuple) else (index,)
     advanced = any(_is_advanced(i) for i in items)
+    if np.shares_memory(value._data, self._data):
+        _check_overlap(Tensor._make(self._data)[index] if not advanced else None, value)
     if advanced and value.dtype is not self.dtype:
         raise RuntimeError("Index put requires the source and destination dtypes match, got "
                            f"{self.dtype._legacy[:-6]} for the destination and "
@@ -484,6 +490,17 @@ def _check_setitem(self, index, value) -> None:
                                f"be broadcast to indexing result of shape {list(target)}")
     elif tuple(value.shape) != target:
         _expand_target(Tensor._make(value._data.reshape(stripped)), target)
+
+
+def _check_overlap(target, src) -> None:
+    """PyTorch's error when ``src`` shares memory with the region ``target`` it is written to
+    (``target`` None: an indexed write, where any sharing counts), unless it *is* that region."""
+    if target is not None and (not np.shares_memory(target._data, src._data) or (
+            target._data.__array_interface__ == src._data.__array_interface__)):
+        return
+    raise RuntimeError("unsupported operation: some elements of the input tensor and the "
+                       "written-to tensor refer to a single memory location. Please clone() the "
+                       "tensor before performing the operation.")
 
 
 def _setitem_data(self, index, value) -> None:

@@ -155,9 +155,12 @@ def _nll(input, target, weight, reduction: int, ignore_index: int, node_cls, cla
         raise IndexError(f"Target {t[bad].flat[0]} is out of bounds.")
     safe = np.where(valid, t, 0)
     w = np.ones(c, x.dtype) if weight is None else weight._data
-    wt = np.where(valid, w[safe], 0).astype(x.dtype)  # weight of each target, 0 if ignored
-    picked = np.take_along_axis(x, np.expand_dims(safe, class_axis), class_axis)
-    losses = -np.squeeze(picked, class_axis) * wt
+    if c == 0:  # no classes: every target was ignored (else the bounds check raised)
+        wt, losses = np.zeros(t.shape, x.dtype), np.zeros(t.shape, x.dtype)
+    else:
+        wt = np.where(valid, w[safe], 0).astype(x.dtype)  # weight of each target, 0 if ignored
+        picked = np.take_along_axis(x, np.expand_dims(safe, class_axis), class_axis)
+        losses = -np.squeeze(picked, class_axis) * wt
     # one sample (1-D input) is reduced like 'sum' even for 'none', as PyTorch does
     red = 2 if reduction == 0 and x.ndim == 1 else reduction
     total = np.asarray(wt.sum(dtype=x.dtype) if red else 0, dtype=x.dtype)
@@ -172,8 +175,9 @@ def _nll(input, target, weight, reduction: int, ignore_index: int, node_cls, cla
     if input._requires_grad:
         coef = np.zeros_like(x)
         scale = -wt / total if red == 1 and total != 0 else -wt
-        np.put_along_axis(coef, np.expand_dims(safe, class_axis),
-                          np.expand_dims(scale.astype(x.dtype), class_axis), class_axis)
+        if c:
+            np.put_along_axis(coef, np.expand_dims(safe, class_axis),
+                              np.expand_dims(scale.astype(x.dtype), class_axis), class_axis)
         record(node_cls, out, (input,), input, target, weight, reduction, ignore_index,
                Tensor._make(total), Tensor._make(coef))
     return out

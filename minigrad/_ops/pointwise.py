@@ -477,8 +477,8 @@ ceil = _unary(CeilBackward0, np.ceil)
 
 # ----------------------------------------------------------------------------- clamp, max
 class ClampBackward1(_Unary):
-    """z = clamp(self, min, max).  dz/dself = grad where min <= self <= max, else 0.
-    Saves: max, min, self."""
+    """z = clamp(self, min, max).  dz/dself = where(min <= self <= max, grad, 0) (a NaN or
+    inf gradient stays out of the clamped positions). Saves: max, min, self."""
 
     def __init__(self, a, lo, hi):
         super().__init__(a)
@@ -493,11 +493,11 @@ class ClampBackward1(_Unary):
             keep &= s._data >= lo
         if hi is not None:
             keep &= s._data <= hi
-        return (g * Tensor._make(keep.astype(g._data.dtype)),)
+        return (where(Tensor._make(keep), g, Tensor._make(np.zeros((), g._data.dtype))),)
 
 
 class ClampMinBackward0(_Unary):
-    """z = max(self, min).  dz/dself = grad where self >= min, else 0. Saves: min, self."""
+    """z = max(self, min).  dz/dself = where(self >= min, grad, 0). Saves: min, self."""
 
     def __init__(self, a, lo):
         super().__init__(a)
@@ -505,7 +505,7 @@ class ClampMinBackward0(_Unary):
 
     def backward(self, g):
         keep = self._val()._data >= self._saved["min"]
-        return (g * Tensor._make(keep.astype(g._data.dtype)),)
+        return (where(Tensor._make(keep), g, Tensor._make(np.zeros((), g._data.dtype))),)
 
 
 class ClampBackward0(Node):

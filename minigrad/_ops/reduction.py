@@ -177,16 +177,21 @@ def mean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
 
 # ----------------------------------------------------------------------------- max / min
 class MaxBackward1(Node):
-    """z = self.max() (all elements).  dz/dself = grad spread evenly over the elements equal
-    to the max. Saves: result, self."""
+    """z = self.max() (all elements).  dz/dself = grad / count at the elements equal to the
+    max (the NaNs when the max is NaN), 0 elsewhere (PyTorch's ``evenly_distribute_backward``).
+    Saves: result, self."""
 
     def __init__(self, a):
         super().__init__()
         self._save("self", a)
 
     def backward(self, g):
-        mask = (self._get("self")._data == self._get("result")._data).astype(g._data.dtype)
-        return (g * Tensor._make(mask / mask.sum()),)
+        from .pointwise import where
+
+        s, r = self._get("self")._data, self._get("result")._data
+        mask = np.isnan(s) if np.isnan(r) else s == r
+        zero = Tensor._make(np.zeros((), g._data.dtype))
+        return (where(Tensor._make(mask), g / int(mask.sum()), zero),)
 
 
 class MinBackward1(MaxBackward1):
@@ -207,9 +212,9 @@ class MaxBackward0(Node):
 
     def backward(self, g, _g_indices=None):
         s, d = self._saved, self._d
+        idx = self._get("indices")._data  # (unpacked first: fails once the graph was freed)
         if not s["self_sym_sizes"]:  # a 0-dim input: its only element was selected
             return (g,)
-        idx = self._get("indices")._data
         if not s["keepdim"]:
             idx = np.expand_dims(idx, d)
         mask = np.zeros(s["self_sym_sizes"], dtype=g._data.dtype)

@@ -501,7 +501,9 @@ def chunk(self, chunks: int, dim: int = 0) -> tuple:
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = self.shape[normalize_dim(dim, self.ndim)]
-    return split(self, max(1, -(-n // chunks)), dim)
+    if n == 0:  # PyTorch: `chunks` empty pieces (split_with_sizes of zeros)
+        return split(self, [0] * chunks, dim)
+    return split(self, -(-n // chunks), dim)
 
 
 def unbind(self, dim: int = 0) -> tuple:

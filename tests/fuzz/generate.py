@@ -46,6 +46,7 @@ KNOWN_GAPS = {
     "view_requires_grad_follows_base",  # requires_grad_ on a base is not seen by its views
     "fill_expanded_view",  # fill_/zero_/masked_fill_ through an expanded view
     "empty_grad_version",  # _version of the .grad of an empty leaf
+    "setitem_0d_view",  # x[None] = v / x[mask] = v on a 0-dim x: CopySlices of a 0-dim base
 }
 
 # relative weights of step kinds per theme
@@ -213,7 +214,8 @@ class Gen:
         # views and non-leaves are the interesting targets; leaves error (when they require grad)
         i = self.pick()
         x = self.env[i]
-        if "fill_expanded_view" in KNOWN_GAPS and name in ("fill_", "zero_", "masked_fill_") \
+        if "fill_expanded_view" in KNOWN_GAPS and name in ("fill_", "zero_", "masked_fill_",
+                                                           "setitem") \
                 and any(st == 0 and n > 1 for n, st in zip(x.shape, x.stride())):
             return
         shape = tuple(x.shape)
@@ -237,6 +239,10 @@ class Gen:
             p.update(thr=0.0, value=self.d(st.sampled_from([0.0, 1.5])))
         elif name == "setitem":
             p["index"] = self.index(shape, for_setitem=True)
+            if "setitem_0d_view" in KNOWN_GAPS and x.ndim == 0 and (
+                    p["index"] == "mask" or None in (p["index"] if isinstance(p["index"], tuple)
+                                                     else (p["index"],))):
+                return
             if self.chance(2):
                 p["value"] = self.d(st.sampled_from([0.0, 2.5, -1.0]))
             else:

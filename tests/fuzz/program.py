@@ -417,6 +417,9 @@ class Runner:
         log, tag = self.log, f"hook{i}_{kind}_{len(self.keep)}"
 
         def hook(g):
+            if g is None:  # an undefined gradient (e.g. an unused output of a multi-output op)
+                log.append((tag, None))
+                return None
             log.append((tag, tuple(g.shape), dtype_name(g.dtype), float(to_numpy(g).sum())))
             if kind == "scale":
                 return g * 2
