@@ -89,6 +89,10 @@ def _apply_inplace(self: Tensor, compute, others=()) -> Tensor:
     ``others``: the op's other arguments (for :func:`check_inplace`).
     """
     check_inplace(self, *others)
+    for o in others:  # PyTorch's TensorIterator refuses inputs partially overlapping self
+        if isinstance(o, Tensor) and o._data is not self._data and np.shares_memory(
+                o._data, self._data):
+            _check_overlap(self, o)
     r = compute()
     node = r._grad_fn
     if node is not None:
@@ -401,9 +405,19 @@ def setitem(self, index, value) -> None:
             name = f"{type(value).__module__}.{name}"
         raise TypeError(f"can't assign a {name} to a minigrad.{self.dtype._legacy}")
     split = _split_index(self, index)
-    _check_setitem(self, index, value)
     needs_graph = grad_mode.is_grad_enabled() and (
         self._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
+    try:
+        _check_setitem(self, index, value)
+    except (IndexError, RuntimeError):
+        # PyTorch first takes the view of the basic indices (their errors come first), then
+        # runs the in-place checks, then checks index tensors and the value: same order here
+        if split is not None and needs_graph:
+            basic, trivial, _ = split
+            check_inplace(self if trivial else self[basic], value)
+        else:
+            check_inplace(self, value)
+        raise
     if split is None or not needs_graph:
         check_inplace(self, value)
         _setitem_data(self, index, value)

@@ -191,7 +191,9 @@ class MaxBackward1(Node):
         s, r = self._get("self")._data, self._get("result")._data
         mask = np.isnan(s) if np.isnan(r) else s == r
         zero = Tensor._make(np.zeros((), g._data.dtype))
-        return (where(Tensor._make(mask), g / int(mask.sum()), zero),)
+        out = where(Tensor._make(mask), g / int(mask.sum()), zero)
+        out._vc.bump()  # PyTorch fills new zeros in place (masked_fill_): version 1
+        return (out,)
 
 
 class MinBackward1(MaxBackward1):

@@ -469,7 +469,10 @@ def _multi_view(self, arrays, node_cls, *args):
 
 
 def split(self, split_size_or_sections, dim: int = 0) -> tuple:
-    """Split into chunks of ``split_size`` (or the given sizes) along ``dim`` (views)."""
+    """Split into chunks of ``split_size`` (or the given sizes) along ``dim`` (views).
+    RuntimeError for a 0-dim tensor or sizes that do not fit."""
+    if self.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = normalize_dim(dim, self.ndim)
     n = self.shape[d]
     if isinstance(split_size_or_sections, (list, tuple)):
@@ -498,6 +501,8 @@ def split(self, split_size_or_sections, dim: int = 0) -> tuple:
 
 def chunk(self, chunks: int, dim: int = 0) -> tuple:
     """Split into ``chunks`` nearly equal views along ``dim`` (``torch.chunk``)."""
+    if self.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = self.shape[normalize_dim(dim, self.ndim)]

@@ -47,6 +47,8 @@ KNOWN_GAPS = {
     "fill_expanded_view",  # fill_/zero_/masked_fill_ through an expanded view
     "empty_grad_version",  # _version of the .grad of an empty leaf
     "setitem_0d_view",  # x[None] = v / x[mask] = v on a 0-dim x: CopySlices of a 0-dim base
+    "inplace_through_detached_alias",  # views of x not regenerated after x.detach().mul_()
+    "hook_on_invalidated_view",  # register_hook on a view whose base changed: no error
 }
 
 # relative weights of step kinds per theme
@@ -82,7 +84,8 @@ class Gen:
         self.dtype = draw(st.sampled_from(["float64", "float64", "float64", "float32"]))
         self.empty = draw(st.integers(0, 7)) == 0  # allow 0-size dims in new shapes
         self.seed = 0
-        self.hooked: set = set()  # env indices with tensor hooks
+        self.hooked: list = []  # tensors with tensor hooks (by identity: views may alias)
+        self.detached: list = []  # outputs of detach steps
 
     # ------------------------------------------------------------------ basics
     def d(self, strategy):
@@ -214,6 +217,8 @@ class Gen:
         # views and non-leaves are the interesting targets; leaves error (when they require grad)
         i = self.pick()
         x = self.env[i]
+        if "inplace_through_detached_alias" in KNOWN_GAPS and any(x is d for d in self.detached):
+            return
         if "fill_expanded_view" in KNOWN_GAPS and name in ("fill_", "zero_", "masked_fill_",
                                                            "setitem") \
                 and any(st == 0 and n > 1 for n, st in zip(x.shape, x.stride())):
@@ -264,6 +269,7 @@ class Gen:
 
     def s_detach(self):
         self.emit(("detach", self.pick()))
+        self.detached.append(self.env[-1])
 
     def s_retain_grad(self):
         self.emit(("retain_grad", self.pick(lambda t: not t.is_leaf, loose=6)))
@@ -281,7 +287,12 @@ class Gen:
         if kind == "bad_shape" and not self.chance(3):
             kind = "log"
         i = self.pick(lambda t: t.requires_grad, loose=10)
-        self.hooked.add(i)
+        if "hook_on_invalidated_view" in KNOWN_GAPS:
+            try:
+                _ = self.env[i].grad_fn  # raises for an invalidated view
+            except RuntimeError:
+                return
+        self.hooked.append(self.env[i])
         self.emit(("hook", i, kind))
 
     def s_post_hook(self):
@@ -322,7 +333,14 @@ class Gen:
         self.emit(("backward", ids, self.seed, implicit, retain, create, inputs))
 
     def pruned_hooked_root(self, roots, inputs) -> bool:
-        """Whether a root with hooks or retain_grad reaches none of ``inputs``."""
+        """Whether a root with hooks or retain_grad reaches none of ``inputs`` (True when the
+        shadow cannot tell: reading a view's ``grad_fn`` may raise)."""
+        try:
+            return self._pruned_hooked_root(roots, inputs)
+        except RuntimeError:
+            return True
+
+    def _pruned_hooked_root(self, roots, inputs) -> bool:
         targets = set()
         for i in inputs:
             t = self.env[i]
@@ -331,7 +349,7 @@ class Gen:
             targets.add(node)
         for r in roots:
             t = self.env[r]
-            if r not in self.hooked and not t.retains_grad:
+            if not any(h is t for h in self.hooked) and not t.retains_grad:
                 continue
             if t.grad_fn is None:
                 return True
@@ -354,7 +372,8 @@ class Gen:
             return
         ins = sorted(set(self.d(st.lists(st.sampled_from(ins[::-1]), min_size=1, max_size=2))))
         if "grad_capture_before_hooks" in KNOWN_GAPS and any(
-                i in self.hooked and not self.env[i].is_leaf for i in ins):
+                any(h is self.env[i] for h in self.hooked) and
+                not self.live(lambda t, i=i: t is self.env[i] and t.is_leaf) for i in ins):
             return
         if "pruned_root_hooks" in KNOWN_GAPS and self.pruned_hooked_root(outs, ins):
             return

@@ -297,6 +297,29 @@ FIXED = {
                                       "target_shape": [3], "ignore_index": 0}, False),
         ("backward", [8], 5, False, False, False, None),
     ],
+    # in-place op whose other operand partially overlaps self; chunk/split/linear of 0-dim
+    # tensors; setitem checks in PyTorch's order (basic index, in-place rules, then indices)
+    "partial_overlap_and_0d_errors": [
+        ("leaf", [1, 1, 4], "float64", False, "randn", 1),
+        ("op", "squeeze", [0], {"dim": -3}, False),
+        ("inplace", "mul_", 0, [1], {}, False),
+        ("leaf", [], "float64", True, "randn", 2),
+        ("op", "chunk", [2], {"chunks": 1, "dim": 0, "n_out": 1}, False),
+        ("op", "split", [2], {"size": 1, "dim": 0, "n_out": 1}, False),
+        ("leaf", [3, 1], "float64", True, "randn", 3),
+        ("op", "linear", [2, 5], {}, False),
+        ("leaf", [0], "float32", True, "ties", 4),
+        ("leaf", [4, 4], "float32", True, "pos", 5),
+        ("inplace", "setitem", 7, [8], {"index": (None, [0, 0], None)}, False),
+        ("backward", [2], 6, False, False, False, None),
+    ],
+    # max() gradient is written into fresh zeros in place: version 1 when stolen by .grad
+    "max_all_grad_version": [
+        ("leaf", [4], "float32", True, "pos", 1),
+        ("op", "min_all", [0], {}, False),
+        ("backward", [1], 2, True, False, False, None),
+        ("grad_of", 0),
+    ],
 }
 
 KNOWN = {
@@ -337,6 +360,22 @@ KNOWN = {
         ("leaf", [], "float64", True, "randn", 1),
         ("op", "mul_scalar", [0], {"c": 2}, False),
         ("inplace", "setitem", 1, [], {"index": (None,), "value": 5.0}, False),
+    ]),
+    # an in-place op through x.detach() bumps x's version; PyTorch then regenerates the
+    # grad_fn of x's views (AsStridedBackward0), minigrad keeps ViewBackward0
+    "inplace_through_detached_alias": ("Tensor views (issue 3)", [
+        ("leaf", [], "float64", True, "randn", 1),
+        ("op", "flatten", [0], {"start": -1, "end": -1}, False),
+        ("detach", 0),
+        ("inplace", "mul_", 2, [], {"c": 2.0}, False),
+    ]),
+    # register_hook on a no_grad multi-output view whose base changed in place: PyTorch
+    # raises (reading its grad_fn fails), minigrad registers the hook
+    "hook_on_invalidated_view": ("Tensor hooks (issue 4)", [
+        ("leaf", [4], "float64", True, "randn", 1),
+        ("op", "unbind", [0], {"dim": -1, "n_out": 4}, True),
+        ("inplace", "sub_", 1, [], {"c": 2.0}, True),
+        ("hook", 2, "log"),
     ]),
     # PyTorch runs a root's tensor hooks even when inputs= prunes the root's own node
     "root_hook_with_inputs": ("autograd engine (issue 4)", [
