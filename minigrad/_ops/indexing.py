@@ -62,13 +62,25 @@ class IndexBackward0(Node):
     differentiable). Saves: indices, self_sym_sizes."""
 
     def __init__(self, indices, np_index, sizes):
+        from ..autograd.graph import SavedTensor
+
         super().__init__()
         self._save("indices", indices)
         self._save("self_sym_sizes", tuple(sizes))
         self._np_index = np_index
+        # the index tensors as saved variables too, so that a freed graph is noticed
+        self._index_vars = [SavedTensor(t, self, False) for t in indices
+                            if isinstance(t, Tensor)]
+
+    def _release_variables(self) -> None:
+        super()._release_variables()
+        for sv in self._index_vars:
+            sv._release()
 
     def backward(self, g):
-        indices = self._get("indices")  # raises if the graph was freed, as PyTorch does
+        for sv in self._index_vars:
+            sv.unpack()  # raises if the graph was freed, as PyTorch does
+        indices = self._get("indices")
         zeros = Tensor._make(np.zeros(self._saved["self_sym_sizes"], dtype=g._data.dtype))
         out = Tensor._make(zeros._data.copy())
         np.add.at(out._data, self._np_index, g._data)

@@ -479,17 +479,18 @@ def _stripped(value: Tensor) -> list:
 def _check_setitem(self, index, value) -> None:
     """PyTorch's errors for ``self[index] = value``, raised before anything is written: index
     out of range, index_put dtype mismatch, value shape that does not broadcast."""
-    from .indexing import _is_advanced
+    from .indexing import _as_index_array, _is_advanced
     from .shape import _expand_target
 
     target = tuple(Tensor._make(self._data)[index].shape)  # PyTorch's indexing and errors
     if not isinstance(value, Tensor):
         return
     items = index if isinstance(index, tuple) else (index,)
-    advanced = any(_is_advanced(i) for i in items)
+    advanced = [i for i in items if _is_advanced(i)]
     if np.shares_memory(value._data, self._data):
         _check_overlap(Tensor._make(self._data)[index] if not advanced else None, value)
-    if advanced and value.dtype is not self.dtype:
+    all_masks = all(_as_index_array(i).dtype == np.bool_ for i in advanced)
+    if advanced and not all_masks and value.dtype is not self.dtype:  # (masks cast the value)
         raise RuntimeError("Index put requires the source and destination dtypes match, got "
                            f"{self.dtype._legacy[:-6]} for the destination and "
                            f"{value.dtype._legacy[:-6]} for the source.")

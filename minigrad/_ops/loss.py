@@ -230,8 +230,9 @@ def nll_loss(input, target, weight=None, ignore_index: int = -100, reduction: st
     out_size = (n,) + tuple(input.shape[2:])
     if tuple(target.shape[1:]) != tuple(input.shape[2:]):
         raise RuntimeError(f"Expected target size {list(out_size)}, got {list(target.shape)}")
-    x4 = input.contiguous().view(n, c, 1, -1)
-    t3 = target.contiguous().view(n, 1, -1)
+    rest = int(np.prod(input.shape[2:], dtype=np.int64))  # (explicit: -1 is ambiguous if 0)
+    x4 = input.contiguous().view(n, c, 1, rest)
+    t3 = target.contiguous().view(n, 1, rest)
     out = _nll(x4, t3, weight, red, ignore_index, NllLoss2DBackward0, 1)
     return out.view(out_size) if red == 0 else out
 

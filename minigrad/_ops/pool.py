@@ -338,9 +338,17 @@ def adaptive_avg_pool2d(input, output_size) -> Tensor:
     integral = np.zeros(x.shape[:-2] + (h + 1, w + 1))
     integral[..., 1:, 1:] = x.cumsum(-2).cumsum(-1)
     (hs, he), (ws, we) = _adaptive_bounds(h, oh), _adaptive_bounds(w, ow)
-    box = (integral[..., he[:, None], we[None, :]] - integral[..., hs[:, None], we[None, :]]
-           - integral[..., he[:, None], ws[None, :]] + integral[..., hs[:, None], ws[None, :]])
-    res = box / np.multiply.outer(he - hs, we - ws)
+    if np.isfinite(x).all():
+        box = (integral[..., he[:, None], we[None, :]] - integral[..., hs[:, None], we[None, :]]
+               - integral[..., he[:, None], ws[None, :]] + integral[..., hs[:, None],
+                                                                   ws[None, :]])
+        res = box / np.multiply.outer(he - hs, we - ws)
+    else:  # inf / nan: the integral image would give inf - inf; average each window directly
+        res = np.empty(x.shape[:-2] + (oh, ow))
+        with np.errstate(invalid="ignore"):
+            for i in range(oh):
+                for j in range(ow):
+                    res[..., i, j] = x[..., hs[i]:he[i], ws[j]:we[j]].mean(axis=(-2, -1))
     out = Tensor._make(res.astype(input._data.dtype))
     record(AdaptiveAvgPool2DBackward0, out, (input,), input)
     return out

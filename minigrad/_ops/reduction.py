@@ -75,8 +75,8 @@ class MeanBackward0(Node):
         self._dtype = a.dtype
 
     def backward(self, g):
-        s = self._saved
-        return ((_grad_dtype(g, self._dtype) / s["self_sym_numel"]).expand(s["self_sym_sizes"]),)
+        s = self._saved  # expand, then divide: a dense gradient, as PyTorch's formula
+        return (_grad_dtype(g, self._dtype).expand(s["self_sym_sizes"]) / s["self_sym_numel"],)
 
 
 class MeanBackward1(Node):
@@ -95,7 +95,7 @@ class MeanBackward1(Node):
     def backward(self, g):
         s = self._saved
         g = _unsqueeze_dims(_grad_dtype(g, self._dtype), self._dims, s["keepdim"])
-        return ((g / self._count).expand(s["self_sym_sizes"]),)
+        return (g.expand(s["self_sym_sizes"]) / self._count,)
 
 
 def _reduce_dims(dim, ndim: int) -> tuple:
@@ -215,8 +215,8 @@ class MaxBackward0(Node):
     def backward(self, g, _g_indices=None):
         s, d = self._saved, self._d
         idx = self._get("indices")._data  # (unpacked first: fails once the graph was freed)
-        if not s["self_sym_sizes"]:  # a 0-dim input: its only element was selected
-            return (g,)
+        if not s["self_sym_sizes"]:  # a 0-dim input: its only element was selected (a new
+            return (g.clone(),)  # tensor, as PyTorch's scatter into zeros gives)
         if not s["keepdim"]:
             idx = np.expand_dims(idx, d)
         mask = np.zeros(s["self_sym_sizes"], dtype=g._data.dtype)

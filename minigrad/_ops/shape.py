@@ -554,6 +554,8 @@ def narrow(self, dim: int, start: int, length: int) -> Tensor:
     (``torch.narrow``); node ``SliceBackward0``. IndexError/RuntimeError when out of range."""
     from .indexing import slice_dim
 
+    if self.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = normalize_dim(dim, self.ndim)
     size = self.shape[d]
     if not -size <= start <= size:

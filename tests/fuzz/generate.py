@@ -49,6 +49,9 @@ KNOWN_GAPS = {
     "setitem_0d_view",  # x[None] = v / x[mask] = v on a 0-dim x: CopySlices of a 0-dim base
     "inplace_through_detached_alias",  # views of x not regenerated after x.detach().mul_()
     "hook_on_invalidated_view",  # register_hook on a view whose base changed: no error
+    "undefined_grad_hooks",  # which tensor hooks of multi-output ops see an undefined grad
+    "clamp_masks_not_needed",  # clamp's mask-combination error depends on which grads are
+                               # needed (inputs=), which minigrad's nodes are not told
 }
 
 # relative weights of step kinds per theme
@@ -86,6 +89,7 @@ class Gen:
         self.seed = 0
         self.hooked: list = []  # tensors with tensor hooks (by identity: views may alias)
         self.detached: list = []  # outputs of detach steps
+        self.multi: list = []  # outputs of multi-output ops (split, unbind, max(dim) ...)
 
     # ------------------------------------------------------------------ basics
     def d(self, strategy):
@@ -210,7 +214,10 @@ class Gen:
         name = self.d(st.sampled_from(FAMILY_OPS[family]))
         drawn = getattr(self, "op_" + name, None)
         ids, params = drawn() if drawn is not None else (self.unary_ids(), {})
+        n = len(self.env)
         self.emit(("op", name, ids, params, self.no_grad()))
+        if params.get("n_out", 1) > 1 or name in ("split", "chunk", "unbind"):
+            self.multi += [t for t in self.env[n:] if t is not None]
 
     def s_inplace(self):
         name = self.d(st.sampled_from(INPLACE_OPS))
@@ -292,6 +299,8 @@ class Gen:
                 _ = self.env[i].grad_fn  # raises for an invalidated view
             except RuntimeError:
                 return
+        if "undefined_grad_hooks" in KNOWN_GAPS and any(self.env[i] is t for t in self.multi):
+            return
         self.hooked.append(self.env[i])
         self.emit(("hook", i, kind))
 
@@ -450,7 +459,19 @@ class Gen:
 
     def op_clamp_t(self):
         i, x = self.one()
+        if "clamp_masks_not_needed" in KNOWN_GAPS:  # bounds that do not broadcast x bigger
+            def fits(t):
+                a, b = tuple(t.shape), tuple(x.shape)
+                return len(a) <= len(b) and all(p in (1, q) for p, q in zip(a[::-1], b[::-1]))
+            bounds = [self.pick(fits, lambda: self.leaf(self.bshape_within(tuple(x.shape))),
+                                loose=1000) for _ in range(2)]
+            return [i] + bounds, {}
         return [i, self.partner(tuple(x.shape)), self.partner(tuple(x.shape))], {}
+
+    def bshape_within(self, shape) -> tuple:
+        """A shape that broadcasts *to* ``shape`` (never bigger)."""
+        out = [1 if self.chance(3) else s for s in shape]
+        return tuple(out[self.d(st.integers(0, len(out))):])
 
     # reductions
     def reduce_args(self, with_dims=True, keep=True):

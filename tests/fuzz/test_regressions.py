@@ -320,6 +320,39 @@ FIXED = {
         ("backward", [1], 2, True, False, False, None),
         ("grad_of", 0),
     ],
+    # integer-list index backward notices a freed graph; mean gradients are dense (stolen by
+    # .grad: version 0); 0-dim max(dim) gradient is a new tensor; narrow of 0-dim; nll_loss
+    # with an empty batch of spatial input; adaptive_avg_pool2d with infinities
+    "misc_fuzzer_round_4": [
+        ("leaf", [4, 1], "float64", True, "ties", 1),
+        ("op", "getitem", [0], {"index": [-2]}, False),
+        ("backward", [1], 2, False, False, False, None),
+        ("backward", [1], 3, False, False, False, None),
+        ("leaf", [3, 3, 1], "float64", True, "randn", 4),
+        ("op", "mean", [2], {"dim": [], "keepdim": True}, False),
+        ("backward", [3], 5, False, False, False, None),
+        ("grad_of", 2),
+        ("leaf", [], "float32", True, "randn", 6),
+        ("op", "max_dim", [5], {"dim": -1, "keepdim": True, "n_out": 2}, False),
+        ("grad", [6], [5], 7, False, True, False),
+        ("inplace", "pow_", 8, [], {"c": 2}, False),
+        ("op", "narrow", [5], {"dim": -1, "start": -1, "length": 0}, False),
+        ("leaf", [0, 2, 1], "float32", True, "randn", 8),
+        ("op", "nll_loss", [10], {"reduction": "sum", "target": [], "target_shape": [0, 1]},
+         False),
+        ("leaf", [1, 2, 3], "float64", False, "ties", 9),
+        ("op", "rdiv_scalar", [12], {"c": -2}, False),
+        ("op", "adaptive_avg_pool2d", [13], {"size": [None, 2]}, False),
+    ],
+    # setitem with a bool mask casts a value of another dtype (integer indices refuse it)
+    "setitem_mask_casts_value": [
+        ("leaf", [1, 4], "float64", True, "randn", 1),
+        ("op", "tanh", [0], {}, False),
+        ("leaf", [], "float32", False, "ties", 2),
+        ("inplace", "setitem", 1, [2], {"index": "mask", "thr": 0.0}, False),
+        ("inplace", "setitem", 1, [2], {"index": [0]}, False),
+        ("backward", [1], 3, False, False, False, None),
+    ],
 }
 
 KNOWN = {
