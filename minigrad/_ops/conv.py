@@ -288,6 +288,8 @@ def constant_pad_nd(input, pad, value=0.0) -> Tensor:
     for k in range(len(pad) // 2):
         d = input.ndim - 1 - k
         left, right = pad[2 * k], pad[2 * k + 1]
+        if shape[d] + min(left, 0) + min(right, 0) < 0:  # PyTorch crops first (narrow)
+            raise RuntimeError("narrow(): length must be non-negative.")
         size = shape[d] + left + right
         if size < 0:
             raise RuntimeError(f"The input size {shape[d]}, plus negative padding {left} and "

@@ -74,6 +74,8 @@ def _write(self: Tensor, r: Tensor) -> None:
     if r._data.dtype.kind == "f" and self._data.dtype.kind != "f":
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
                            f"{self.dtype._legacy[:-6]}")
+    if not self._data.size:  # nothing to write (an empty expanded view is fine too)
+        return
     if not self._data.flags.writeable:  # an expanded view: several elements share memory
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the "
@@ -325,7 +327,7 @@ def copy_(self, src, non_blocking: bool = False) -> Tensor:
     """Copy ``src`` (broadcast, cast) into self (``Tensor.copy_``); node ``CopyBackwards``."""
     src = as_tensor(src)
     if np.shares_memory(src._data, self._data):
-        _check_overlap(self, src)
+        _check_overlap(self, src, copy=True)
 
     def compute():
         try:
@@ -488,7 +490,7 @@ def _check_setitem(self, index, value) -> None:
     items = index if isinstance(index, tuple) else (index,)
     advanced = [i for i in items if _is_advanced(i)]
     if np.shares_memory(value._data, self._data):
-        _check_overlap(Tensor._make(self._data)[index] if not advanced else None, value)
+        _check_overlap(Tensor._make(self._data)[index] if not advanced else None, value, True)
     all_masks = all(_as_index_array(i).dtype == np.bool_ for i in advanced)
     if advanced and not all_masks and value.dtype is not self.dtype:  # (masks cast the value)
         raise RuntimeError("Index put requires the source and destination dtypes match, got "
@@ -507,11 +509,19 @@ def _check_setitem(self, index, value) -> None:
         _expand_target(Tensor._make(value._data.reshape(stripped)), target)
 
 
-def _check_overlap(target, src) -> None:
+def _same_region(a: np.ndarray, b: np.ndarray) -> bool:
+    """Both dense and covering exactly the same bytes (PyTorch's "full overlap")."""
+    return (a.flags.c_contiguous and b.flags.c_contiguous and a.nbytes == b.nbytes and
+            a.__array_interface__["data"][0] == b.__array_interface__["data"][0])
+
+
+def _check_overlap(target, src, copy: bool = False) -> None:
     """PyTorch's error when ``src`` shares memory with the region ``target`` it is written to
-    (``target`` None: an indexed write, where any sharing counts), unless it *is* that region."""
+    (``target`` None: an indexed write, where any sharing counts), unless it *is* that region:
+    the same layout for elementwise ops, the same dense bytes for a copy (``copy=True``)."""
     if target is not None and (not np.shares_memory(target._data, src._data) or (
-            target._data.__array_interface__ == src._data.__array_interface__)):
+            target._data.__array_interface__ == src._data.__array_interface__) or (
+            copy and _same_region(target._data, src._data))):
         return
     raise RuntimeError("unsupported operation: some elements of the input tensor and the "
                        "written-to tensor refer to a single memory location. Please clone() the "

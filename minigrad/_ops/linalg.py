@@ -231,6 +231,8 @@ def dot(input, other) -> Tensor:
 def mv(input, vec) -> Tensor:
     """Matrix-vector product (``torch.mv``); node ``MvBackward0``. RuntimeError on rank,
     size or dtype mismatch."""
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
     if input.shape[1] != vec.shape[0]:

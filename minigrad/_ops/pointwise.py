@@ -467,9 +467,29 @@ cos = _unary(CosBackward0, np.cos)
 reciprocal = _unary(ReciprocalBackward0, np.reciprocal)
 rsqrt = _unary(RsqrtBackward0, lambda a: 1.0 / np.sqrt(a))
 rsqrt.__name__ = "rsqrt"
-abs = _unary(AbsBackward0, np.abs, float_only=False)
-neg = _unary(NegBackward0, np.negative, float_only=False)
-sign = _unary(SignBackward0, np.sign, float_only=False)
+def _no_bool(op, error):
+    """``op`` refusing bool tensors with PyTorch's ``error`` (an exception instance)."""
+    def checked(input):
+        if input._data.dtype == np.bool_:
+            raise error
+        return op(input)
+
+    checked.__name__, checked.__doc__ = op.__name__, op.__doc__
+    return checked
+
+
+def _sign(x):
+    """``np.sign`` with PyTorch's sign(NaN) = 0."""
+    out = np.sign(x)
+    return np.where(np.isnan(out), 0, out) if out.dtype.kind == "f" else out
+
+
+abs = _no_bool(_unary(AbsBackward0, np.abs, float_only=False),
+               NotImplementedError('"abs_cpu" not implemented for \'Bool\''))
+neg = _no_bool(_unary(NegBackward0, np.negative, float_only=False), RuntimeError(
+    "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+    "invert a mask, use the `~` or `logical_not()` operator instead."))
+sign = _unary(SignBackward0, _sign, float_only=False)
 round = _unary(RoundBackward0, np.round)
 floor = _unary(FloorBackward0, np.floor)
 ceil = _unary(CeilBackward0, np.ceil)

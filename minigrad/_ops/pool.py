@@ -100,7 +100,8 @@ def _window_stack(xp: np.ndarray, kernel, stride, dilation, out_hw) -> np.ndarra
     window (a copy). Kernel positions go first because NumPy reduces over a short *leading*
     axis far faster than over a short trailing one."""
     win = _windows(xp, kernel, stride, dilation, out_hw)  # (N, C, OH, OW, kh, kw) view
-    return np.moveaxis(win, (4, 5), (0, 1)).reshape((-1,) + win.shape[:4])
+    k = win.shape[4] * win.shape[5]  # (explicit: -1 is ambiguous for an empty batch)
+    return np.moveaxis(win, (4, 5), (0, 1)).reshape((k,) + win.shape[:4])
 
 
 def _first_argmax(stack: np.ndarray, vals: np.ndarray) -> np.ndarray:
@@ -321,6 +322,8 @@ def adaptive_avg_pool2d(input, output_size) -> Tensor:
     sizes use ``AdaptiveAvgPool2DBackward0``. Raises RuntimeError for a non-3D/4D input, and
     for an empty spatial dim unless the output is 1x1.
     """
+    if isinstance(output_size, (tuple, list)) and input.ndim < 3:
+        raise ValueError("Input dimension should be at least 3")
     if input.ndim not in (3, 4):
         raise RuntimeError("adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
                            f"{list(input.shape)}")
@@ -349,6 +352,6 @@ def adaptive_avg_pool2d(input, output_size) -> Tensor:
             for i in range(oh):
                 for j in range(ow):
                     res[..., i, j] = x[..., hs[i]:he[i], ws[j]:we[j]].mean(axis=(-2, -1))
-    out = Tensor._make(res.astype(input._data.dtype))
+    out = Tensor._make(np.ascontiguousarray(res, dtype=input._data.dtype))
     record(AdaptiveAvgPool2DBackward0, out, (input,), input)
     return out

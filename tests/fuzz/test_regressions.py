@@ -353,6 +353,31 @@ FIXED = {
         ("inplace", "setitem", 1, [2], {"index": [0]}, False),
         ("backward", [1], 3, False, False, False, None),
     ],
+    # sign(NaN) = 0; -bool and abs(bool) raise PyTorch's errors; mv of a 0-dim matrix;
+    # adaptive_avg_pool2d with a size tuple on < 3 dims; pad cropping an empty dim; max_pool2d
+    # of an empty batch; setitem of x[None] from x itself (a full overlap is fine)
+    "misc_fuzzer_round_5": [
+        ("leaf", [], "float64", True, "ties", 1),
+        ("op", "log", [0], {}, False),
+        ("op", "logsumexp", [1], {"dim": -1, "keepdim": False}, False),
+        ("op", "sign", [2], {}, False),
+        ("op", "gt", [0], {"thr": 0.0}, False),
+        ("op", "neg", [4], {}, False),
+        ("op", "abs", [4], {}, False),
+        ("leaf", [3], "float64", True, "randn", 2),
+        ("op", "mv", [0, 5], {}, False),
+        ("op", "adaptive_avg_pool2d", [0], {"size": [None, 2]}, False),
+        ("leaf", [0, 0], "float64", True, "randn", 3),
+        ("op", "pad", [8], {"pad": [1, -1], "value": 0.0}, False),
+        ("leaf", [0, 3, 4, 3], "float32", False, "randn", 4),
+        ("op", "max_pool2d", [10], {"kernel": 2, "stride": 1, "padding": 0,
+                                    "ceil_mode": False, "dilation": 2}, False),
+        ("leaf", [2], "float64", True, "pos", 5),
+        ("op", "mul_scalar", [12], {"c": 2}, False),
+        ("inplace", "setitem", 13, [13], {"index": None}, False),
+        ("op", "sub", [3, 2], {}, False),
+        ("backward", [3, 13], 6, False, False, False, None),
+    ],
 }
 
 KNOWN = {
