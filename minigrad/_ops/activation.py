@@ -66,9 +66,20 @@ def _shifted(x: np.ndarray, d: int) -> np.ndarray:
     return x - np.where(np.isfinite(m), m, 0)
 
 
+def _float_only(name: str, input, d: int) -> None:
+    """PyTorch's NotImplementedError for (log_)softmax of an integer/bool tensor."""
+    if input._data.dtype.kind != "f":
+        kernel = f"{name}_lastdim_kernel_impl" if d == max(input.ndim - 1, 0) else \
+            f"{name}_kernel_impl"
+        legacy = input.dtype._legacy[:-len("Tensor")]
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{legacy}\'')
+
+
 def softmax(input, dim: int, dtype=None) -> Tensor:
-    """Softmax along ``dim`` (``torch.softmax``), computed stably; node ``SoftmaxBackward0``."""
+    """Softmax along ``dim`` (``torch.softmax``), computed stably; node ``SoftmaxBackward0``.
+    NotImplementedError for integer input, as PyTorch's float-only kernels."""
     d = normalize_dim(dim, input.ndim)
+    _float_only("softmax", input, d)
     e = np.exp(_shifted(input._data, d))
     out = Tensor._make((e / e.sum(axis=d, keepdims=True)).astype(input._data.dtype, copy=False))
     node = record(SoftmaxBackward0, out, (input,), dim, d)
@@ -79,8 +90,9 @@ def softmax(input, dim: int, dtype=None) -> Tensor:
 
 def log_softmax(input, dim: int, dtype=None) -> Tensor:
     """Log of softmax along ``dim``, computed stably (``torch.log_softmax``); node
-    ``LogSoftmaxBackward0``."""
+    ``LogSoftmaxBackward0``. NotImplementedError for integer input."""
     d = normalize_dim(dim, input.ndim)
+    _float_only("log_softmax", input, d)
     s = _shifted(input._data, d)
     out = Tensor._make((s - np.log(np.exp(s).sum(axis=d, keepdims=True))).astype(
         input._data.dtype, copy=False))

@@ -160,7 +160,8 @@ def _nll(input, target, weight, reduction: int, ignore_index: int, node_cls, cla
     else:
         wt = np.where(valid, w[safe], 0).astype(x.dtype)  # weight of each target, 0 if ignored
         picked = np.take_along_axis(x, np.expand_dims(safe, class_axis), class_axis)
-        losses = -np.squeeze(picked, class_axis) * wt
+        losses = np.where(valid, -np.squeeze(picked, class_axis) * wt, 0)  # (ignored: 0, even
+    # where the input is inf or nan)
     # one sample (1-D input) is reduced like 'sum' even for 'none', as PyTorch does
     red = 2 if reduction == 0 and x.ndim == 1 else reduction
     total = np.asarray(wt.sum(dtype=x.dtype) if red else 0, dtype=x.dtype)
@@ -370,8 +371,9 @@ def mse_loss(input, target, reduction: str = "mean") -> Tensor:
     red = reduction_enum(reduction)
     input, target = _broadcast_pair(input, target)
     dt = np.result_type(input._data.dtype, target._data.dtype)
-    if dt.kind != "f":
-        dt = np.dtype(np.float32)
+    if dt.kind != "f":  # PyTorch's kernel is float-only
+        name = {"i": "Long", "u": "Byte", "b": "Bool"}[dt.kind] if dt != np.int32 else "Int"
+        raise NotImplementedError(f"\"mse_cpu\" not implemented for '{name}'")
     diff = input._data.astype(dt, copy=False) - target._data.astype(dt, copy=False)
     sq = diff * diff
     res = sq if red == 0 else np.asarray(sq.mean() if red == 1 else sq.sum(), dtype=dt)

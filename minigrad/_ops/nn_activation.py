@@ -76,11 +76,23 @@ def _leaky(x: np.ndarray, slope) -> np.ndarray:
     return np.where(x > 0, x, x * np.asarray(slope, x.dtype)).astype(x.dtype, copy=False)
 
 
+_SCALAR = {"int64": "Long", "int32": "Int", "uint8": "Byte", "bool": "Bool", "float16": "Half"}
+
+
+def _float_kernel(name: str, input: Tensor) -> None:
+    """PyTorch's NotImplementedError for a float-only kernel given an integer/bool tensor."""
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(f'"{name}" not implemented for '
+                                  f"'{_SCALAR.get(input.dtype.name, input.dtype.name)}'")
+
+
 def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     """``max(0, x) + negative_slope * min(0, x)`` (``torch.nn.functional.leaky_relu``).
 
-    Same shape and dtype as ``input``; node ``LeakyReluBackward0``.
+    Same shape and dtype as ``input``; node ``LeakyReluBackward0``. NotImplementedError for
+    integer input (PyTorch's kernel is float-only).
     """
+    _float_kernel("leaky_relu_cpu", input)
     out = Tensor._make(_leaky(input._data, negative_slope))
     record(LeakyReluBackward0, out, (input,), input, negative_slope)
     return out
@@ -149,6 +161,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
+    _float_kernel("GeluKernelImpl", input)
     xd = input._data.astype(np.float64)
     if approximate == "tanh":
         val = 0.5 * xd * (1.0 + np.tanh(_SQRT_2_OVER_PI * (xd + _GELU_C * xd ** 3)))
@@ -175,7 +188,9 @@ class SiluBackward0(Node):
 
 
 def silu(input: Tensor) -> Tensor:
-    """``x * sigmoid(x)`` (``torch.nn.functional.silu``); node ``SiluBackward0``."""
+    """``x * sigmoid(x)`` (``torch.nn.functional.silu``); node ``SiluBackward0``.
+    NotImplementedError for integer input."""
+    _float_kernel("silu_cpu", input)
     x = input._data
     out = Tensor._make((x * P._sigmoid(x)).astype(x.dtype, copy=False))
     record(SiluBackward0, out, (input,), input)
@@ -205,8 +220,9 @@ def softplus(input: Tensor, beta=1, threshold=20) -> Tensor:
     """Smooth ReLU ``log(1 + exp(beta * x)) / beta`` (``torch.nn.functional.softplus``).
 
     Reverts to the identity where ``beta * x > threshold`` (numerical stability), as PyTorch
-    does. Node ``SoftplusBackward0``.
+    does. Node ``SoftplusBackward0``. NotImplementedError for integer input.
     """
+    _float_kernel("softplus_cpu", input)
     x = input._data
     bx = x * np.asarray(beta, x.dtype)
     with np.errstate(over="ignore"):

@@ -490,9 +490,9 @@ neg = _no_bool(_unary(NegBackward0, np.negative, float_only=False), RuntimeError
     "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
     "invert a mask, use the `~` or `logical_not()` operator instead."))
 sign = _unary(SignBackward0, _sign, float_only=False)
-round = _unary(RoundBackward0, np.round)
-floor = _unary(FloorBackward0, np.floor)
-ceil = _unary(CeilBackward0, np.ceil)
+round = _unary(RoundBackward0, np.round, float_only=False)  # (integers stay integers)
+floor = _unary(FloorBackward0, np.floor, float_only=False)
+ceil = _unary(CeilBackward0, np.ceil, float_only=False)
 
 
 # ----------------------------------------------------------------------------- clamp, max
@@ -591,7 +591,8 @@ def clamp(input, min=None, max=None):
         out = Tensor._make(np.broadcast_to(np.clip(cast(input, dt), lo, hi), shape).copy())
         record(ClampBackward0, out, (input, min, max), input, min, max)
         return out
-    out = Tensor._make(np.clip(input._data, min, max))
+    dt = result_dtype(input, *[b for b in (min, max) if b is not None])  # int + 0.5: float32
+    out = Tensor._make(np.asarray(np.clip(cast(input, dt), min, max), dtype=dt))
     record(ClampBackward1, out, (input,), input, min, max)
     return out
 

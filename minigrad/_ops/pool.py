@@ -138,7 +138,8 @@ class MaxPool2DWithIndicesBackward0(Node):
         idx = self._get("result1")._data
         h, w = x.shape[-2:]
         planes = int(np.prod(x.shape[:-2], dtype=np.int64))
-        flat = idx.reshape(planes, -1) + (np.arange(planes) * (h * w))[:, None]
+        per = idx.shape[-2] * idx.shape[-1]  # (explicit: -1 is ambiguous with no planes)
+        flat = idx.reshape(planes, per) + (np.arange(planes) * (h * w))[:, None]
         gx = np.bincount(flat.ravel(), weights=g._data.ravel(), minlength=planes * h * w)
         return (Tensor._make(gx.astype(x._data.dtype).reshape(x.shape)),)
 

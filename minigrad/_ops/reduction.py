@@ -446,7 +446,7 @@ class LogsumexpBackward0(Node):
 def logsumexp(input, dim, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(x)))`` over ``dim``, computed stably (``torch.logsumexp``)."""
     dims = normalize_dims(dim, input.ndim)
-    a = input._data
+    a = input._data if input._data.dtype.kind == "f" else input._data.astype(np.float32)
     m = np.max(a, axis=dims, keepdims=True) if a.size else np.zeros((1,) * a.ndim, a.dtype)
     m = np.where(np.isfinite(m), m, 0)
     res = np.log(np.sum(np.exp(a - m), axis=dims, keepdims=True)) + m

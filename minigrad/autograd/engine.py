@@ -20,7 +20,7 @@ import itertools
 import sys
 
 from . import anomaly_mode, grad_mode
-from .graph import AccumulateGrad, edge_of, zeros_grad
+from .graph import AccumulateGrad, SavedTensor, edge_of, zeros_grad
 
 
 def _reachable(roots):
@@ -180,6 +180,10 @@ def _call_node(node, grads, retain_graph):
                      zip(grads, node._out_meta)]
         if isinstance(node, AccumulateGrad):  # may .grad take this gradient over (no copy)?
             node._stealable = _sole_owner(grads[0], 2, storage=False)  # `grads`, `raw`
+        if not custom:  # PyTorch's generated nodes unpack every saved variable first, so a
+            for v in node._saved.values():  # stale or freed one fails even when unused
+                if isinstance(v, SavedTensor):
+                    v.unpack()
         outs = node.backward(*grads)
     if not retain_graph:
         node._release_variables()

@@ -378,6 +378,43 @@ FIXED = {
         ("op", "sub", [3, 2], {}, False),
         ("backward", [15, 16], 6, False, False, False, None),
     ],
+    # every saved variable is unpacked before a node's formula (a stale result fails even if
+    # only the base's gradient is asked for); max_pool2d backward with an empty batch;
+    # ignored nll targets contribute 0 even over inf/nan inputs
+    "misc_fuzzer_round_6": [
+        ("leaf", [], "float64", True, "randn", 1),
+        ("leaf", [], "float32", True, "pos", 2),
+        ("op", "pow", [0, 1], {}, False),
+        ("inplace", "sigmoid_", 2, [], {}, False),
+        ("grad", [2], [0], 3, True, False, True),
+        ("leaf", [0, 2, 1, 3], "float32", True, "randn", 4),
+        ("op", "max_pool2d", [4], {"kernel": 2, "stride": 2, "padding": 1, "ceil_mode": False,
+                                   "dilation": 2}, False),
+        ("op", "radd_scalar", [5], {"c": 0.5}, False),
+        ("backward", [6], 5, False, False, False, None),
+        ("leaf", [2, 2, 2], "float32", True, "ties", 6),
+        ("op", "rdiv_scalar", [7], {"c": 1.0}, False),
+        ("op", "nll_loss", [8], {"reduction": "sum", "target": [0, 0, 0, 0],
+                                 "target_shape": [2, 2], "ignore_index": 0}, False),
+        ("backward", [9], 7, False, False, False, None),
+    ],
+    # float-only kernels refuse integers (softplus, gelu, silu, leaky_relu, softmax,
+    # log_softmax, mse_loss); round/floor/ceil keep integers; clamp(int, 0.5) is float32;
+    # logsumexp of integers is float32
+    "integer_inputs": [
+        ("leaf", [2, 3], "int64", False, "int", 1),
+        ("op", "softplus", [0], {"beta": 1, "threshold": 20}, False),
+        ("op", "gelu", [0], {"approximate": "none"}, False),
+        ("op", "silu", [0], {}, False),
+        ("op", "leaky_relu", [0], {"slope": 0.2}, False),
+        ("op", "softmax", [0], {"dim": 0}, False),
+        ("op", "log_softmax", [0], {"dim": -1}, False),
+        ("op", "mse_loss", [0, 0], {"reduction": "mean"}, False),
+        ("op", "round", [0], {}, False),
+        ("op", "floor", [0], {}, False),
+        ("op", "clamp", [0], {"min": -0.5, "max": 0.5}, False),
+        ("op", "logsumexp", [0], {"dim": 1, "keepdim": False}, False),
+    ],
 }
 
 KNOWN = {
