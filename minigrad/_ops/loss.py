@@ -295,7 +295,8 @@ def _smoothed_cross_entropy(input, target, weight, red, ignore_index, eps, class
     elif red == 2:
         smooth = smooth.sum()
     n_classes = input.shape[class_dim]
-    return mul_scalar(nll, 1 - eps) + mul_scalar(smooth, eps / n_classes)
+    return mul_scalar(nll, 1 - eps) + mul_scalar(smooth, eps / n_classes if n_classes else
+                                                 float("inf"))  # (C++: 0.1 / 0 is inf)
 
 
 def _soft_cross_entropy(input, target, weight, red, eps, class_dim):
@@ -308,7 +309,8 @@ def _soft_cross_entropy(input, target, weight, red, eps, class_dim):
     if eps > 0.0:
         if eps > 1.0:
             raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {eps}")
-        target = add_scalar(mul_scalar(target, 1 - eps), eps / n_classes)
+        target = add_scalar(mul_scalar(target, 1 - eps), eps / n_classes if n_classes else
+                            float("inf"))
     prod = logp * target
     if weight is not None:
         prod = prod * (_weight_view(weight, input.ndim, class_dim) if input.ndim > 1 else weight)

@@ -579,11 +579,14 @@ class CatBackward0(Node):
         self._sizes, self._d = sizes, d
 
     def backward(self, g):
-        d = self._d
-        bounds = np.cumsum([0] + self._sizes)
-        return tuple(
-            g.narrow(d, int(a), int(b - a)) if nf[0] is not None else None
-            for a, b, nf in zip(bounds[:-1], bounds[1:], self.next_functions))
+        d, out, start = self._d, [], 0
+        for size, (nf, _) in zip(self._sizes, self.next_functions):
+            if size is None:  # a skipped 1-D empty input: an empty gradient
+                out.append(Tensor._make(np.zeros(0, g._data.dtype)) if nf is not None else None)
+                continue
+            out.append(g.narrow(d, start, size) if nf is not None else None)
+            start += size
+        return tuple(out)
 
 
 class StackBackward0(Node):
@@ -621,9 +624,13 @@ def cat(tensors, dim: int = 0) -> Tensor:
         if t.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
                                "concatenated")
-    ref = ts[0]
-    d = normalize_dim(dim, ref.ndim)
+    # PyTorch's legacy rule: 1-D empty tensors are skipped (any dim, any other shape)
+    kept = [t for t in ts if not (t.ndim == 1 and t.shape[0] == 0)]
+    ref = kept[0] if kept else ts[0]
+    d = normalize_dim(dim, ref.ndim) if kept else 0
     for i, t in enumerate(ts):
+        if t.ndim == 1 and t.shape[0] == 0:
+            continue
         if t.ndim != ref.ndim:
             raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} "
                                f"and {t.ndim}")
@@ -633,8 +640,10 @@ def cat(tensors, dim: int = 0) -> Tensor:
                                    f"Expected size {ref.shape[k]} but got size {t.shape[k]} for "
                                    f"tensor number {i} in the list.")
     dt = result_dtype(*ts)
-    out = Tensor._make(np.concatenate([t._data.astype(dt, copy=False) for t in ts], axis=d))
-    record(CatBackward0, out, tuple(ts), dim, d, [t.shape[d] for t in ts])
+    out = Tensor._make(np.concatenate([t._data.astype(dt, copy=False) for t in (kept or ts)],
+                                      axis=d))
+    record(CatBackward0, out, tuple(ts), dim, d,
+           [t.shape[d] if kept and (t.ndim != 1 or t.shape[0]) else None for t in ts])
     return out
 
 

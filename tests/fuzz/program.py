@@ -262,6 +262,7 @@ class Runner:
         self.messages: list = []
         self.keep: list = []  # hook handles
         self.formula: dict = {}  # env index -> "direct" / "derived" (see ``graph``)
+        self.created_graph = False  # a create_graph pass ran (see ``grad_record``)
         # autograd.grad results: PyTorch's formulas may have modified them in place, so their
         # _version is compared relative to its value when they were returned
         self.offsets: list = []
@@ -288,17 +289,23 @@ class Runner:
                    type(node).__name__)
         return rec
 
-    def grad_record(self, t):
-        if t is None or not (_attempt(lambda: t.is_leaf) is True or t.retains_grad):
+    def grad_record(self, t, i=None):
+        """``t.grad`` as plain data. After a ``create_graph`` pass a zero gradient and no
+        gradient compare equal: whether a formula's result still depends (with derivative 0)
+        on an input is an implementation detail of PyTorch's formulas."""
+        if t is None or self.formula.get(i) == "direct" or not (
+                _attempt(lambda: t.is_leaf) is True or t.retains_grad):
             return "-"
         g = t.grad
+        if self.created_graph and (g is None or not _np(g).any()):
+            return "zero or None"
         if g is None:
             return None
         return {"dtype": dtype_name(g.dtype), "value": _np(g),
                 "requires_grad": g.requires_grad, "has_grad_fn": g.grad_fn is not None}
 
     def grads(self) -> list:
-        return [self.grad_record(t) for t in self.env]
+        return [self.grad_record(t, i) for i, t in enumerate(self.env)]
 
     def graph(self, t, i):
         """``graph_trace(t)``; for tensors whose graph contains nodes made by a backward
@@ -323,7 +330,7 @@ class Runner:
             rec = self.out_record(t, i)
             rec["graph"] = self.graph(t, i)
             rec["retains_grad"] = t.retains_grad
-            rec["grad"] = self.grad_record(t)
+            rec["grad"] = self.grad_record(t, i)
             tensors.append(rec)
         return {"tensors": tensors, "hooks": self.log}
 
@@ -454,7 +461,8 @@ class Runner:
     def _grad_of(self, i):
         t = self._get(i)
         g = t.grad if (t.is_leaf or t.retains_grad) else None
-        return self._push(g, direct=g is not None and g.grad_fn is not None)
+        return self._push(g, direct=g is not None and (g.grad_fn is not None or
+                                                       self.created_graph))
 
     def _upstream(self, roots, seed, implicit, requires_grad=False):
         """Random upstream gradients (None if ``implicit``). Under ``create_graph`` they
@@ -473,6 +481,7 @@ class Runner:
     def _backward(self, ids, seed, implicit, retain_graph, create_graph, input_ids):
         roots = [self._get(i) for i in ids]
         inputs = None if input_ids is None else [self._get(i) for i in input_ids]
+        self.created_graph |= create_graph
         self.L.autograd.backward(roots, self._upstream(roots, seed, implicit, create_graph),
                                  retain_graph=retain_graph, create_graph=create_graph,
                                  inputs=inputs)
@@ -481,6 +490,7 @@ class Runner:
     def _grad(self, out_ids, in_ids, seed, retain_graph, create_graph, allow_unused):
         outs = [self._get(i) for i in out_ids]
         ins = [self._get(i) for i in in_ids]
+        self.created_graph |= create_graph
         res = self.L.autograd.grad(outs, ins, self._upstream(outs, seed, False, create_graph),
                                    retain_graph=retain_graph, create_graph=create_graph,
                                    allow_unused=allow_unused)

@@ -415,6 +415,20 @@ FIXED = {
         ("op", "clamp", [0], {"min": -0.5, "max": 0.5}, False),
         ("op", "logsumexp", [0], {"dim": 1, "keepdim": False}, False),
     ],
+    # float64 GELU to double precision (erfc); cat skips 1-D empty tensors (PyTorch's legacy
+    # rule); label smoothing with no classes gives nan, not a ZeroDivisionError
+    "misc_fuzzer_round_7": [
+        ("leaf", [4, 4], "float64", True, "randn", 1),
+        ("op", "gelu", [0], {"approximate": "none"}, False),
+        ("backward", [1], 2, False, False, False, None),
+        ("leaf", [0], "float64", True, "randn", 3),
+        ("leaf", [2, 3], "float64", True, "randn", 4),
+        ("op", "cat", [2, 2], {"dim": 1}, False),
+        ("op", "cat", [3, 2, 3], {"dim": 1}, False),
+        ("backward", [5], 5, False, False, False, None),
+        ("op", "cross_entropy", [2], {"reduction": "none", "target": [0], "target_shape": [],
+                                      "ignore_index": 0, "smoothing": 0.1}, False),
+    ],
 }
 
 KNOWN = {
