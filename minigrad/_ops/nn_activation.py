@@ -119,7 +119,7 @@ _ERFC = np.frompyfunc(math.erfc, 1, 1)
 def _erfc(x: np.ndarray) -> np.ndarray:
     """Complementary error function in float64, to double precision (``math.erfc`` per
     element: NumPy has no erf, and float64 GELU must match PyTorch to ~1e-16)."""
-    return _ERFC(np.asarray(x, dtype=np.float64)).astype(np.float64)
+    return np.asarray(_ERFC(np.asarray(x, dtype=np.float64)), dtype=np.float64)
 
 
 def _normal_cdf(x: np.ndarray) -> np.ndarray:

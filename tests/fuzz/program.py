@@ -297,7 +297,7 @@ class Runner:
                 _attempt(lambda: t.is_leaf) is True or t.retains_grad):
             return "-"
         g = t.grad
-        if self.created_graph and (g is None or not _np(g).any()):
+        if self.created_graph and (g is None or not (np.abs(_np(g)) > 1e-5).any()):
             return "zero or None"
         if g is None:
             return None

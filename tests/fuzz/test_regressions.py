@@ -428,6 +428,9 @@ FIXED = {
         ("backward", [5], 5, False, False, False, None),
         ("op", "cross_entropy", [2], {"reduction": "none", "target": [0], "target_shape": [],
                                       "ignore_index": 0, "smoothing": 0.1}, False),
+        ("leaf", [], "float32", True, "randn", 6),
+        ("op", "gelu", [8], {"approximate": "none"}, False),
+        ("backward", [9], 7, False, False, False, None),
     ],
 }
 
