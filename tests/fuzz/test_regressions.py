@@ -489,6 +489,14 @@ KNOWN = {
         ("inplace", "sub_", 1, [], {"c": 2.0}, True),
         ("hook", 2, "log"),
     ]),
+    # .grad from an implicit root gradient that reaches the leaf unchanged: PyTorch copies it
+    # (its Python frame still holds the gradient: version 1), minigrad takes it over (0)
+    "implicit_grad_version": ("AccumulateGrad (issue 3)", [
+        ("leaf", [], "float32", True, "randn", 1),
+        ("op", "squeeze", [0], {"dim": "all"}, False),
+        ("backward", [1], 2, True, False, False, None),
+        ("grad_of", 0),
+    ]),
     # PyTorch runs a root's tensor hooks even when inputs= prunes the root's own node
     "root_hook_with_inputs": ("autograd engine (issue 4)", [
         ("leaf", [], "float32", True, "randn", 1),
@@ -519,6 +527,13 @@ def test_fixed(name, device):
 
 @pytest.mark.parametrize("name", list(KNOWN))
 def test_known_gap(name):
+    from . import program as P
+
     owner, program = KNOWN[name]
-    with pytest.raises(AssertionError):  # still different; fixed -> move it to FIXED
-        check_program(program)
+    saved = set(P.KNOWN_GAPS)
+    P.KNOWN_GAPS.clear()  # compare everything
+    try:
+        with pytest.raises(AssertionError):  # still different; fixed -> move it to FIXED
+            check_program(program)
+    finally:
+        P.KNOWN_GAPS.update(saved)
