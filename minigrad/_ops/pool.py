@@ -325,6 +325,8 @@ def adaptive_avg_pool2d(input, output_size) -> Tensor:
     """
     if isinstance(output_size, (tuple, list)) and input.ndim < 3:
         raise ValueError("Input dimension should be at least 3")
+    if output_size == 1:  # PyTorch's shortcut, taken before any dimension check
+        return input.mean((-1, -2), keepdim=True)
     if input.ndim not in (3, 4):
         raise RuntimeError("adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
                            f"{list(input.shape)}")

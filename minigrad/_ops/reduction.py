@@ -203,7 +203,8 @@ class MinBackward1(MaxBackward1):
 
 class MaxBackward0(Node):
     """(values, indices) = self.max(dim, keepdim).  dz/dself = grad placed at indices, zero
-    elsewhere. Saves: dim, indices, keepdim, self_sym_sizes."""
+    elsewhere (even where grad is inf/nan: a scatter, not a product). Saves: dim, indices,
+    keepdim, self_sym_sizes."""
 
     def __init__(self, a, dim, d, keepdim):
         super().__init__()
@@ -219,9 +220,12 @@ class MaxBackward0(Node):
             return (g.clone(),)  # tensor, as PyTorch's scatter into zeros gives)
         if not s["keepdim"]:
             idx = np.expand_dims(idx, d)
-        mask = np.zeros(s["self_sym_sizes"], dtype=g._data.dtype)
-        np.put_along_axis(mask, idx, 1, axis=d)
-        return (_unsqueeze_dims(g, (d,), s["keepdim"]) * Tensor._make(mask),)
+        from .pointwise import where
+
+        mask = np.zeros(s["self_sym_sizes"], dtype=bool)
+        np.put_along_axis(mask, idx, True, axis=d)
+        zero = Tensor._make(np.zeros((), g._data.dtype))  # scattered into zeros: an inf/nan
+        return (where(Tensor._make(mask), _unsqueeze_dims(g, (d,), s["keepdim"]), zero),)
 
 
 class MinBackward0(MaxBackward0):

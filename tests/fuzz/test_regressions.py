@@ -432,6 +432,19 @@ FIXED = {
         ("op", "gelu", [8], {"approximate": "none"}, False),
         ("backward", [9], 7, False, False, False, None),
     ],
+    # adaptive_avg_pool2d(x, 1) is a mean over the last two dims before any rank check;
+    # max(dim) scatters an inf/nan gradient (no nan where it was not selected)
+    "adaptive_pool_1_and_max_dim_scatter": [
+        ("leaf", [], "float32", True, "randn", 1),
+        ("op", "adaptive_avg_pool2d", [0], {"size": 1}, False),
+        ("leaf", [1, 1], "float32", True, "randn", 2),
+        ("op", "adaptive_avg_pool2d", [2], {"size": 1}, False),
+        ("backward", [3], 3, True, False, False, None),
+        ("leaf", [3, 3, 3], "float32", True, "ties", 4),
+        ("op", "max_dim", [4], {"dim": 0, "keepdim": False, "n_out": 2}, False),
+        ("op", "log", [5], {}, False),
+        ("backward", [7], 5, False, False, False, None),
+    ],
 }
 
 KNOWN = {
