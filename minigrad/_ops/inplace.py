@@ -491,8 +491,9 @@ def _check_setitem(self, index, value) -> None:
     advanced = [i for i in items if _is_advanced(i)]
     if np.shares_memory(value._data, self._data):
         _check_overlap(Tensor._make(self._data)[index] if not advanced else None, value, True)
-    all_masks = all(_as_index_array(i).dtype == np.bool_ for i in advanced)
-    if advanced and not all_masks and value.dtype is not self.dtype:  # (masks cast the value)
+    # (a bool mask with a one-element value is a masked_fill, which casts)
+    fill = value.numel() == 1 and all(_as_index_array(i).dtype == np.bool_ for i in advanced)
+    if advanced and not fill and value.dtype is not self.dtype:
         raise RuntimeError("Index put requires the source and destination dtypes match, got "
                            f"{self.dtype._legacy[:-6]} for the destination and "
                            f"{value.dtype._legacy[:-6]} for the source.")

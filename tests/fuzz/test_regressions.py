@@ -351,6 +351,8 @@ FIXED = {
         ("leaf", [], "float32", False, "ties", 2),
         ("inplace", "setitem", 1, [2], {"index": "mask", "thr": 0.0}, False),
         ("inplace", "setitem", 1, [2], {"index": [0]}, False),
+        ("leaf", [2], "float32", True, "randn", 3),
+        ("inplace", "setitem", 1, [3], {"index": "mask", "thr": 0.0}, True),
         ("backward", [1], 3, False, False, False, None),
     ],
     # sign(NaN) = 0; -bool and abs(bool) raise PyTorch's errors; mv of a 0-dim matrix;
