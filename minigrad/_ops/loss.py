@@ -335,7 +335,8 @@ class MseLossBackward0(Node):
 
     def backward(self, g):
         x, t = self._get("self"), self._get("target")
-        scale = 2.0 / x.numel() if self._saved["reduction"] == 1 else 2.0
+        n = x.numel()  # (an empty input has an empty gradient whatever the scale)
+        scale = (2.0 / n if n else float("nan")) if self._saved["reduction"] == 1 else 2.0
         gx = (x - t) * scale * g
         nf = self.next_functions
         gt = -gx if nf[1][0] is not None else None
@@ -372,7 +373,9 @@ def mse_loss(input, target, reduction: str = "mean") -> Tensor:
     """
     red = reduction_enum(reduction)
     input, target = _broadcast_pair(input, target)
-    dt = np.result_type(input._data.dtype, target._data.dtype)
+    from ._util import result_dtype
+
+    dt = result_dtype(input, target)  # (PyTorch's promotion: float32 input + int64 target)
     if dt.kind != "f":  # PyTorch's kernel is float-only
         name = {"i": "Long", "u": "Byte", "b": "Bool"}[dt.kind] if dt != np.int32 else "Int"
         raise NotImplementedError(f"\"mse_cpu\" not implemented for '{name}'")

@@ -598,8 +598,10 @@ def clamp(input, min=None, max=None):
 
 
 def clamp_min(input, min):
-    """``max(input, min)`` (``torch.clamp_min``); node ``ClampMinBackward0``."""
-    out = Tensor._make(np.maximum(input._data, np.asarray(min, input._data.dtype)))
+    """``max(input, min)`` (``torch.clamp_min``); node ``ClampMinBackward0``. The result
+    dtype is promoted as PyTorch's (a bool or int tensor with a float bound gives float32)."""
+    dt = result_dtype(input, min)
+    out = Tensor._make(np.asarray(np.maximum(cast(input, dt), np.asarray(min, dt)), dtype=dt))
     record(ClampMinBackward0, out, (input,), input, min)
     return out
 

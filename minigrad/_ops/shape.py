@@ -650,11 +650,11 @@ def cat(tensors, dim: int = 0) -> Tensor:
 def stack(tensors, dim: int = 0) -> Tensor:
     """Stack along a new dim (``torch.stack``); RuntimeError if shapes differ."""
     ts = _tensors_arg(tensors, "stack")
+    d = normalize_dim(dim, ts[0].ndim + 1)  # (PyTorch checks the dim first)
     for i, t in enumerate(ts):
         if t.shape != ts[0].shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(ts[0].shape)} at entry 0 and {list(t.shape)} at entry {i}")
-    d = normalize_dim(dim, ts[0].ndim + 1)
     dt = result_dtype(*ts)
     out = Tensor._make(np.stack([t._data.astype(dt, copy=False) for t in ts], axis=d))
     record(StackBackward0, out, tuple(ts), dim, d)

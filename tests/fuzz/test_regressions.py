@@ -447,6 +447,19 @@ FIXED = {
         ("op", "log", [5], {}, False),
         ("backward", [7], 5, False, False, False, None),
     ],
+    # clamp_min promotes (bool/int with a float bound); mse_loss promotes as PyTorch (float32
+    # input, int64 target) and survives an empty mean; stack checks its dim first
+    "promotion_and_empty_mse_and_stack_dim": [
+        ("leaf", [], "float32", False, "randn", 1),
+        ("op", "gt", [0], {"thr": 0.0}, False),
+        ("op", "clamp_min", [1], {"min": 0.0}, False),
+        ("leaf", [], "int64", False, "int", 2),
+        ("leaf", [0], "float32", True, "randn", 3),
+        ("op", "mse_loss", [4, 3], {"reduction": "mean"}, False),
+        ("grad", [5], [4], 4, False, False, False),
+        ("leaf", [2], "float32", True, "randn", 5),
+        ("op", "stack", [7, 0], {"dim": 2}, False),
+    ],
 }
 
 KNOWN = {
