@@ -62,8 +62,11 @@ class LogSoftmaxBackward0(Node):
 
 
 def _shifted(x: np.ndarray, d: int) -> np.ndarray:
+    """``x - max(x, d)``; as in PyTorch a slice whose max is inf or -inf becomes NaN (its
+    softmax is NaN throughout)."""
     m = np.max(x, axis=d, keepdims=True) if x.size else x
-    return x - np.where(np.isfinite(m), m, 0)
+    with np.errstate(invalid="ignore"):
+        return x - m
 
 
 def _float_only(name: str, input, d: int) -> None:
@@ -81,7 +84,9 @@ def softmax(input, dim: int, dtype=None) -> Tensor:
     d = normalize_dim(dim, input.ndim)
     _float_only("softmax", input, d)
     e = np.exp(_shifted(input._data, d))
-    out = Tensor._make((e / e.sum(axis=d, keepdims=True)).astype(input._data.dtype, copy=False))
+    with np.errstate(invalid="ignore"):
+        out = Tensor._make((e / e.sum(axis=d, keepdims=True)).astype(input._data.dtype,
+                                                                       copy=False))
     node = record(SoftmaxBackward0, out, (input,), dim, d)
     if node:
         node._save("result", out, is_output=True)

@@ -460,6 +460,17 @@ FIXED = {
         ("leaf", [2], "float32", True, "randn", 5),
         ("op", "stack", [7, 0], {"dim": 2}, False),
     ],
+    # softmax / log_softmax of a slice whose max is inf: NaN throughout, as PyTorch
+    "softmax_inf_max": [
+        ("leaf", [3], "float32", False, "randn", 1),
+        ("op", "sub", [0, 0], {}, False),
+        ("op", "neg", [1], {}, False),
+        ("leaf", [3], "float32", True, "randn", 2),
+        ("op", "pow", [2, 3], {}, False),
+        ("op", "softmax", [4], {"dim": 0}, False),
+        ("op", "log_softmax", [4], {"dim": 0}, False),
+        ("backward", [5, 6], 3, False, False, False, None),
+    ],
 }
 
 KNOWN = {
