@@ -17,24 +17,40 @@ groups many failures at once. Differences owned by other issues are listed in
 import os
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 
 from .generate import THEMES, programs
 from .program import check_program
 
 PROFILE = os.environ.get("MINIGRAD_FUZZ", "ci")
-EXAMPLES = {"ci": 400, "dev": 300, "long": 10_000}[PROFILE]
-EXAMPLES = int(os.environ.get("MINIGRAD_FUZZ_EXAMPLES", EXAMPLES))
-FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=PROFILE == "ci",
-                database=None if PROFILE == "ci" else settings.default.database,
-                suppress_health_check=list(HealthCheck), print_blob=True)
+# distinct programs per theme: Hypothesis repeats small programs, so runs go on (in rounds with
+# different seeds) until this many *different* programs have matched PyTorch
+TARGET = {"ci": 300, "dev": 300, "long": 3_400}[PROFILE]
+TARGET = int(os.environ.get("MINIGRAD_FUZZ_EXAMPLES", TARGET))
+ROUND = 2_000  # examples Hypothesis is asked for per round
+MAX_ROUNDS = 60
 
 
-@pytest.mark.parametrize("theme", list(THEMES))
-def test_programs(theme):
-    @FUZZ
+def _round(theme: str, n: int, round_seed: int, seen: set) -> None:
+    @settings(max_examples=n, deadline=None, derandomize=PROFILE == "ci", database=None,
+              suppress_health_check=list(HealthCheck), print_blob=True)
+    @seed(round_seed)
     @given(programs(theme))
     def run(program):
         check_program(program)
+        seen.add(repr(program))
 
     run()
+
+
+@pytest.mark.parametrize("theme", list(THEMES))
+def test_programs(theme, record_property):
+    seen: set = set()
+    for r in range(1 if PROFILE == "ci" else MAX_ROUNDS):
+        _round(theme, ROUND, r, seen)
+        if len(seen) >= TARGET:
+            break
+    # distinct programs that ran and matched PyTorch (printed with -s, kept in JUnit XML)
+    record_property("programs", len(seen))
+    print(f"\n{theme}: {len(seen)} distinct programs matched PyTorch")
+    assert len(seen) >= min(TARGET, 250), f"only {len(seen)} distinct programs were generated"
