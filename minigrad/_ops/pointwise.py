@@ -479,7 +479,9 @@ def _no_bool(op, error):
 
 
 def _sign(x):
-    """``np.sign`` with PyTorch's sign(NaN) = 0."""
+    """``np.sign`` with PyTorch's sign(NaN) = 0 (and sign(bool) = the bool)."""
+    if x.dtype == np.bool_:
+        return x.copy()
     out = np.sign(x)
     return np.where(np.isnan(out), 0, out) if out.dtype.kind == "f" else out
 

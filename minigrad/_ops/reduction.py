@@ -216,8 +216,10 @@ class MaxBackward0(Node):
     def backward(self, g, _g_indices=None):
         s, d = self._saved, self._d
         idx = self._get("indices")._data  # (unpacked first: fails once the graph was freed)
-        if not s["self_sym_sizes"]:  # a 0-dim input: its only element was selected (a new
-            return (g.clone(),)  # tensor, as PyTorch's scatter into zeros gives)
+        if not s["self_sym_sizes"]:  # a 0-dim input: its only element was selected
+            out = g.clone()
+            out._vc.value += 2  # (PyTorch's new_zeros + in-place scatter: version 2)
+            return (out,)
         if not s["keepdim"]:
             idx = np.expand_dims(idx, d)
         from .pointwise import where
@@ -225,7 +227,9 @@ class MaxBackward0(Node):
         mask = np.zeros(s["self_sym_sizes"], dtype=bool)
         np.put_along_axis(mask, idx, True, axis=d)
         zero = Tensor._make(np.zeros((), g._data.dtype))  # scattered into zeros: an inf/nan
-        return (where(Tensor._make(mask), _unsqueeze_dims(g, (d,), s["keepdim"]), zero),)
+        out = where(Tensor._make(mask), _unsqueeze_dims(g, (d,), s["keepdim"]), zero)
+        out._vc.value += 2  # PyTorch writes into new zeros in place: the result is at version 2
+        return (out,)
 
 
 class MinBackward0(MaxBackward0):

@@ -471,6 +471,19 @@ FIXED = {
         ("op", "log_softmax", [4], {"dim": 0}, False),
         ("backward", [5, 6], 3, False, False, False, None),
     ],
+    # max(dim) gradient version 2 (PyTorch's zeros + in-place scatter); sign of bool
+    "max_dim_grad_version_sign_bool": [
+        ("leaf", [], "float32", True, "randn", 1),
+        ("op", "max_dim", [0], {"dim": 0, "keepdim": False, "n_out": 2}, False),
+        ("backward", [1], 2, False, False, False, None),
+        ("grad_of", 0),
+        ("leaf", [2, 3], "float64", True, "randn", 3),
+        ("op", "min_dim", [4], {"dim": 1, "keepdim": True, "n_out": 2}, False),
+        ("backward", [5], 4, False, False, False, None),
+        ("grad_of", 4),
+        ("op", "gt", [4], {"thr": 0.0}, False),
+        ("op", "sign", [8], {}, False),
+    ],
 }
 
 KNOWN = {
