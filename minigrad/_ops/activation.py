@@ -25,7 +25,10 @@ class ReluBackward0(Node):
 
 
 def relu(input) -> Tensor:
-    """Rectified linear unit (``torch.relu``); node ``ReluBackward0`` saving its result."""
+    """Rectified linear unit (``torch.relu``); node ``ReluBackward0`` saving its result.
+    RuntimeError for a bool tensor, as PyTorch."""
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("Boolean inputs not supported for relu")
     out = Tensor._make(np.maximum(input._data, 0).astype(input._data.dtype, copy=False))
     node = record(ReluBackward0, out, (input,))
     if node:

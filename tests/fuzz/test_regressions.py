@@ -483,6 +483,7 @@ FIXED = {
         ("grad_of", 4),
         ("op", "gt", [4], {"thr": 0.0}, False),
         ("op", "sign", [8], {}, False),
+        ("op", "relu", [8], {}, False),
     ],
 }
 
