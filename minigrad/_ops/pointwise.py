@@ -492,9 +492,12 @@ neg = _no_bool(_unary(NegBackward0, np.negative, float_only=False), RuntimeError
     "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
     "invert a mask, use the `~` or `logical_not()` operator instead."))
 sign = _unary(SignBackward0, _sign, float_only=False)
-round = _unary(RoundBackward0, np.round, float_only=False)  # (integers stay integers)
-floor = _unary(FloorBackward0, np.floor, float_only=False)
-ceil = _unary(CeilBackward0, np.ceil, float_only=False)
+round = _no_bool(_unary(RoundBackward0, np.round, float_only=False),  # (ints stay ints)
+                 NotImplementedError('"round_vml_cpu" not implemented for \'Bool\''))
+floor = _no_bool(_unary(FloorBackward0, np.floor, float_only=False),
+                 NotImplementedError('"floor_vml_cpu" not implemented for \'Bool\''))
+ceil = _no_bool(_unary(CeilBackward0, np.ceil, float_only=False),
+                NotImplementedError('"ceil_vml_cpu" not implemented for \'Bool\''))
 
 
 # ----------------------------------------------------------------------------- clamp, max

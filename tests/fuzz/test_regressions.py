@@ -484,6 +484,9 @@ FIXED = {
         ("op", "gt", [4], {"thr": 0.0}, False),
         ("op", "sign", [8], {}, False),
         ("op", "relu", [8], {}, False),
+        ("op", "round", [8], {}, False),
+        ("op", "floor", [8], {}, False),
+        ("op", "ceil", [8], {}, False),
     ],
 }
 
