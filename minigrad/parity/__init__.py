@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["to_numpy", "graph_trace", "compare", "run_both", "torch_lib", "node_name",
-           "record_hooks", "compare_traces", "format_trace"]
+__all__ = ["to_numpy", "graph_nodes", "graph_trace", "compare", "run_both", "torch_lib",
+           "node_name", "record_hooks", "compare_traces", "format_trace"]
 
 
 def torch_lib():
@@ -41,6 +41,21 @@ def node_name(node) -> str | None:
     return None if node is None else type(node).__name__
 
 
+def graph_nodes(roots) -> list:
+    """Nodes reachable from the nodes ``roots``, in iterative DFS visit order (each once)."""
+    order, seen = [], set()
+    for root in roots:
+        stack = [root]
+        while stack:
+            n = stack.pop()
+            if n in seen:
+                continue
+            seen.add(n)
+            order.append(n)
+            stack.extend(reversed([c for c, _ in n.next_functions if c is not None]))
+    return order
+
+
 def graph_trace(root) -> list:
     """Canonical description of the backward graph reachable from ``root``.
 
@@ -49,18 +64,8 @@ def graph_trace(root) -> list:
     walk on minigrad and torch graphs gives comparable lists.
     """
     node = getattr(root, "grad_fn", root)
-    if node is None:
-        return []
-    order, index = [], {}
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if n in index:
-            continue
-        index[n] = len(order)
-        order.append(n)
-        children = [c for c, _ in n.next_functions if c is not None]
-        stack.extend(reversed(children))
+    order = graph_nodes([node]) if node is not None else []
+    index = {n: i for i, n in enumerate(order)}
     return [(type(n).__name__, [(None if c is None else index[c], nr) for c, nr in
                                 n.next_functions]) for n in order]
 

@@ -94,21 +94,6 @@ def _lib_of(model):
     return torch_lib()
 
 
-def _walk_nodes(roots) -> list:
-    """Nodes reachable from ``roots`` in canonical DFS order (as ``graph_trace`` numbers them)."""
-    order, seen = [], set()
-    for root in roots:
-        stack = [root]
-        while stack:
-            n = stack.pop()
-            if n in seen:
-                continue
-            seen.add(n)
-            order.append(n)
-            stack.extend(reversed([c for c, _ in n.next_functions if c is not None]))
-    return order
-
-
 def _default_loss(output):
     """Sum of ``.sum()`` over every output tensor that requires grad (in order)."""
     flat = output if isinstance(output, (tuple, list)) else (output,)
@@ -178,7 +163,9 @@ class _Recorder:
                 lambda p, w=where: self.add("post_acc", w, p.grad)))
 
     def node_hooks(self, roots):
-        for i, node in enumerate(_walk_nodes(roots)):
+        from . import graph_nodes
+
+        for i, node in enumerate(graph_nodes(roots)):
             where = f"{type(node).__name__}#{i}"
             self.handles.append(node.register_prehook(
                 lambda go, w=where: self.add("node_pre", w, go)))

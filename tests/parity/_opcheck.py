@@ -15,6 +15,7 @@ import contextlib
 import numpy as np
 
 from minigrad.parity import compare, graph_trace, run_both, to_numpy
+from minigrad.parity import graph_nodes as parity_graph_nodes
 
 TOL = {"float32": dict(rtol=2e-5, atol=2e-6), "float64": dict(rtol=1e-10, atol=1e-12)}
 
@@ -89,19 +90,9 @@ def saved_names(node) -> list:
 
 
 def graph_nodes(root) -> list:
-    """Nodes reachable from ``root`` in ``graph_trace`` order."""
+    """Nodes reachable from ``root`` (a tensor) in ``graph_trace`` order."""
     node = getattr(root, "grad_fn", root)
-    if node is None:
-        return []
-    order, seen, stack = [], set(), [node]
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        order.append(n)
-        stack.extend(reversed([c for c, _ in n.next_functions if c is not None]))
-    return order
+    return [] if node is None else parity_graph_nodes([node])
 
 
 def tensor_trace(t) -> dict:

@@ -62,6 +62,22 @@ def register_module_forward_pre_hook(hook) -> RemovableHandle:
     return handle
 
 
+def reset_grads(params, set_to_none: bool = True) -> None:
+    """``.grad = None`` for each parameter, or zero it in place (detached; same object,
+    ``_version`` + 1). Shared by ``Module.zero_grad`` and ``Optimizer.zero_grad``."""
+    for p in params:
+        if p.grad is None:
+            continue
+        if set_to_none:
+            p.grad = None
+            continue
+        if p.grad.grad_fn is not None:
+            p.grad.detach_()
+        else:
+            p.grad.requires_grad_(False)
+        p.grad.zero_()
+
+
 def register_module_forward_hook(hook, *, with_kwargs: bool = False,
                                  always_call: bool = False) -> RemovableHandle:
     """Register ``hook(module, args, output) -> None | new_output`` for every module.
@@ -508,17 +524,7 @@ class Module:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset parameter gradients: ``.grad = None`` (default) or zero them in place."""
-        for p in self.parameters():
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                if p.grad.grad_fn is not None:
-                    p.grad.detach_()
-                else:
-                    p.grad.requires_grad_(False)
-                p.grad.zero_()
+        reset_grads(self.parameters(), set_to_none)
 
     def apply(self, fn) -> Module:
         """Call ``fn(module)`` on every child (recursively, post-order), then on self."""
