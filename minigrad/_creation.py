@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from . import _dtype
+from ._ops._util import quiet_fp
 from ._tensor import Tensor
 
 _rng = np.random.default_rng()
@@ -110,7 +111,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False) -> Ten
         warnings.warn(COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
     _, dtypes = _infer(data)
     dt = _dtype.to_numpy_dtype(dtype) if dtype is not None else _promote(dtypes)
-    with np.errstate(over="ignore"):
+    with quiet_fp():
         arr = np.array(_unwrap(data), dtype=dt)
     return _finish(arr, requires_grad)
 

@@ -50,6 +50,9 @@ def _by_name(name: str) -> dtype:
 
 def from_numpy_dtype(np_dtype) -> dtype:
     """The minigrad dtype for a NumPy dtype; raises TypeError for unsupported ones."""
+    found = _FROM_NP.get(np_dtype)  # (an array's own dtype: no conversion needed)
+    if found is not None:
+        return found
     try:
         return _FROM_NP[np.dtype(np_dtype)]
     except KeyError:

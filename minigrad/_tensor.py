@@ -76,10 +76,7 @@ def view_rebase_message(view: Tensor, indirect: bool) -> str:
 class _VersionCounter:
     """Counts in-place modifications of one storage; shared by a tensor and all its views."""
 
-    __slots__ = ("value",)
-
-    def __init__(self):
-        self.value = 0
+    value = 0  # (a class default: a fresh counter costs one empty instance)
 
     def bump(self) -> None:
         self.value += 1
@@ -112,33 +109,44 @@ class Tensor:
         if requires_grad:
             self.requires_grad_(True)
 
+    # Autograd metadata defaults, as class attributes: a new tensor stores only its array and
+    # version counter, and an op sets just what differs (making tensors is the engine's
+    # hottest path). Assigning an attribute gives the instance its own value.
+    _requires_grad = False
+    _grad = None
+    _grad_fn = None
+    _output_nr = 0
+    _base = None
+    _acc_ref = None  # weakref to this leaf's AccumulateGrad, reused while alive
+    _backward_hooks = None  # HookDict of register_hook on a leaf, made by the first hook
+    _post_accumulate_grad_hooks = None  # HookDict, made by the first hook
+    _retains_grad = False
+    # views only: how the view was made, as PyTorch's CreationMeta: None (normal),
+    # "no_grad", "inference", "multi_output" (split/unbind), "custom_function"
+    _creation_meta = None
+    _no_grad_view = False  # made under no_grad/inference of a base that requires grad
+    _view_version = 0  # views: storage version when grad_fn was last set
+    _inference = False  # created in inference mode
+    _wrapped_number = False  # a Python scalar operand wrapped as a 0-dim tensor
+
     def _init(self, arr: np.ndarray) -> None:
         self._data = arr
-        self._requires_grad = False
-        self._grad = None
-        self._grad_fn = None
-        self._output_nr = 0
         self._vc = _VersionCounter()
-        self._base = None
-        self._acc_ref = None  # weakref to this leaf's AccumulateGrad, reused while alive
-        self._backward_hooks = HookDict()
-        self._post_accumulate_grad_hooks = HookDict()
-        self._retains_grad = False
-        # views only: how the view was made, as PyTorch's CreationMeta: None (normal),
-        # "no_grad", "inference", "multi_output" (split/unbind), "custom_function"
-        self._creation_meta = None
-        self._no_grad_view = False  # made under no_grad/inference of a base that requires grad
-        self._view_version = 0  # views: storage version when grad_fn was last set
-        self._inference = grad_mode._tls.inference  # created in inference mode
+        if grad_mode._tls.inference:
+            self._inference = True
 
     @classmethod
     def _make(cls, arr: np.ndarray, requires_grad: bool = False) -> Tensor:
         """Wrap an ndarray without copying (internal constructor used by every op). A NumPy
         scalar (what NumPy returns for 0-dim operands) becomes a 0-dim array, so in-place
         writes and views work on 0-dim results too."""
-        t = cls.__new__(cls)
-        t._init(arr if isinstance(arr, np.ndarray) else np.asarray(arr))
-        t._requires_grad = requires_grad
+        t = cls.__new__(cls)  # (Tensor._init, inlined: this runs for every op's output)
+        t._data = arr if isinstance(arr, np.ndarray) else np.asarray(arr)
+        t._vc = _VersionCounter()
+        if grad_mode._tls.inference:
+            t._inference = True
+        if requires_grad:
+            t._requires_grad = True
         return t
 
     def _make_view(self, arr: np.ndarray) -> Tensor:
@@ -184,8 +192,8 @@ class Tensor:
         old node; hooks registered from now on go to the new one."""
         old = self._grad_fn
         if self._retains_grad and old is not None and old is not node:
-            old._retains_grad.pop(self._output_nr, None)
-            node._retains_grad[output_nr] = weakref.ref(self)
+            old._own("_retains_grad").pop(self._output_nr, None)
+            node._own("_retains_grad")[output_nr] = weakref.ref(self)
         self._grad_fn, self._requires_grad, self._output_nr = node, True, output_nr
 
     def _sync_view(self, check: bool = True) -> None:
@@ -418,7 +426,7 @@ class Tensor:
         if self._grad_fn is None or self._retains_grad:
             return
         self._retains_grad = True
-        self.grad_fn._retains_grad[self._output_nr] = weakref.ref(self)
+        self.grad_fn._own("_retains_grad")[self._output_nr] = weakref.ref(self)
 
     @property
     def retains_grad(self) -> bool:
@@ -440,10 +448,12 @@ class Tensor:
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is None:
+            if self._backward_hooks is None:
+                self._backward_hooks = HookDict()
             handle = RemovableHandle(self._backward_hooks)
             self._backward_hooks[handle.id] = hook
         else:
-            hooks = self._grad_fn._tensor_pre_hooks
+            hooks = self._grad_fn._own("_tensor_pre_hooks")
             handle = RemovableHandle(hooks)
             hooks[handle.id] = (self._output_nr, hook)
         return handle
@@ -455,6 +465,8 @@ class Tensor:
                 "post accumulate grad hooks cannot be registered on non-leaf tensors")
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._post_accumulate_grad_hooks is None:
+            self._post_accumulate_grad_hooks = HookDict()
         handle = RemovableHandle(self._post_accumulate_grad_hooks)
         self._post_accumulate_grad_hooks[handle.id] = hook
         return handle

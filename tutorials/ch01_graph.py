@@ -61,7 +61,7 @@ assert mg["z.grad_fn (no backward yet)"] == pt["z.grad_fn (no backward yet)"] ==
 # some input requires grad, and points the node at its inputs:
 
 # %%
-quote(minigrad.autograd.graph.record, "if not any(", "node.next_functions")
+quote(minigrad.autograd.graph.record, "needed = False", "node.next_functions")
 
 # %% [markdown]
 # ## Leaves and non-leaves

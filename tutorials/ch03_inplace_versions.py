@@ -72,11 +72,11 @@ same_error(inplace_then_backward, ["modified by an inplace operation", "output 0
 # `SigmoidBackward0`), yet the saved result is stale, and a gradient computed from it would be
 # wrong. Refusing is the only safe answer.
 #
-# In minigrad the check is a few lines of `SavedTensor.unpack` in
+# In minigrad the check is a few lines of `SavedTensor._check` (run by `unpack`) in
 # `minigrad/autograd/graph.py`, and the counter is `_VersionCounter` in `minigrad/_tensor.py`:
 
 # %%
-quote(minigrad.autograd.graph.SavedTensor.unpack, "if self._vc.value != self._saved_version",
+quote(minigrad.autograd.graph.SavedTensor._check, "if self._vc.value != self._saved_version",
       "raise RuntimeError")
 quote(minigrad._tensor._VersionCounter)
 

@@ -119,7 +119,7 @@ assert np.allclose(mg["after 2nd"].numpy(), pt["after 2nd"].numpy())
 
 # %%
 quote(minigrad.autograd.engine._call_node, "if not retain_graph", "_release_variables")
-quote(minigrad.autograd.graph.SavedTensor.unpack, "if self._freed", "raise RuntimeError")
+quote(minigrad.autograd.graph.SavedTensor._check, "if self._freed", "raise RuntimeError")
 
 # %% [markdown]
 # ## Higher-order gradients: `create_graph=True`

@@ -14,6 +14,39 @@ from .._tensor import Tensor
 
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}
 _PY_SCALARS = (float, int, bool)
+_WRAPPED_DTYPES = {float: np.float64, int: np.int64, bool: np.bool_}
+
+try:  # NumPy 2 keeps its floating-point error state in a context variable
+    from numpy._core._ufunc_config import _extobj_contextvar as _FP_STATE
+
+    with np.errstate(all="ignore"):
+        _FP_IGNORE = _FP_STATE.get()
+except ImportError:  # NumPy 1.x
+    _FP_STATE = None
+
+
+class quiet_fp:
+    """``with quiet_fp():`` runs NumPy kernels without floating-point warnings (overflow,
+    0/0, log(0), ...): PyTorch returns inf/nan silently and so does minigrad.
+
+    The same as ``np.errstate(all="ignore")``, which rebuilds NumPy's error state on every
+    entry (about 1 µs, as much as a small op's kernel); this sets a state built once.
+    """
+
+    __slots__ = ("_token", "_fallback")
+
+    def __enter__(self):
+        if _FP_STATE is None:
+            self._fallback = np.errstate(all="ignore")
+            self._fallback.__enter__()
+        else:
+            self._token = _FP_STATE.set(_FP_IGNORE)
+
+    def __exit__(self, *exc):
+        if _FP_STATE is None:
+            self._fallback.__exit__(*exc)
+        else:
+            _FP_STATE.reset(self._token)
 
 
 def normalize_dim(dim: int, ndim: int) -> int:
@@ -69,16 +102,18 @@ def result_dtype(*operands) -> np.dtype:
     """
     if len(operands) == 2:  # fast paths for the common cases of binary ops
         a, b = operands
-        if isinstance(a, Tensor) and isinstance(b, Tensor) and a.ndim and b.ndim:
-            if a._data.dtype == b._data.dtype:  # (dimensioned tensors are never wrapped)
-                return a._data.dtype
-        elif isinstance(a, Tensor) and a.ndim and a._data.dtype.kind == "f" and (
-                type(b) is float or getattr(b, "_wrapped_number", False)):
-            return a._data.dtype  # float tensor with a Python scalar: the tensor's dtype
+        if isinstance(a, Tensor) and a._data.ndim:
+            da = a._data.dtype
+            if isinstance(b, Tensor) and b._data.ndim:
+                if da == b._data.dtype:  # (dimensioned tensors are never wrapped)
+                    return da
+            elif da.kind == "f" and (type(b) is float or isinstance(b, Tensor) and
+                                     b._wrapped_number):
+                return da  # float tensor with a Python scalar: the tensor's dtype
     best = None  # (category, priority)
     dtypes: dict = {}
     for x in operands:
-        if isinstance(x, Tensor) and getattr(x, "_wrapped_number", False):
+        if isinstance(x, Tensor) and x._wrapped_number:
             dt = x._data.dtype if x._data.dtype.kind != "f" else np.dtype(np.float32)
             prio = 0
         elif isinstance(x, Tensor):
@@ -103,9 +138,11 @@ def wrap_scalar(x) -> Tensor:
     Its dtype is bool, int64 or float64 (what ``_saved_other`` shows for ``x * 2``), but type
     promotion (:func:`result_dtype`) treats it like the Python scalar it came from.
     """
-    dt = np.bool_ if isinstance(x, (bool, np.bool_)) else \
-        np.int64 if isinstance(x, (int, np.integer)) else np.float64
-    t = Tensor._make(np.asarray(x, dtype=dt))
+    dt = _WRAPPED_DTYPES.get(type(x))
+    if dt is None:
+        dt = np.bool_ if isinstance(x, (bool, np.bool_)) else \
+            np.int64 if isinstance(x, (int, np.integer)) else np.float64
+    t = Tensor._make(np.array(x, dtype=dt))
     t._wrapped_number = True
     return t
 
@@ -140,7 +177,7 @@ def broadcast_shapes(a: tuple, b: tuple) -> tuple:
 
 def sum_to(g: Tensor, shape: tuple) -> Tensor:
     """Reduce a broadcast gradient back to ``shape`` (sum over expanded dims)."""
-    if g.shape == tuple(shape):
+    if g._data.shape == tuple(shape):
         return g
     lead = g.ndim - len(shape)
     dims = list(range(lead)) + [i + lead for i, s in enumerate(shape) if s == 1 and

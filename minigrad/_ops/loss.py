@@ -22,6 +22,7 @@ from .._tensor import Tensor
 from ..autograd.graph import Node, record
 from . import activation as A
 from . import pointwise as P
+from ._util import quiet_fp
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -170,7 +171,7 @@ def _nll(input, target, weight, reduction: int, ignore_index: int, node_cls, cla
     elif red == 2:
         res = np.asarray(losses.sum(dtype=x.dtype))
     else:
-        with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: 0/0 = nan
+        with quiet_fp():  # all ignored: 0/0 = nan
             res = np.asarray(losses.sum(dtype=x.dtype) / total, dtype=x.dtype)
     out = Tensor._make(np.asarray(res, dtype=x.dtype))
     if input._requires_grad:
@@ -318,6 +319,8 @@ def _soft_cross_entropy(input, target, weight, red, eps, class_dim):
         return -prod.sum(class_dim)
     if red == 2:
         return -prod.sum()
+    if input.numel() == 0:  # PyTorch fills the empty sum with NaN (FillBackward2) instead
+        return -prod.sum().fill_(float("nan"))
     return div_scalar(-prod.sum(), input.numel() // n_classes)
 
 

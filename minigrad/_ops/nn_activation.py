@@ -23,6 +23,7 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, record
 from . import pointwise as P
+from ._util import quiet_fp
 
 
 def _const(arr: np.ndarray, like: Tensor) -> Tensor:
@@ -222,7 +223,7 @@ def softplus(input: Tensor, beta=1, threshold=20) -> Tensor:
     _float_kernel("softplus_cpu", input)
     x = input._data
     bx = x * np.asarray(beta, x.dtype)
-    with np.errstate(over="ignore"):
+    with quiet_fp():
         soft = np.log1p(np.exp(bx)) / np.asarray(beta, x.dtype)
     out = Tensor._make(np.where(bx > threshold, x, soft).astype(x.dtype, copy=False))
     record(SoftplusBackward0, out, (input,), input, beta, threshold)

@@ -15,11 +15,13 @@ import numpy as np
 from .._tensor import _SCALAR_NAMES, Tensor
 from ..autograd.graph import Node, record
 from ._util import (
+    _PY_SCALARS,
     as_tensor,
     attach,
     broadcast_shapes,
     cast,
     is_scalar,
+    quiet_fp,
     result_dtype,
     sum_to,
     wrap_scalar,
@@ -29,17 +31,23 @@ from ._util import (
 def _binary(a, b):
     """Both operands as tensors (Python scalars as wrapped numbers, see ``wrap_scalar``) and
     the promoted dtype; checks that shapes broadcast."""
-    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
-        raise TypeError("expected at least one Tensor operand")
-    for x in (a, b):
-        if not isinstance(x, Tensor) and not is_scalar(x):
-            if isinstance(x, (list, tuple, np.ndarray)):
-                continue
-            raise TypeError(f"unsupported operand type for a Tensor op: '{type(x).__name__}'")
-    ta = a if isinstance(a, Tensor) else wrap_scalar(a) if is_scalar(a) else as_tensor(a)
-    tb = b if isinstance(b, Tensor) else wrap_scalar(b) if is_scalar(b) else as_tensor(b)
+    if isinstance(a, Tensor) and isinstance(b, Tensor):  # the common cases, checked first
+        ta, tb = a, b
+    elif isinstance(a, Tensor) and type(b) in _PY_SCALARS:
+        ta, tb = a, wrap_scalar(b)
+    else:
+        if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+            raise TypeError("expected at least one Tensor operand")
+        for x in (a, b):
+            if not isinstance(x, Tensor) and not is_scalar(x):
+                if isinstance(x, (list, tuple, np.ndarray)):
+                    continue
+                raise TypeError(f"unsupported operand type for a Tensor op: "
+                                f"'{type(x).__name__}'")
+        ta = a if isinstance(a, Tensor) else wrap_scalar(a) if is_scalar(a) else as_tensor(a)
+        tb = b if isinstance(b, Tensor) else wrap_scalar(b) if is_scalar(b) else as_tensor(b)
     dt = result_dtype(ta, tb)
-    broadcast_shapes(ta.shape, tb.shape)
+    broadcast_shapes(ta._data.shape, tb._data.shape)
     return ta, tb, dt
 
 
@@ -48,7 +56,7 @@ class _Binary(Node):
 
     def __init__(self, a, b):
         super().__init__()
-        self._shapes = (a.shape, b.shape)
+        self._shapes = (a._data.shape, b._data.shape)
 
     def _needs(self, i: int) -> bool:
         return self.next_functions[i][0] is not None
@@ -100,7 +108,7 @@ def add(input, other, *, alpha=1):
     """``input + alpha * other`` with broadcasting (``torch.add``); node ``AddBackward0``."""
     a, b, dt = _binary(input, other)
     bd = cast(b, dt)
-    with np.errstate(invalid="ignore", over="ignore"):
+    with quiet_fp():
         out = Tensor._make(np.add(cast(a, dt), bd if alpha == 1 else bd * alpha))
     record(AddBackward0, out, (a, b), a, b, alpha)
     return out
@@ -116,7 +124,7 @@ def sub(input, other, *, alpha=1):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
     bd = cast(b, dt)
-    with np.errstate(invalid="ignore", over="ignore"):
+    with quiet_fp():
         out = Tensor._make(np.subtract(cast(a, dt), bd if alpha == 1 else bd * alpha))
     record(SubBackward0, out, (a, b), a, b, alpha)
     return out
@@ -168,7 +176,7 @@ class DivBackward0(_Binary):
 def mul(input, other):
     """Elementwise product with broadcasting (``torch.mul``); node ``MulBackward0``."""
     a, b, dt = _binary(input, other)
-    with np.errstate(invalid="ignore", over="ignore"):  # inf * 0 is nan, silently, as in torch
+    with quiet_fp():  # inf * 0 is nan, silently, as in torch
         out = Tensor._make(np.multiply(cast(a, dt), cast(b, dt)))
     record(MulBackward0, out, (a, b), a, b)
     return out
@@ -178,7 +186,7 @@ def div(input, other, *, rounding_mode=None):
     """True division (``torch.div``); integer inputs give float32; node ``DivBackward0``."""
     a, b, dt = _binary(input, other)
     if rounding_mode is not None:
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with quiet_fp():
             fn = np.floor_divide if rounding_mode == "floor" else np.divide
             res = fn(cast(a, dt), cast(b, dt))
             if rounding_mode == "trunc":
@@ -186,7 +194,7 @@ def div(input, other, *, rounding_mode=None):
         return Tensor._make(res.astype(dt))
     if dt.kind != "f":
         dt = np.dtype(np.float32)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with quiet_fp():
         out = Tensor._make(np.divide(cast(a, dt), cast(b, dt)))
     record(DivBackward0, out, (a, b), a, b)
     return out
@@ -249,7 +257,7 @@ class PowBackward2(Node):
 
     def backward(self, g):
         e, base = self._get("exponent"), self._saved["self"]
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with quiet_fp():
             grad = g * self._get("result") * float(np.log(base))
         if base == 0:
             grad = where(e >= 0, as_tensor(np.zeros((), grad._data.dtype)), grad)
@@ -270,12 +278,12 @@ def pow(input, exponent):
         dt = result_dtype(input, exponent)
         if dt.kind == "i" and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with quiet_fp():
             out = Tensor._make(np.power(cast(input, dt), np.asarray(exponent, dt)))
         record(PowBackward0, out, (input,), input, exponent)
         return out
     a, b, dt = _binary(input, exponent)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with quiet_fp():
         out = Tensor._make(np.power(cast(a, dt), cast(b, dt)))
     node = record(PowBackward1, out, (a, b), a, b)
     if node:
@@ -433,7 +441,7 @@ def _unary(node_cls, fn, float_only=True):
         arr = input._data
         if float_only and arr.dtype.kind != "f":
             arr = arr.astype(np.float32)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        with quiet_fp():
             out = Tensor._make(fn(arr))
         node = record(node_cls, out, (input,), input) if node_cls is not None else None
         if node is not None and getattr(node_cls, "_saves", None) == "result":
@@ -626,7 +634,7 @@ class MaximumBackward0(_Binary):
     def backward(self, g):
         a, b = self._get("self")._data, self._get("other")._data
         dt = g._data.dtype
-        with np.errstate(invalid="ignore"):
+        with quiet_fp():
             lose_a, lose_b = (a < b, a > b) if self._smaller_loses else (a > b, a < b)
             base = np.where(a == b, 0.5, 1.0)
         wa = Tensor._make(np.where(lose_a, 0.0, base).astype(dt))
@@ -790,7 +798,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if a.dtype != np.bool_:
         if a.dtype.kind not in "fc":
             a, b = a.astype(np.float64), b.astype(np.float64)
-        with np.errstate(invalid="ignore", over="ignore"):
+        with quiet_fp():
             near = np.abs(a - b) <= atol + rtol * np.abs(b)
         close = close | (near & np.isfinite(a) & np.isfinite(b))
         if equal_nan:

@@ -16,6 +16,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
+from ._util import quiet_fp
 from .conv import _col2im, _dilated, _windows, pad_hw
 from .nn_activation import no_double_backward
 
@@ -351,7 +352,7 @@ def adaptive_avg_pool2d(input, output_size) -> Tensor:
         res = box / np.multiply.outer(he - hs, we - ws)
     else:  # inf / nan: the integral image would give inf - inf; average each window directly
         res = np.empty(x.shape[:-2] + (oh, ow))
-        with np.errstate(invalid="ignore"):
+        with quiet_fp():
             for i in range(oh):
                 for j in range(ow):
                     res[..., i, j] = x[..., hs[i]:he[i], ws[j]:we[j]].mean(axis=(-2, -1))

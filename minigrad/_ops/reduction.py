@@ -14,7 +14,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
-from ._util import attach, normalize_dim, normalize_dims, saved_dims, saved_int
+from ._util import attach, normalize_dim, normalize_dims, quiet_fp, saved_dims, saved_int
 
 max_result = namedtuple("max", ["values", "indices"])
 min_result = namedtuple("min", ["values", "indices"])
@@ -377,7 +377,7 @@ class VarBackward0(Node):
         g = _unsqueeze_dims(g, dims, self._saved["keepdim"])
         centered = s - s.mean(dims, keepdim=True)
         dof = self._n - self._corr
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with quiet_fp():
             if self._all and dof <= 0:
                 nan_inf = np.where(centered._data == 0, np.nan, np.inf).astype(s._data.dtype)
                 return g * Tensor._make(nan_inf)
@@ -396,7 +396,7 @@ class StdBackward0(VarBackward0):
         from .pointwise import where
 
         r = self._get("result")
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with quiet_fp():
             gv = where(r == 0, Tensor._make(np.zeros((), r._data.dtype)), g / (r * 2))
         return (self._var_grad(gv),)
 
@@ -413,7 +413,7 @@ def _var(input, dim, unbiased, keepdim, correction, std):
         saved_corr = correction
     dims = _reduce_dims(dim, input.ndim)
     fn = np.std if std else np.var
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with quiet_fp():
         out = Tensor._make(np.asarray(fn(input._data, axis=dims, ddof=correction,
                                          keepdims=keepdim), dtype=input._data.dtype))
     node = record(StdBackward0 if std else VarBackward0, out, (input,), input, dim, dims,

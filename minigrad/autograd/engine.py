@@ -19,6 +19,7 @@ import heapq
 import itertools
 import sys
 
+from .._dtype import from_numpy_dtype
 from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad, SavedTensor, edge_of, zeros_grad
 
@@ -64,7 +65,7 @@ def _needed(roots, targets):
 def _call_tensor_hooks(node, grads):
     """Hooks registered with ``Tensor.register_hook`` on the node's outputs (or its leaf)."""
     if isinstance(node, AccumulateGrad):
-        hooks = [(0, fn) for fn in node.variable._backward_hooks.values()]
+        hooks = [(0, fn) for fn in (node.variable._backward_hooks or {}).values()]
     else:
         hooks = list(node._tensor_pre_hooks.values())
     for nr, fn in hooks:  # called even for an undefined (None) gradient, as in PyTorch
@@ -154,12 +155,14 @@ def _as_input_dtype(child, nr, g):
     """``g`` cast to the dtype of the tensor it is the gradient of (PyTorch's
     ``validate_outputs``): a float32 input of a float64 op gets a float32 gradient."""
     if isinstance(child, AccumulateGrad):
-        dtype = child.variable.dtype
+        want = child.variable._data.dtype
     elif nr < len(child._out_meta):
-        dtype = child._out_meta[nr][1]
+        want = child._out_meta[nr][1].np
     else:
         return g
-    return g if g.dtype is dtype or not dtype.is_floating_point else g.to(dtype)
+    if g._data.dtype == want or want.kind != "f":
+        return g
+    return g.to(from_numpy_dtype(want))
 
 
 def _call_node(node, grads, retain_graph):
@@ -182,13 +185,13 @@ def _call_node(node, grads, retain_graph):
             node._stealable = _sole_owner(grads[0], 2, storage=False)  # `grads`, `raw`
         if not custom:  # PyTorch's generated nodes unpack every saved variable first, so a
             for v in node._saved.values():  # stale or freed one fails even when unused
-                if isinstance(v, SavedTensor):
-                    v.unpack()
+                if type(v) is SavedTensor:
+                    v._check()
         outs = node.backward(*grads)
     if not retain_graph:
         node._release_variables()
     if isinstance(node, AccumulateGrad):
-        for fn in list(node.variable._post_accumulate_grad_hooks.values()):
+        for fn in list((node.variable._post_accumulate_grad_hooks or {}).values()):
             _check_post_accumulate_result(fn(node.variable), node.variable)
     for fn in list(node._post_hooks.values()) if node._post_hooks else ():
         new = fn(tuple(outs), raw)
@@ -229,7 +232,7 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
 
     buffers: dict = {}
     for (node, nr), g in zip(root_edges, grad_roots):
-        buf = buffers.setdefault(node, [None] * max(len(node._out_meta), 1))
+        buf = buffers.setdefault(node, [None] * (len(node._out_meta) or 1))
         _add_to_buffer(buf, nr, g)
 
     counter = itertools.count()
@@ -239,23 +242,23 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
     grad_mode._set(create_graph)
     try:
         while heap:
-            _, _, node = heapq.heappop(heap)
-            grads = buffers.pop(node, None) or [None] * max(len(node._out_meta), 1)
+            node = heapq.heappop(heap)[2]
+            grads = buffers.pop(node, None) or [None] * (len(node._out_meta) or 1)
+            is_acc = isinstance(node, AccumulateGrad)
             if needed is not None and node not in needed:
                 outs = (None,) * len(node.next_functions)
             else:
-                if node._tensor_pre_hooks or node._retains_grad or isinstance(node,
-                                                                               AccumulateGrad):
+                if node._tensor_pre_hooks or node._retains_grad or is_acc:
                     grads = _call_tensor_hooks(node, grads)
                 for nr, idx in captures.get(node, ()):
                     if idx is not None:
                         results[idx] = grads[nr]
                 # backward(inputs=[non-leaf]) runs that tensor's grad_fn too (its hooks fire,
                 # its saved tensors are freed), as PyTorch; autograd.grad does not
-                run = needed is None or isinstance(node, AccumulateGrad) and accumulate or any(
+                run = needed is None or is_acc and accumulate or any(
                     c in needed for c, _ in node.next_functions if c is not None) or (
                     accumulate and node in captures)
-                if run and not (isinstance(node, AccumulateGrad) and not accumulate):
+                if run and not (is_acc and not accumulate):
                     if anomaly_mode._enabled:  # forward traceback on error, NaN check
                         outs = anomaly_mode.run_node(_call_node, node, grads, retain_graph)
                     else:
@@ -271,10 +274,14 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                     g = _as_input_dtype(child, nr, g)
                     buf = buffers.get(child)
                     if buf is None:
-                        buf = buffers[child] = [None] * max(len(child._out_meta), 1)
-                    _add_to_buffer(buf, nr, g)
-                deps[child] -= 1
-                if deps[child] == 0:
+                        buf = buffers[child] = [None] * (len(child._out_meta) or 1)
+                    if buf[nr] is None:
+                        buf[nr] = g
+                    else:
+                        _add_to_buffer(buf, nr, g)
+                left = deps[child] - 1
+                deps[child] = left
+                if not left:
                     heapq.heappush(heap, (-child._seq, next(counter), child))
             outs = g = grads = None  # the buffers now own the gradients (see _sole_owner)
     finally:

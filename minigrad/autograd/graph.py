@@ -12,10 +12,12 @@ input that does not require grad — and the tensors its derivative formula need
 from __future__ import annotations
 
 import itertools
+import types
 import weakref
 
 import numpy as np
 
+from .._dtype import from_numpy_dtype
 from . import anomaly_mode, grad_mode
 
 UINT64_MAX = 2**64 - 1
@@ -37,6 +39,9 @@ INFERENCE_SAVE_MSG = (
 
 _sequence = itertools.count()
 _TENSOR = None
+# The shared "nothing registered" value of a node's hook and retain_grad tables: read-only, so
+# a registration must go through ``Node._own`` and can never write into another node's table.
+_EMPTY = types.MappingProxyType({})
 
 
 def _tensor_cls():
@@ -99,30 +104,38 @@ class SavedTensor:
     freed (backward without ``retain_graph``) or the tensor was modified in place since.
     """
 
+    __slots__ = ("_is_output", "_saved_version", "_vc", "_shape", "_dtype", "_freed",
+                 "_node_cls", "_data", "_node", "_output_nr", "_tensor")
+
     def __init__(self, tensor, node, is_output: bool):
         if tensor._inference:
             raise RuntimeError(INFERENCE_SAVE_MSG)
         self._is_output = is_output
-        self._saved_version = tensor._vc.value
-        self._vc = tensor._vc
-        self._shape = tensor._data.shape
-        self._dtype = tensor.dtype
+        self._vc = vc = tensor._vc
+        self._saved_version = vc.value
+        arr = tensor._data
+        self._shape, self._dtype = arr.shape, arr.dtype  # for the error message
         self._freed = False
-        self._node_name = node.name()
+        self._node_cls = type(node)  # names the producer in the error message
         if is_output:
-            self._data = tensor._data
+            self._data = arr
             self._node = weakref.ref(node)
             self._output_nr = tensor._output_nr
             self._tensor = None
         else:
             self._tensor = tensor
+            self._data = None
 
-    def unpack(self):
-        """Return the saved tensor; RuntimeError if freed or modified in place since saving."""
+    def _check(self) -> None:
+        """RuntimeError if freed or modified in place since saving (what unpacking checks)."""
         if self._freed:
             raise RuntimeError(FREED_MSG)
         if self._vc.value != self._saved_version:
             raise RuntimeError(self._version_message())
+
+    def unpack(self):
+        """Return the saved tensor; RuntimeError if freed or modified in place since saving."""
+        self._check()
         if not self._is_output:
             return self._tensor
         t = _tensor_cls()._make(self._data)
@@ -135,10 +148,14 @@ class SavedTensor:
         return t
 
     def _version_message(self) -> str:
-        desc = f"[minigrad.{self._dtype._legacy} [{', '.join(map(str, self._shape))}]]"
+        from .._dtype import from_numpy_dtype
+
+        dtype = from_numpy_dtype(self._dtype)
+        desc = f"[minigrad.{dtype._legacy} [{', '.join(map(str, self._shape))}]]"
         producer = None
         if self._is_output:
-            producer = self._node_name
+            node = self._node()
+            producer = node.name() if node is not None else self._node_cls.__name__
         elif self._tensor is not None and self._tensor.grad_fn is not None:
             producer = self._tensor.grad_fn.name()
         which = ""
@@ -155,8 +172,7 @@ class SavedTensor:
 
     def _release(self) -> None:
         self._freed = True
-        self._tensor = None
-        self._data = None
+        self._tensor = self._data = None
 
 
 class Node:
@@ -174,19 +190,34 @@ class Node:
 
     _n_outputs = 1
     _forward_cls = None  # custom Function nodes: the Function class (read by the engine)
+    next_functions: tuple = ()
+    # Most nodes never get a hook: until ``_own`` gives a node its own table these are _EMPTY
+    _pre_hooks = _EMPTY  # id -> fn(grad_outputs)
+    _post_hooks = _EMPTY  # id -> fn(grad_inputs, grad_outputs)
+    _tensor_pre_hooks = _EMPTY  # hooks registered on output tensors: id -> (nr, fn)
+    _retains_grad = _EMPTY  # output_nr -> weakref to the tensor that retains grad
 
     def __init__(self, _seq=None):
         self._seq = next(_sequence) if _seq is None else _seq
-        self.next_functions: tuple = ()
-        self.metadata: dict = {}
-        self._saved: dict = {}
-        self._pre_hooks = HookDict()
-        self._post_hooks = HookDict()
-        self._tensor_pre_hooks = HookDict()  # hooks registered on output tensors: id -> (nr, fn)
-        self._retains_grad: dict = {}  # output_nr -> weakref to the tensor that retains grad
+        self._saved: dict = {}  # name -> SavedTensor or plain value (see _save)
         self._out_meta: list = []  # (shape, dtype) per output, to materialise missing grads
         if anomaly_mode._enabled:  # remember the forward call that made this node
             anomaly_mode.on_node_created(self)
+
+    def _own(self, table: str) -> dict:
+        """This node's own ``table`` (``"_pre_hooks"``, ``"_retains_grad"``, ...), made on first
+        use in place of the shared read-only default."""
+        d = self.__dict__.get(table)
+        if d is None:
+            d = HookDict()
+            setattr(self, table, d)
+        return d
+
+    @property
+    def metadata(self) -> dict:
+        """A dict for user data (PyTorch's ``Node.metadata``); anomaly mode stores the forward
+        traceback under ``"traceback_"``. Made on first access."""
+        return self._own("_metadata")
 
     # -- identity ---------------------------------------------------------------------------
     def name(self) -> str:
@@ -203,7 +234,7 @@ class Node:
     # -- saved values -----------------------------------------------------------------------
     def _save(self, name: str, value, is_output: bool = False) -> None:
         """Save a tensor (wrapped in SavedTensor) or a plain value under ``name``."""
-        if isinstance(value, _tensor_cls()):
+        if isinstance(value, _TENSOR or _tensor_cls()):
             value = SavedTensor(value, self, is_output)
         self._saved[name] = value
 
@@ -240,14 +271,14 @@ class Node:
     def register_hook(self, fn) -> RemovableHandle:
         """Register ``fn(grad_inputs, grad_outputs)`` to run after this node; a returned tuple
         replaces ``grad_inputs``."""
-        handle = RemovableHandle(self._post_hooks)
+        handle = RemovableHandle(self._own("_post_hooks"))
         self._post_hooks[handle.id] = fn
         return handle
 
     def register_prehook(self, fn) -> RemovableHandle:
         """Register ``fn(grad_outputs)`` to run before this node; a returned tuple replaces
         ``grad_outputs``."""
-        handle = RemovableHandle(self._pre_hooks)
+        handle = RemovableHandle(self._own("_pre_hooks"))
         self._pre_hooks[handle.id] = fn
         return handle
 
@@ -357,22 +388,28 @@ def record(node_cls, outputs, inputs, *args):
     tls = grad_mode._tls
     if not tls.grad_enabled or tls.inference:
         return None  # (enable_grad inside inference_mode still records nothing, as PyTorch)
+    needed = False
     for t in inputs:
-        if t is not None and t._base is not None:
-            t._sync_view()  # a view of storage modified in place may have joined a graph
-    if not any(t is not None and t._requires_grad for t in inputs):
+        if t is not None:
+            if t._base is not None:
+                t._sync_view()  # a view of storage modified in place may have joined a graph
+            if t._requires_grad:
+                needed = True
+    if not needed:
         return None
     node = node_cls(*args)
-    node.next_functions = tuple(edge_of(t) for t in inputs)
+    node.next_functions = tuple([edge_of(t) for t in inputs])
     outs = outputs if isinstance(outputs, (list, tuple)) else (outputs,)
     for nr, out in enumerate(outs):
         if out is None:
             continue
-        if out._data.dtype.kind == "f":  # integer outputs (indices) are not differentiable:
-            out._requires_grad = True      # no gradient slot for them, as in PyTorch
+        arr = out._data
+        if arr.dtype.kind == "f":  # integer outputs (indices) are not differentiable:
+            out._requires_grad = True  # no gradient slot for them, as in PyTorch
             out._grad_fn = node
-            out._output_nr = nr
-            node._out_meta.append((out.shape, out.dtype))
+            if nr:
+                out._output_nr = nr
+            node._out_meta.append((arr.shape, from_numpy_dtype(arr.dtype)))
     if anomaly_mode._enabled:
         anomaly_mode.on_outputs(node, outs)
     return node

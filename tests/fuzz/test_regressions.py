@@ -488,6 +488,16 @@ FIXED = {
         ("op", "floor", [8], {}, False),
         ("op", "ceil", [8], {}, False),
     ],
+    # mean cross entropy of empty probability targets is NaN through fill_ (FillBackward2);
+    # minigrad divided by numel // C = 0 (ZeroDivisionError)
+    "soft_cross_entropy_empty_mean": [
+        ("leaf", [2, 0], "float32", True, "randn", 1),
+        ("leaf", [2, 0], "float32", False, "randn", 2),
+        ("op", "cross_entropy", [0, 1], {"reduction": "mean", "smoothing": 0.1}, False),
+        ("op", "cross_entropy", [0, 1], {"reduction": "mean", "smoothing": 0.0}, False),
+        ("backward", [2], 3, False, True, False, None),
+        ("backward", [3], 4, False, False, False, None),
+    ],
 }
 
 KNOWN = {
