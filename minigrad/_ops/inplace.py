@@ -20,7 +20,7 @@ import numpy as np
 
 from .._tensor import Tensor, view_rebase_message
 from ..autograd import grad_mode
-from ..autograd.graph import Node, SavedTensor, edge_of, record
+from ..autograd.graph import Node, SavedTensor, _is_dense, edge_of, record
 from . import activation as A
 from . import pointwise as P
 from ._util import as_tensor, attach
@@ -470,6 +470,23 @@ def _numpy_index(index):
     return index.item() if isinstance(index, Tensor) else index
 
 
+def _setitem_source(self, index, value) -> Tensor:
+    """The source PyTorch's ``self[index] = value`` copies from (``copy_to`` in
+    python_variable_indexing.cpp): ``value`` itself when the shapes match, else ``value``
+    without leading size-1 dims, expanded to the target's shape."""
+    shape = Tensor._make(self._data)[index].shape
+    if value.shape == shape:
+        return value
+    stripped = value._data.reshape(_stripped(value))
+    try:
+        np.broadcast_shapes(stripped.shape, shape)
+    except ValueError:  # (the shape error is raised later, by _check_setitem)
+        return value
+    from .shape import expanded
+
+    return Tensor._make(expanded(stripped, shape))
+
+
 def _stripped(value: Tensor) -> list:
     """``value``'s shape without leading size-1 dims (PyTorch drops them before writing)."""
     shape = list(value.shape)
@@ -489,8 +506,9 @@ def _check_setitem(self, index, value) -> None:
         return
     items = index if isinstance(index, tuple) else (index,)
     advanced = [i for i in items if _is_advanced(i)]
-    if np.shares_memory(value._data, self._data):
-        _check_overlap(Tensor._make(self._data)[index] if not advanced else None, value, True)
+    if value.ndim and np.shares_memory(value._data, self._data):  # (0-dim: a fill)
+        _check_overlap(Tensor._make(self._data)[index] if not advanced else None,
+                       _setitem_source(self, index, value), True)
     # (a bool mask with a one-element value is a masked_fill, which casts)
     fill = value.numel() == 1 and all(_as_index_array(i).dtype == np.bool_ for i in advanced)
     if advanced and not fill and value.dtype is not self.dtype:
@@ -510,19 +528,46 @@ def _check_setitem(self, index, value) -> None:
         _expand_target(Tensor._make(value._data.reshape(stripped)), target)
 
 
-def _same_region(a: np.ndarray, b: np.ndarray) -> bool:
-    """Both dense and covering exactly the same bytes (PyTorch's "full overlap")."""
-    return (a.flags.c_contiguous and b.flags.c_contiguous and a.nbytes == b.nbytes and
+def _elem_strides(a: np.ndarray) -> tuple:
+    return tuple(st // a.itemsize for st in a.strides)
+
+
+def _byte_range(a: np.ndarray) -> tuple:
+    """First and one-past-last byte address an array touches."""
+    lo = hi = a.__array_interface__["data"][0]
+    for n, st in zip(a.shape, a.strides):
+        lo, hi = lo + min(0, st * (n - 1)), hi + max(0, st * (n - 1))
+    return lo, hi + a.itemsize
+
+
+def _overlap_status(a: np.ndarray, b: np.ndarray) -> str:
+    """How two arrays share memory, as ATen's ``get_overlap_status`` (MemoryOverlap.cpp) sees
+    it: ``"no"``; ``"full"`` (the same bytes with the same strides, size-1 dims included);
+    ``"partial"``; or ``"too_hard"`` when one is not dense (PyTorch does not look further)."""
+    if a.size == 0 or b.size == 0:
+        return "no"
+    if not (_is_dense(a) and _is_dense(b)):
+        return "too_hard"
+    (a0, a1), (b0, b1) = _byte_range(a), _byte_range(b)
+    if (a0, a1) == (b0, b1):
+        return "full" if _elem_strides(a) == _elem_strides(b) else "partial"
+    return "partial" if a0 < b1 and b0 < a1 else "no"
+
+
+def _same_data(a: np.ndarray, b: np.ndarray) -> bool:
+    """The same elements in the same layout: a copy between them is skipped (``copy_``)."""
+    return (a.dtype == b.dtype and a.shape == b.shape and a.strides == b.strides and
             a.__array_interface__["data"][0] == b.__array_interface__["data"][0])
 
 
 def _check_overlap(target, src, copy: bool = False) -> None:
-    """PyTorch's error when ``src`` shares memory with the region ``target`` it is written to
-    (``target`` None: an indexed write, where any sharing counts), unless it *is* that region:
-    the same layout for elementwise ops, the same dense bytes for a copy (``copy=True``)."""
-    if target is not None and (not np.shares_memory(target._data, src._data) or (
-            target._data.__array_interface__ == src._data.__array_interface__) or (
-            copy and _same_region(target._data, src._data))):
+    """PyTorch's error when ``src`` shares memory in part with the region ``target`` it is
+    written to (TensorIterator's ``assert_no_partial_overlap``): a full overlap, and arrays too
+    irregular for PyTorch to analyse, pass. ``copy``: a copy of identical data is skipped
+    before any check. ``target`` None: an indexed write (``index_put_``), where any sharing
+    counts."""
+    if target is not None and (copy and _same_data(target._data, src._data) or
+                               _overlap_status(target._data, src._data) != "partial"):
         return
     raise RuntimeError("unsupported operation: some elements of the input tensor and the "
                        "written-to tensor refer to a single memory location. Please clone() the "

@@ -209,8 +209,8 @@ def _rdiv(self, other):
 
 # ----------------------------------------------------------------------------- pow
 class PowBackward0(Node):
-    """z = self ** exponent (scalar).  dz/dself = grad * exponent * self^(exponent-1).
-    Saves: exponent, self."""
+    """z = self ** exponent (scalar).  dz/dself = grad * exponent * self^(exponent-1)
+    (zeros for exponent 0). Saves: exponent, self."""
 
     def __init__(self, a, exponent):
         super().__init__()
@@ -220,7 +220,9 @@ class PowBackward0(Node):
     def backward(self, g):
         e = self._saved["exponent"]
         if e == 0:
-            return (g * 0,)
+            # PyTorch's pow_backward returns zeros_like(self): not a function of grad, so
+            # under create_graph it has no graph
+            return (Tensor._make(np.zeros_like(self._get("self")._data)),)
         return (g * (self._get("self") ** (e - 1)) * e,)
 
 
@@ -364,23 +366,78 @@ class AbsBackward0(_Unary):
 
 
 class TanhBackward0(_Unary):
-    """z = tanh(self).  dz/dself = grad * (1 - result²). Saves: result."""
+    """z = tanh(self).  dz/dself = grad * (1 - result²), one kernel:
+    :func:`tanh_backward`. Saves: result."""
 
     _saves = "result"
 
     def backward(self, g):
-        r = self._val()
-        return (g * (1 - r * r),)
+        return (tanh_backward(g, self._val()),)
 
 
 class SigmoidBackward0(_Unary):
-    """z = sigmoid(self).  dz/dself = grad * result * (1 - result). Saves: result."""
+    """z = sigmoid(self).  dz/dself = grad * result * (1 - result), one kernel:
+    :func:`sigmoid_backward`. Saves: result."""
 
     _saves = "result"
 
     def backward(self, g):
-        r = self._val()
-        return (g * r * (1 - r),)
+        return (sigmoid_backward(g, self._val()),)
+
+
+# Fused derivative kernels: PyTorch computes these derivatives with one op each
+# (``aten::tanh_backward``, ``aten::sigmoid_backward``), so under ``create_graph`` the gradient's
+# grad_fn is TanhBackwardBackward0 / SigmoidBackwardBackward0, and without it a backward step
+# costs one NumPy expression instead of three Tensor ops.
+class TanhBackwardBackward0(_Binary):
+    """z = tanh_backward(grad_output, output) = grad_output * (1 - output²).
+    dz/dgrad_output = grad * (1 - output²); dz/doutput = -2 * grad * grad_output * output.
+    Saves: grad_output, output."""
+
+    def __init__(self, grad_output, output):
+        super().__init__(grad_output, output)
+        self._save("grad_output", grad_output)
+        self._save("output", output)
+
+    def backward(self, g):
+        go, out = self._get("grad_output"), self._get("output")
+        return self._pair(tanh_backward(g, out) if self._needs(0) else None,
+                          g * go * out * -2 if self._needs(1) else None)
+
+
+class SigmoidBackwardBackward0(_Binary):
+    """z = sigmoid_backward(grad_output, output) = grad_output * output * (1 - output).
+    dz/dgrad_output = grad * output * (1 - output);
+    dz/doutput = grad * grad_output * (1 - 2 * output). Saves: grad_output, output."""
+
+    def __init__(self, grad_output, output):
+        super().__init__(grad_output, output)
+        self._save("grad_output", grad_output)
+        self._save("output", output)
+
+    def backward(self, g):
+        go, out = self._get("grad_output"), self._get("output")
+        return self._pair(sigmoid_backward(g, out) if self._needs(0) else None,
+                          g * go * (1 - out * 2) if self._needs(1) else None)
+
+
+def _fused(node_cls, kernel, grad_output, output):
+    with quiet_fp():
+        res = Tensor._make(kernel(grad_output._data, output._data))
+    record(node_cls, res, (grad_output, output), grad_output, output)
+    return res
+
+
+def tanh_backward(grad_output, output):
+    """``grad_output * (1 - output²)``, the derivative of tanh given its result
+    (``torch.ops.aten.tanh_backward``); node ``TanhBackwardBackward0``."""
+    return _fused(TanhBackwardBackward0, lambda g, r: g * (1 - r * r), grad_output, output)
+
+
+def sigmoid_backward(grad_output, output):
+    """``grad_output * output * (1 - output)``, the derivative of sigmoid given its result
+    (``torch.ops.aten.sigmoid_backward``); node ``SigmoidBackwardBackward0``."""
+    return _fused(SigmoidBackwardBackward0, lambda g, r: g * r * (1 - r), grad_output, output)
 
 
 class ReciprocalBackward0(_Unary):

@@ -343,12 +343,25 @@ def expand(self, *sizes) -> Tensor:
     repeat (in-place ops on it then raise PyTorch's memory-overlap error).
     """
     target = _expand_target(self, _sizes(sizes))
-    arr = np.broadcast_to(self._data, target)
-    if all(st != 0 or n <= 1 for n, st in zip(arr.shape, arr.strides)):
-        # no element repeated (only size-1 dims added): a writable view, as in PyTorch
-        arr = np.lib.stride_tricks.as_strided(self._data, arr.shape, arr.strides,
-                                              writeable=self._data.flags.writeable)
-    return _view_of(self, arr, ExpandBackward0, self.shape)
+    return _view_of(self, expanded(self._data, target), ExpandBackward0, self.shape)
+
+
+def expanded(arr: np.ndarray, shape: tuple) -> np.ndarray:
+    """A view of ``arr`` expanded to ``shape``, with the strides PyTorch's ``expand`` gives
+    (``inferExpandGeometry``): broadcast dims get stride 0, and a new leading dim of size 1
+    gets size * stride of the dim after it (where NumPy's broadcast_to puts 0 — which
+    PyTorch's memory-overlap checks would see). Read-only where elements repeat (in-place ops
+    on it then raise PyTorch's memory-overlap error); otherwise writable, as in PyTorch."""
+    sizes, steps = arr.shape, [st // arr.itemsize for st in arr.strides]
+    out = [0] * len(shape)
+    for i in range(len(shape) - 1, -1, -1):
+        d = i - (len(shape) - len(sizes))
+        size = sizes[d] if d >= 0 else 1
+        step = steps[d] if d >= 0 else shape[i + 1] * out[i + 1] if i + 1 < len(shape) else 1
+        out[i] = 0 if size != shape[i] else step
+    repeats = any(st == 0 and n > 1 for n, st in zip(shape, out))
+    return np.lib.stride_tricks.as_strided(arr, shape, [st * arr.itemsize for st in out],
+                                           writeable=arr.flags.writeable and not repeats)
 
 
 def _expand_target(self, sizes: tuple) -> tuple:

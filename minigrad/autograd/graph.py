@@ -104,27 +104,31 @@ class SavedTensor:
     freed (backward without ``retain_graph``) or the tensor was modified in place since.
     """
 
-    __slots__ = ("_is_output", "_saved_version", "_vc", "_shape", "_dtype", "_freed",
-                 "_node_cls", "_data", "_node", "_output_nr", "_tensor")
+    # defaults as class attributes: a save sets only what differs (ops save on every call)
+    _is_output = False
+    _freed = False
+    _tensor = None  # an input: the tensor itself
+    _data = None  # an output: its array (the tensor is not kept, see above)
 
     def __init__(self, tensor, node, is_output: bool):
         if tensor._inference:
             raise RuntimeError(INFERENCE_SAVE_MSG)
-        self._is_output = is_output
         self._vc = vc = tensor._vc
         self._saved_version = vc.value
-        arr = tensor._data
-        self._shape, self._dtype = arr.shape, arr.dtype  # for the error message
-        self._freed = False
-        self._node_cls = type(node)  # names the producer in the error message
         if is_output:
-            self._data = arr
+            self._is_output = True
+            self._data = tensor._data
             self._node = weakref.ref(node)
+            self._node_cls = type(node)  # names the producer if the node is gone
             self._output_nr = tensor._output_nr
-            self._tensor = None
         else:
             self._tensor = tensor
-            self._data = None
+
+    @property
+    def _shape(self):
+        """The saved tensor's shape (a plain tuple), None once freed."""
+        arr = self._data if self._is_output else getattr(self._tensor, "_data", None)
+        return None if arr is None else arr.shape
 
     def _check(self) -> None:
         """RuntimeError if freed or modified in place since saving (what unpacking checks)."""
@@ -148,10 +152,9 @@ class SavedTensor:
         return t
 
     def _version_message(self) -> str:
-        from .._dtype import from_numpy_dtype
-
-        dtype = from_numpy_dtype(self._dtype)
-        desc = f"[minigrad.{dtype._legacy} [{', '.join(map(str, self._shape))}]]"
+        arr = self._data if self._is_output else self._tensor._data
+        dims = ", ".join(map(str, arr.shape))
+        desc = f"[minigrad.{from_numpy_dtype(arr.dtype)._legacy} [{dims}]]"
         producer = None
         if self._is_output:
             node = self._node()

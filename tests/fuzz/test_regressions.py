@@ -498,6 +498,21 @@ FIXED = {
         ("backward", [2], 3, False, True, False, None),
         ("backward", [3], 4, False, False, False, None),
     ],
+    # x[:, ::2] = x on a (1, 1, 2) tensor: the same bytes, but dim 1's stride is doubled, so
+    # PyTorch sees a partial overlap and refuses; minigrad copied
+    "setitem_partial_overlap_size1_stride": [
+        ("leaf", [1, 1, 2], "float32", False, "randn", 1),
+        ("inplace", "setitem", 0, [0], {"index": (slice(None, None, None),
+                                                  slice(None, None, 2))}, True),
+    ],
+    # the create_graph gradient of x ** 0 is PyTorch's zeros_like(x): no graph, so a backward
+    # from it fails; minigrad's grad * 0 required grad
+    "pow_zero_create_graph": [
+        ("leaf", [], "float32", True, "randn", 1),
+        ("op", "pow_scalar", [0], {"c": 0}, False),
+        ("grad", [1], [0], 2, False, True, False),
+        ("backward", [2], 3, True, False, False, [0]),
+    ],
 }
 
 KNOWN = {

@@ -81,6 +81,16 @@ def _slice_double(lib, t):
     return lib.autograd.grad((x[1:] * x[1:]).sum(), x, create_graph=True)[0]
 
 
+def _tanh_double(lib, t):
+    x, y = t["x"], t["y"]  # y: a grad_output that requires grad, so both slots are edges
+    return lib.autograd.grad(x.tanh(), x, y, create_graph=True)[0]
+
+
+def _sigmoid_double(lib, t):
+    x, y = t["x"], t["y"]
+    return lib.autograd.grad(x.sigmoid(), x, y, create_graph=True)[0]
+
+
 def _leaky_inplace(lib, t):
     h = t["x"] * 1
     return lib.nn.functional.leaky_relu(h, 0.1, inplace=True)
@@ -194,6 +204,7 @@ CASES = {
     "SelectBackward0": "t['x'][1]",
     "SelectBackwardBackward0": _select_double,
     "SigmoidBackward0": "t['x'].sigmoid()",
+    "SigmoidBackwardBackward0": _sigmoid_double,
     "SignBackward0": "t['x'].sign()",
     "SiluBackward0": f"{F}.silu(t['x'])",
     "SinBackward0": "t['x'].sin()",
@@ -215,6 +226,7 @@ CASES = {
     "SumBackward1": "t['x'].sum(1)",
     "TBackward0": "t['x'].t()",
     "TanhBackward0": "t['x'].tanh()",
+    "TanhBackwardBackward0": _tanh_double,
     "ToCopyBackward0": "t['x'].float()",
     "TransposeBackward0": "t['a3'].transpose(0, 2)",
     "UnbindBackward0": "t['x'].unbind(0)[2]",
