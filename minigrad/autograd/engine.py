@@ -165,6 +165,13 @@ def _as_input_dtype(child, nr, g):
     return g.to(from_numpy_dtype(want))
 
 
+def _capture(caps, grads, results) -> None:
+    """``autograd.grad``: keep the gradients reaching the requested inputs of one node."""
+    for nr, idx in caps:
+        if idx is not None:
+            results[idx] = grads[nr]
+
+
 def _call_node(node, grads, retain_graph):
     if node._pre_hooks:
         for fn in list(node._pre_hooks.values()):
@@ -210,6 +217,10 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
     reached it).
     """
     root_edges = [edge_of(t) for t in roots]
+    for i, (node, _) in enumerate(root_edges):
+        if node is None:  # a view made under no_grad: requires grad, but has no history
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
+                               "have a grad_fn")
     root_nodes = list(dict.fromkeys(n for n, _ in root_edges))
     deps, reachable = _reachable(root_nodes)
 
@@ -237,6 +248,10 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
 
     counter = itertools.count()
     heap = [(-n._seq, next(counter), n) for n in root_nodes if deps.get(n, 0) == 0]
+    # a single root is where PyTorch's engine starts: it is evaluated even when inputs= prunes
+    # it (its tensor hooks and retain_grad run); several roots hang under a GraphRoot node,
+    # which only schedules the ones that lead to an input
+    roots_pruned = set(root_nodes) if needed is not None and len(root_edges) == 1 else ()
     heapq.heapify(heap)
     prev_mode = grad_mode.is_grad_enabled()
     grad_mode._set(create_graph)
@@ -246,19 +261,26 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
             grads = buffers.pop(node, None) or [None] * (len(node._out_meta) or 1)
             is_acc = isinstance(node, AccumulateGrad)
             if needed is not None and node not in needed:
+                if node in roots_pruned and (node._tensor_pre_hooks or node._retains_grad or
+                                             is_acc):
+                    _call_tensor_hooks(node, grads)
                 outs = (None,) * len(node.next_functions)
             else:
-                if node._tensor_pre_hooks or node._retains_grad or is_acc:
-                    grads = _call_tensor_hooks(node, grads)
-                for nr, idx in captures.get(node, ()):
-                    if idx is not None:
-                        results[idx] = grads[nr]
                 # backward(inputs=[non-leaf]) runs that tensor's grad_fn too (its hooks fire,
                 # its saved tensors are freed), as PyTorch; autograd.grad does not
                 run = needed is None or is_acc and accumulate or any(
                     c in needed for c, _ in node.next_functions if c is not None) or (
                     accumulate and node in captures)
-                if run and not (is_acc and not accumulate):
+                run = run and not (is_acc and not accumulate)
+                # autograd.grad captures an input's gradient before its tensor hooks when its
+                # node then runs, after them when it stops there (engine.cpp, evaluate_function)
+                if run and node in captures:
+                    _capture(captures[node], grads, results)
+                if node._tensor_pre_hooks or node._retains_grad or is_acc:
+                    grads = _call_tensor_hooks(node, grads)
+                if not run and node in captures:
+                    _capture(captures[node], grads, results)
+                if run:
                     if anomaly_mode._enabled:  # forward traceback on error, NaN check
                         outs = anomaly_mode.run_node(_call_node, node, grads, retain_graph)
                     else:

@@ -513,24 +513,92 @@ FIXED = {
         ("grad", [1], [0], 2, False, True, False),
         ("backward", [2], 3, True, False, False, [0]),
     ],
-}
-
-KNOWN = {
     # backward of a view made under no_grad of a tensor that requires grad (it requires grad
     # but has no gradient accumulator): PyTorch's RuntimeError "element 0 of tensors does not
-    # require grad and does not have a grad_fn"; minigrad's engine fails with AttributeError
-    "backward_no_grad_view_root": ("autograd engine (issue 3)", [
+    # require grad and does not have a grad_fn"; minigrad's engine failed with AttributeError
+    "backward_no_grad_view_root": [
         ("leaf", [], "float32", True, "randn", 1),
         ("op", "view", [0], {"shape": []}, True),
         ("backward", [1], 2, True, False, False, None),
-    ]),
+    ],
     # autograd.grad returns a non-leaf input's gradient as captured *before* its tensor hooks
-    # (PyTorch); minigrad returns the hooked value
-    "grad_capture_before_hooks": ("autograd engine (issue 4)", [
+    # when its node runs on (PyTorch); minigrad returned the hooked value
+    "grad_capture_before_hooks": [
         ("leaf", [3], "float64", True, "randn", 1),
         ("op", "mul_scalar", [0], {"c": 3}, False),
         ("hook", 1, "scale"),
         ("grad", [1], [0, 1], 2, False, False, False),
+    ],
+    # PyTorch runs a root's tensor hooks even when inputs= prunes the root's own node
+    # (minigrad did not)
+    "root_hook_with_inputs": [
+        ("leaf", [], "float32", True, "randn", 1),
+        ("leaf", [], "float32", True, "randn", 2),
+        ("hook", 1, "log"),
+        ("backward", [1], 3, True, False, False, [0]),
+    ],
+    # ... but only a *single* root: several roots hang under PyTorch's GraphRoot, which never
+    # schedules a pruned one (no hooks, no retain_grad), for backward and autograd.grad alike
+    "multi_root_pruned_retain": [
+        ("leaf", [], "float32", True, "randn", 1),
+        ("op", "mT", [0], {}, True),
+        ("hook", 1, "log"),
+        ("leaf", [2], "float32", True, "randn", 2),
+        ("op", "neg", [2], {}, False),
+        ("retain_grad", 3),
+        ("backward", [2, 3], 3, False, False, False, [0]),
+    ],
+    "grad_multi_root_retain": [
+        ("leaf", [], "float32", True, "randn", 1),
+        ("leaf", [], "float32", True, "randn", 2),
+        ("inplace", "pow_", 1, [], {"c": 2}, True),
+        ("op", "neg", [0], {}, False),
+        ("retain_grad", 2),
+        ("grad", [1, 2], [1], 3, False, False, False),
+        ("backward", [2], 4, True, False, False, None),
+    ],
+}
+
+KNOWN = {
+    # found by the CI profile once the generator stopped steering around the three fixed gaps
+    # (see generate.KNOWN_GAPS); not yet understood: a float64 base written with setitem from a
+    # value that requires grad (CopySlices), a no_grad expand_as of it, then backward with
+    # create_graph: the traces part at the next backward
+    "setitem_create_graph_expand": ("in-place on views / create_graph (issue 3)", [
+        ("leaf", [], "float32", True, "randn", 1),
+        ("leaf", [2, 2, 2], "float32", False, "randn", 2),
+        ("leaf", [2, 2, 2], "float64", False, "randn", 3),
+        ("leaf", [1, 1], "float64", True, "randn", 4),
+        ("inplace", "setitem", 2, [3], {"index": ([0], 0, slice(None, None, None))}, False),
+        ("leaf", [2], "float32", True, "randn", 5),
+        ("op", "expand_as", [0, 4], {}, False),
+        ("post_hook", 5),
+        ("leaf", [], "float32", False, "randn", 6),
+        ("op", "neg", [6], {}, True),
+        ("leaf", [2, 2, 2], "float32", True, "randn", 7),
+        ("op", "clone", [8], {}, False),
+        ("backward", [2, 9], 8, False, False, True, None),
+        ("leaf", [2], "float32", False, "randn", 9),
+        ("op", "exp", [10], {}, False),
+        ("backward", [2], 10, False, False, False, None),
+    ]),
+    # same family: the value leaf's .grad after a create_graph backward through CopySlices
+    # requires grad in PyTorch, not in minigrad
+    "setitem_create_graph_grad": ("in-place on views / create_graph (issue 3)", [
+        ("leaf", [], "float32", False, "randn", 1),
+        ("leaf", [2, 2, 2], "float64", False, "randn", 2),
+        ("leaf", [1, 1], "float64", True, "randn", 3),
+        ("inplace", "setitem", 1, [2], {"index": ([0], 0, slice(None, None, None))}, False),
+        ("leaf", [2, 2, 2, 2], "float32", True, "randn", 4),
+        ("op", "expand_as", [1, 3], {}, True),
+        ("leaf", [], "float32", False, "randn", 5),
+        ("post_hook", 5),
+        ("leaf", [], "float32", False, "randn", 6),
+        ("op", "neg", [6], {}, True),
+        ("leaf", [], "float32", True, "randn", 7),
+        ("op", "neg", [8], {}, False),
+        ("backward", [1], 8, False, False, True, None),
+        ("backward", [9], 9, True, False, False, [1]),
     ]),
     # a view's requires_grad follows its base (PyTorch reads base.requires_grad for views
     # without grad_fn); minigrad copies the flag when the view is made
@@ -577,13 +645,6 @@ KNOWN = {
         ("op", "squeeze", [0], {"dim": "all"}, False),
         ("backward", [1], 2, True, False, False, None),
         ("grad_of", 0),
-    ]),
-    # PyTorch runs a root's tensor hooks even when inputs= prunes the root's own node
-    "root_hook_with_inputs": ("autograd engine (issue 4)", [
-        ("leaf", [], "float32", True, "randn", 1),
-        ("leaf", [], "float32", True, "randn", 2),
-        ("hook", 1, "log"),
-        ("backward", [1], 3, True, False, False, [0]),
     ]),
 }
 
