@@ -4,12 +4,15 @@ same values, gradients, graphs, ``_version``s, hook calls and exception types.
 Three themes (``mixed``, ``views`` — in-place ops on views, setitem —, ``higher`` — autograd.grad
 and create_graph) run as separate tests, so pytest-xdist spreads them over the CPUs.
 
-Profiles (``MINIGRAD_FUZZ``): unset = the CI profile, 400 derandomised programs per theme
-(1,200 in all, the same every run; about 15 s on 2 cores — at 2,000 per theme the ``mixed``
-theme still finds an open ``_version`` difference, see issue 8's note); ``long`` = 10,000
-random programs per theme (30,000 in all, a few minutes); ``dev`` = 300 random programs per theme.
-``MINIGRAD_FUZZ_EXAMPLES=n`` overrides the count. A failure prints the shrunk program: fix the
-difference and add the program to ``test_regressions.py``; ``python -m tests.fuzz.triage``
+Profiles (``MINIGRAD_FUZZ``): unset = the CI profile, one derandomised round of 2,000
+examples per theme (the same programs every run for one hypothesis version, which
+``pyproject.toml`` pins; about 1,500 distinct programs per theme, 1.5 min on 2 cores);
+``long`` = rounds with new seeds until 3,400 distinct programs per theme have matched;
+``dev`` = one random round. ``MINIGRAD_FUZZ_EXAMPLES=n`` sets the distinct-program target.
+``MINIGRAD_FUZZ_TRACE=prefix`` writes each program to ``prefix.<theme>.<pid>`` before running
+it (a crash inside torch kills the worker before Hypothesis can report: the file then holds
+the culprit). A failure prints the shrunk program: fix the difference and add the program to
+``test_regressions.py``; ``python -m tests.fuzz.triage``
 groups many failures at once. Differences owned by other issues are listed in
 ``generate.KNOWN_GAPS`` / ``program.KNOWN_GAPS`` (with tests in ``test_regressions.KNOWN``).
 """
@@ -28,6 +31,7 @@ PROFILE = os.environ.get("MINIGRAD_FUZZ", "ci")
 TARGET = {"ci": 300, "dev": 300, "long": 3_400}[PROFILE]
 TARGET = int(os.environ.get("MINIGRAD_FUZZ_EXAMPLES", TARGET))
 ROUND = 2_000  # examples Hypothesis is asked for per round
+TRACE = os.environ.get("MINIGRAD_FUZZ_TRACE")  # file prefix: write each program before it runs
 MAX_ROUNDS = 60
 
 
@@ -37,6 +41,9 @@ def _round(theme: str, n: int, round_seed: int, seen: set) -> None:
     @seed(round_seed)
     @given(programs(theme))
     def run(program):
+        if TRACE:  # the program that crashes a worker (a fault inside torch) is the last line
+            with open(f"{TRACE}.{theme}.{os.getpid()}", "w") as f:
+                f.write(repr(program) + "\n")
         check_program(program)
         seen.add(repr(program))
 
