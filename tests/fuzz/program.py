@@ -456,7 +456,13 @@ class Runner:
                 return g.sum()
             return None
 
-        self.keep.append(self._get(i).register_hook(hook))
+        t = self._get(i)
+        if self.L.__name__ == "torch":
+            # PyTorch 2.13 segfaults in register_hook on a view whose base was modified in
+            # place unless the view's grad_fn was read first (register_hook reads it too, so
+            # the outcome, error included, is the same)
+            _ = t.grad_fn
+        self.keep.append(t.register_hook(hook))
         return None
 
     def _post_hook(self, i):
