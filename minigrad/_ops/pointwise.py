@@ -389,15 +389,19 @@ class SigmoidBackward0(_Unary):
 # (``aten::tanh_backward``, ``aten::sigmoid_backward``), so under ``create_graph`` the gradient's
 # grad_fn is TanhBackwardBackward0 / SigmoidBackwardBackward0, and without it a backward step
 # costs one NumPy expression instead of three Tensor ops.
-class TanhBackwardBackward0(_Binary):
-    """z = tanh_backward(grad_output, output) = grad_output * (1 - output²).
-    dz/dgrad_output = grad * (1 - output²); dz/doutput = -2 * grad * grad_output * output.
-    Saves: grad_output, output."""
+class _FusedDerivative(_Binary):
+    """Node of a fused derivative kernel ``f(grad_output, output)``: saves both."""
 
     def __init__(self, grad_output, output):
         super().__init__(grad_output, output)
         self._save("grad_output", grad_output)
         self._save("output", output)
+
+
+class TanhBackwardBackward0(_FusedDerivative):
+    """z = tanh_backward(grad_output, output) = grad_output * (1 - output²).
+    dz/dgrad_output = grad * (1 - output²); dz/doutput = -2 * grad * grad_output * output.
+    Saves: grad_output, output."""
 
     def backward(self, g):
         go, out = self._get("grad_output"), self._get("output")
@@ -405,15 +409,10 @@ class TanhBackwardBackward0(_Binary):
                           g * go * out * -2 if self._needs(1) else None)
 
 
-class SigmoidBackwardBackward0(_Binary):
+class SigmoidBackwardBackward0(_FusedDerivative):
     """z = sigmoid_backward(grad_output, output) = grad_output * output * (1 - output).
     dz/dgrad_output = grad * output * (1 - output);
     dz/doutput = grad * grad_output * (1 - 2 * output). Saves: grad_output, output."""
-
-    def __init__(self, grad_output, output):
-        super().__init__(grad_output, output)
-        self._save("grad_output", grad_output)
-        self._save("output", output)
 
     def backward(self, g):
         go, out = self._get("grad_output"), self._get("output")
