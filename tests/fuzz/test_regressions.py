@@ -608,6 +608,15 @@ KNOWN = {
         ("requires_grad", 0, False),
         ("op", "mul_scalar", [1], {"c": 2}, False),
     ]),
+    # the same gap reached by the long profile another way: a no_grad view of a tensor that
+    # joins a graph later (x += leaf) requires grad in PyTorch, so a view of it does too
+    "view_requires_grad_follows_base_inplace": ("Tensor views (issue 3)", [
+        ("leaf", [2], "float32", False, "randn", 1),
+        ("leaf", [], "float32", True, "randn", 2),
+        ("op", "select", [0], {"dim": 0, "index": 0}, True),
+        ("inplace", "iadd", 0, [1], {}, False),
+        ("op", "t", [2], {}, True),
+    ]),
     # fill_ / zero_ / masked_fill_ write through an expanded view in PyTorch (every element of
     # the view is one memory cell); minigrad's expanded arrays are read-only NumPy broadcasts
     "fill_expanded_view": ("expand / in-place ops (issue 3)", [
