@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _dtype
 from .autograd import grad_mode
-from .autograd.graph import AccumulateGrad, HookDict, RemovableHandle
+from .autograd.graph import _EMPTY, AccumulateGrad, RemovableHandle, own_table
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -118,8 +118,8 @@ class Tensor:
     _output_nr = 0
     _base = None
     _acc_ref = None  # weakref to this leaf's AccumulateGrad, reused while alive
-    _backward_hooks = None  # HookDict of register_hook on a leaf, made by the first hook
-    _post_accumulate_grad_hooks = None  # HookDict, made by the first hook
+    _backward_hooks = _EMPTY  # register_hook on a leaf (own_table makes the tensor's own)
+    _post_accumulate_grad_hooks = _EMPTY
     _retains_grad = False
     # views only: how the view was made, as PyTorch's CreationMeta: None (normal),
     # "no_grad", "inference", "multi_output" (split/unbind), "custom_function"
@@ -448,10 +448,9 @@ class Tensor:
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is None:
-            if self._backward_hooks is None:
-                self._backward_hooks = HookDict()
-            handle = RemovableHandle(self._backward_hooks)
-            self._backward_hooks[handle.id] = hook
+            hooks = own_table(self, "_backward_hooks")
+            handle = RemovableHandle(hooks)
+            hooks[handle.id] = hook
         else:
             hooks = self._grad_fn._own("_tensor_pre_hooks")
             handle = RemovableHandle(hooks)
@@ -465,10 +464,9 @@ class Tensor:
                 "post accumulate grad hooks cannot be registered on non-leaf tensors")
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self._post_accumulate_grad_hooks is None:
-            self._post_accumulate_grad_hooks = HookDict()
-        handle = RemovableHandle(self._post_accumulate_grad_hooks)
-        self._post_accumulate_grad_hooks[handle.id] = hook
+        hooks = own_table(self, "_post_accumulate_grad_hooks")
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
         return handle
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:

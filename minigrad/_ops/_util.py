@@ -16,37 +16,35 @@ _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}
 _PY_SCALARS = (float, int, bool)
 _WRAPPED_DTYPES = {float: np.float64, int: np.int64, bool: np.bool_}
 
-try:  # NumPy 2 keeps its floating-point error state in a context variable
-    from numpy._core._ufunc_config import _extobj_contextvar as _FP_STATE
 
-    with np.errstate(all="ignore"):
-        _FP_IGNORE = _FP_STATE.get()
-except ImportError:  # NumPy 1.x
-    _FP_STATE = None
-
-
-class quiet_fp:
+class _QuietFP:
     """``with quiet_fp():`` runs NumPy kernels without floating-point warnings (overflow,
     0/0, log(0), ...): PyTorch returns inf/nan silently and so does minigrad.
 
     The same as ``np.errstate(all="ignore")``, which rebuilds NumPy's error state on every
-    entry (about 1 µs, as much as a small op's kernel); this sets a state built once.
+    entry (about 1 µs, as much as a small op's kernel); this sets a state built once, in the
+    context variable where NumPy 2 keeps it.
     """
 
-    __slots__ = ("_token", "_fallback")
+    __slots__ = ("_token",)
 
     def __enter__(self):
-        if _FP_STATE is None:
-            self._fallback = np.errstate(all="ignore")
-            self._fallback.__enter__()
-        else:
-            self._token = _FP_STATE.set(_FP_IGNORE)
+        self._token = _FP_STATE.set(_FP_IGNORE)
 
     def __exit__(self, *exc):
-        if _FP_STATE is None:
-            self._fallback.__exit__(*exc)
-        else:
-            _FP_STATE.reset(self._token)
+        _FP_STATE.reset(self._token)
+
+
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar as _FP_STATE
+
+    with np.errstate(all="ignore"):
+        _FP_IGNORE = _FP_STATE.get()
+    quiet_fp = _QuietFP
+except ImportError:  # NumPy 1.x: no context variable, plain errstate
+    def quiet_fp():
+        """``np.errstate(all="ignore")`` (see :class:`_QuietFP`)."""
+        return np.errstate(all="ignore")
 
 
 def normalize_dim(dim: int, ndim: int) -> int:

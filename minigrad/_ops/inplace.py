@@ -470,21 +470,15 @@ def _numpy_index(index):
     return index.item() if isinstance(index, Tensor) else index
 
 
-def _setitem_source(self, index, value) -> Tensor:
-    """The source PyTorch's ``self[index] = value`` copies from (``copy_to`` in
+def _setitem_source(region: Tensor, value: Tensor) -> Tensor:
+    """The source PyTorch's ``self[index] = value`` copies into ``region`` (``copy_to`` in
     python_variable_indexing.cpp): ``value`` itself when the shapes match, else ``value``
-    without leading size-1 dims, expanded to the target's shape."""
-    shape = Tensor._make(self._data)[index].shape
-    if value.shape == shape:
-        return value
-    stripped = value._data.reshape(_stripped(value))
-    try:
-        np.broadcast_shapes(stripped.shape, shape)
-    except ValueError:  # (the shape error is raised later, by _check_setitem)
+    without leading size-1 dims, expanded to the region's shape (already checked to fit)."""
+    if value.shape == region.shape:
         return value
     from .shape import expanded
 
-    return Tensor._make(expanded(stripped, shape))
+    return Tensor._make(expanded(value._data.reshape(_stripped(value)), region.shape))
 
 
 def _stripped(value: Tensor) -> list:
@@ -501,14 +495,15 @@ def _check_setitem(self, index, value) -> None:
     from .indexing import _as_index_array, _is_advanced
     from .shape import _expand_target
 
-    target = tuple(Tensor._make(self._data)[index].shape)  # PyTorch's indexing and errors
+    region = Tensor._make(self._data)[index]  # PyTorch's indexing and errors
+    target = tuple(region.shape)
     if not isinstance(value, Tensor):
         return
     items = index if isinstance(index, tuple) else (index,)
     advanced = [i for i in items if _is_advanced(i)]
-    if value.ndim and np.shares_memory(value._data, self._data):  # (0-dim: a fill)
-        _check_overlap(Tensor._make(self._data)[index] if not advanced else None,
-                       _setitem_source(self, index, value), True)
+    shared = value.ndim and np.shares_memory(value._data, self._data)  # (0-dim: a fill)
+    if shared and advanced:
+        _check_overlap(None, value, True)
     # (a bool mask with a one-element value is a masked_fill, which casts)
     fill = value.numel() == 1 and all(_as_index_array(i).dtype == np.bool_ for i in advanced)
     if advanced and not fill and value.dtype is not self.dtype:
@@ -524,12 +519,11 @@ def _check_setitem(self, index, value) -> None:
         if not ok:
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} cannot "
                                f"be broadcast to indexing result of shape {list(target)}")
-    elif tuple(value.shape) != target:
-        _expand_target(Tensor._make(value._data.reshape(stripped)), target)
-
-
-def _elem_strides(a: np.ndarray) -> tuple:
-    return tuple(st // a.itemsize for st in a.strides)
+    else:
+        if tuple(value.shape) != target:
+            _expand_target(Tensor._make(value._data.reshape(stripped)), target)
+        if shared:  # after the shape check: copy_to expands the value before copy_ checks
+            _check_overlap(region, _setitem_source(region, value), True)
 
 
 def _byte_range(a: np.ndarray) -> tuple:
@@ -540,18 +534,19 @@ def _byte_range(a: np.ndarray) -> tuple:
     return lo, hi + a.itemsize
 
 
-def _overlap_status(a: np.ndarray, b: np.ndarray) -> str:
-    """How two arrays share memory, as ATen's ``get_overlap_status`` (MemoryOverlap.cpp) sees
+def _overlap_status(a: Tensor, b: Tensor) -> str:
+    """How two tensors share memory, as ATen's ``get_overlap_status`` (MemoryOverlap.cpp) sees
     it: ``"no"``; ``"full"`` (the same bytes with the same strides, size-1 dims included);
     ``"partial"``; or ``"too_hard"`` when one is not dense (PyTorch does not look further)."""
-    if a.size == 0 or b.size == 0:
+    x, y = a._data, b._data
+    if x.size == 0 or y.size == 0:
         return "no"
-    if not (_is_dense(a) and _is_dense(b)):
+    if not (_is_dense(x) and _is_dense(y)):
         return "too_hard"
-    (a0, a1), (b0, b1) = _byte_range(a), _byte_range(b)
-    if (a0, a1) == (b0, b1):
-        return "full" if _elem_strides(a) == _elem_strides(b) else "partial"
-    return "partial" if a0 < b1 and b0 < a1 else "no"
+    (x0, x1), (y0, y1) = _byte_range(x), _byte_range(y)
+    if (x0, x1) == (y0, y1):
+        return "full" if a.stride() == b.stride() else "partial"
+    return "partial" if x0 < y1 and y0 < x1 else "no"
 
 
 def _same_data(a: np.ndarray, b: np.ndarray) -> bool:
@@ -567,7 +562,7 @@ def _check_overlap(target, src, copy: bool = False) -> None:
     before any check. ``target`` None: an indexed write (``index_put_``), where any sharing
     counts."""
     if target is not None and (copy and _same_data(target._data, src._data) or
-                               _overlap_status(target._data, src._data) != "partial"):
+                               _overlap_status(target, src) != "partial"):
         return
     raise RuntimeError("unsupported operation: some elements of the input tensor and the "
                        "written-to tensor refer to a single memory location. Please clone() the "

@@ -65,7 +65,7 @@ def _needed(roots, targets):
 def _call_tensor_hooks(node, grads):
     """Hooks registered with ``Tensor.register_hook`` on the node's outputs (or its leaf)."""
     if isinstance(node, AccumulateGrad):
-        hooks = [(0, fn) for fn in (node.variable._backward_hooks or {}).values()]
+        hooks = [(0, fn) for fn in node.variable._backward_hooks.values()]
     else:
         hooks = list(node._tensor_pre_hooks.values())
     for nr, fn in hooks:  # called even for an undefined (None) gradient, as in PyTorch
@@ -198,7 +198,7 @@ def _call_node(node, grads, retain_graph):
     if not retain_graph:
         node._release_variables()
     if isinstance(node, AccumulateGrad):
-        for fn in list((node.variable._post_accumulate_grad_hooks or {}).values()):
+        for fn in list(node.variable._post_accumulate_grad_hooks.values()):
             _check_post_accumulate_result(fn(node.variable), node.variable)
     for fn in list(node._post_hooks.values()) if node._post_hooks else ():
         new = fn(tuple(outs), raw)
@@ -260,9 +260,9 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
             node = heapq.heappop(heap)[2]
             grads = buffers.pop(node, None) or [None] * (len(node._out_meta) or 1)
             is_acc = isinstance(node, AccumulateGrad)
+            tensor_hooks = node._tensor_pre_hooks or node._retains_grad or is_acc
             if needed is not None and node not in needed:
-                if node in roots_pruned and (node._tensor_pre_hooks or node._retains_grad or
-                                             is_acc):
+                if tensor_hooks and node in roots_pruned:
                     _call_tensor_hooks(node, grads)
                 outs = (None,) * len(node.next_functions)
             else:
@@ -276,7 +276,7 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                 # node then runs, after them when it stops there (engine.cpp, evaluate_function)
                 if run and node in captures:
                     _capture(captures[node], grads, results)
-                if node._tensor_pre_hooks or node._retains_grad or is_acc:
+                if tensor_hooks:
                     grads = _call_tensor_hooks(node, grads)
                 if not run and node in captures:
                     _capture(captures[node], grads, results)

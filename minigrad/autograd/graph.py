@@ -39,9 +39,20 @@ INFERENCE_SAVE_MSG = (
 
 _sequence = itertools.count()
 _TENSOR = None
-# The shared "nothing registered" value of a node's hook and retain_grad tables: read-only, so
-# a registration must go through ``Node._own`` and can never write into another node's table.
+# The shared "nothing registered" value of the hook and retain_grad tables of nodes and
+# tensors: read-only, so a registration must go through ``own_table`` and can never write into
+# another object's table.
 _EMPTY = types.MappingProxyType({})
+
+
+def own_table(obj, table: str) -> dict:
+    """``obj``'s own hook table ``table`` (a node's ``"_pre_hooks"``, a tensor's
+    ``"_backward_hooks"``, ...), made on first use in place of the shared read-only default."""
+    d = obj.__dict__.get(table)
+    if d is None:
+        d = HookDict()
+        setattr(obj, table, d)
+    return d
 
 
 def _tensor_cls():
@@ -208,13 +219,8 @@ class Node:
             anomaly_mode.on_node_created(self)
 
     def _own(self, table: str) -> dict:
-        """This node's own ``table`` (``"_pre_hooks"``, ``"_retains_grad"``, ...), made on first
-        use in place of the shared read-only default."""
-        d = self.__dict__.get(table)
-        if d is None:
-            d = HookDict()
-            setattr(self, table, d)
-        return d
+        """This node's own ``table`` (see :func:`own_table`)."""
+        return own_table(self, table)
 
     @property
     def metadata(self) -> dict:
@@ -237,7 +243,7 @@ class Node:
     # -- saved values -----------------------------------------------------------------------
     def _save(self, name: str, value, is_output: bool = False) -> None:
         """Save a tensor (wrapped in SavedTensor) or a plain value under ``name``."""
-        if isinstance(value, _TENSOR or _tensor_cls()):
+        if isinstance(value, _tensor_cls()):
             value = SavedTensor(value, self, is_output)
         self._saved[name] = value
 

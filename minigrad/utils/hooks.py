@@ -44,7 +44,7 @@ def unserializable_hook(f):
 
 def warn_if_has_hooks(tensor) -> None:
     """Warn for each tensor hook that is not marked :func:`unserializable_hook`."""
-    for hook in (tensor._backward_hooks or {}).values():
+    for hook in tensor._backward_hooks.values():
         if not hasattr(hook, "__torch_unserializable__"):
             warnings.warn(f"backward hook {hook!r} on tensor will not be serialized.  If this is "
                           "expected, you can decorate the function with "
