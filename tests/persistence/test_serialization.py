@@ -48,6 +48,7 @@ def same_tree(a, b):
         assert math.isnan(b)
     else:
         assert a == b
+    return True
 
 
 def roundtrip(obj, tmp_path):
@@ -71,7 +72,7 @@ def test_nested_objects_roundtrip(tmp_path):
         2.5: {},
         None: [],
     }
-    same_tree(roundtrip(obj, tmp_path), obj)
+    assert same_tree(roundtrip(obj, tmp_path), obj)
 
 
 def test_path_is_written_as_given_and_file_objects_work(tmp_path):
@@ -174,9 +175,11 @@ def manifest_entry(manifest: dict):
     return np.frombuffer(json.dumps(manifest).encode(), dtype=np.uint8)
 
 
-def load_fails(path, match=None):
-    with pytest.raises(SerializationError, match=match):
+def load_fails(path, match=None) -> SerializationError:
+    """``minigrad.load(path)`` raises SerializationError (matching ``match``); returns it."""
+    with pytest.raises(SerializationError, match=match) as info:
         minigrad.load(path)
+    return info.value
 
 
 def test_payload_is_live(tmp_path):
@@ -244,7 +247,7 @@ def test_truncated_files_are_refused(cut, tmp_path):
     n = int(len(data) * cut) if isinstance(cut, float) else (cut if cut >= 0 else len(data) + cut)
     path = tmp_path / "cut.mg"
     path.write_bytes(data[:n])
-    load_fails(path)
+    assert "cut.mg" in str(load_fails(path))  # the message names the refused file
 
 
 def test_corrupted_array_bytes_are_refused(tmp_path):
@@ -261,7 +264,7 @@ def test_corrupted_array_bytes_are_refused(tmp_path):
 def test_random_garbage_is_refused(tmp_path):
     path = tmp_path / "garbage.mg"
     path.write_bytes(np.random.default_rng(0).integers(0, 256, 4096, dtype=np.uint8).tobytes())
-    load_fails(path, "not a minigrad file")
+    assert "garbage.mg" in str(load_fails(path, "not a minigrad file"))
 
 
 GOOD_TENSOR = {"type": "tensor", "key": "t0", "dtype": "float32", "shape": [2],
@@ -300,10 +303,10 @@ def test_crafted_manifests_are_refused(manifest, entries, match, tmp_path):
 def test_malformed_manifest_json_is_refused(tmp_path):
     path = tmp_path / "crafted.mg"
     write_npz(path, {"__minigrad__": np.frombuffer(b"{not json", dtype=np.uint8)})
-    load_fails(path, "malformed manifest")
+    assert "crafted.mg" in str(load_fails(path, "malformed manifest"))
 
 
 def test_missing_manifest_is_refused(tmp_path):
     path = tmp_path / "plain.npz"
     write_npz(path, {"w": np.zeros(2)})
-    load_fails(path, "no __minigrad__ entry")
+    assert "plain.npz" in str(load_fails(path, "no __minigrad__ entry"))
