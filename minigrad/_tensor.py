@@ -120,11 +120,13 @@ class Tensor:
     _acc_ref = None  # weakref to this leaf's AccumulateGrad, reused while alive
     _backward_hooks = _EMPTY  # register_hook on a leaf (own_table makes the tensor's own)
     _post_accumulate_grad_hooks = _EMPTY
+    _hooked = False  # register_hook was called (PyTorch: ``_backward_hooks`` is not None)
     _retains_grad = False
     # views only: how the view was made, as PyTorch's CreationMeta: None (normal),
     # "no_grad", "inference", "multi_output" (split/unbind), "custom_function"
     _creation_meta = None
-    _no_grad_view = False  # made under no_grad/inference of a base that requires grad
+    # views: requires_grad comes from the base (no flag of its own, so no AccumulateGrad)
+    _via_base = False
     _view_version = 0  # views: storage version when grad_fn was last set
     _inference = False  # created in inference mode
     _wrapped_number = False  # a Python scalar operand wrapped as a 0-dim tensor
@@ -165,11 +167,13 @@ class Tensor:
             t._creation_meta = "no_grad"
         else:
             t._creation_meta = self._creation_meta
-        if (not grad_mode.is_grad_enabled() and self._requires_grad) or self._no_grad_view:
-            # views made under no_grad keep requires_grad (from the base) but are leaves without
-            # a gradient accumulator: a graph built on them later stops there
+        # A view without grad_fn (made under no_grad, or of a base that did not require grad)
+        # requires grad while its base does (PyTorch's DifferentiableViewMeta), re-read at each
+        # use by _sync_view, but it is a leaf without a gradient accumulator: a graph built on
+        # it stops there. An op recorded on the view gives it a grad_fn instead.
+        t._via_base = True
+        if t._base._requires_grad:
             t._requires_grad = True
-            t._no_grad_view = True
         return t
 
     @property
@@ -181,8 +185,8 @@ class Tensor:
 
     @_view_meta.setter
     def _view_meta(self, value) -> None:
-        if value is not None:
-            self._creation_meta = "multi_output"
+        if value is not None and grad_mode.is_grad_enabled():  # (under no_grad / inference
+            self._creation_meta = "multi_output"  # mode that mode is what the view records)
 
     def _set_history(self, node, output_nr: int = 0) -> None:
         """Make ``node`` this tensor's ``grad_fn`` (history rewritten by an in-place op).
@@ -203,7 +207,10 @@ class Tensor:
 
         For a view made in a special way (``_creation_meta``: no_grad, inference, multi-output,
         custom Function) that cannot be done: RuntimeError, as PyTorch raises on ``grad_fn``
-        access (``check=False`` skips it, as reading ``requires_grad`` does not raise)."""
+        access (``check=False`` skips it, as reading ``requires_grad`` does not raise).
+        First, a view without grad_fn re-reads ``requires_grad`` from its base."""
+        if self._grad_fn is None and self._via_base:
+            self._requires_grad = self._base._requires_grad
         if self._vc.value == self._view_version:
             return
         base = self._base
@@ -212,8 +219,6 @@ class Tensor:
         if self._creation_meta is not None:
             if check:
                 raise RuntimeError(view_rebase_message(self, indirect=True))
-            return
-        if self._no_grad_view:
             return
         self._view_version = self._vc.value
         from ._ops.inplace import AsStridedBackward0
@@ -297,9 +302,7 @@ class Tensor:
     def requires_grad(self) -> bool:
         """Whether ops on this tensor are recorded for backward."""
         if self._base is not None:
-            self._sync_view(check=False)
-            if self._base._requires_grad and self._vc.value != self._view_version:
-                return True  # a special view whose base joined a graph (see _sync_view)
+            self._sync_view(check=False)  # (a view may follow its base)
         return self._requires_grad
 
     @requires_grad.setter
@@ -329,7 +332,9 @@ class Tensor:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                "InferenceMode is not allowed.")
         self._requires_grad = bool(requires_grad)
-        self._no_grad_view = False  # the flag is now the tensor's own
+        if self._base is not None:  # a leaf view: its own flag, or its base's
+            self._via_base = not requires_grad
+            self._sync_view(check=False)
         return self
 
     @property
@@ -421,7 +426,7 @@ class Tensor:
 
         Raises RuntimeError if the tensor does not require grad.
         """
-        if not self._requires_grad:
+        if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._grad_fn is None or self._retains_grad:
             return
@@ -445,8 +450,12 @@ class Tensor:
         A returned tensor replaces the gradient for everything downstream (and for ``.grad``).
         Raises RuntimeError on a tensor that does not require grad.
         """
-        if not self._requires_grad:
+        if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if not self._hooked:  # PyTorch reads ``grad_fn`` at the first registration only (it
+            self._hooked = True  # makes the hook dict first): a stale special view raises once
+            if self._base is not None:
+                self._sync_view()
         if self._grad_fn is None:
             hooks = own_table(self, "_backward_hooks")
             handle = RemovableHandle(hooks)
@@ -462,7 +471,7 @@ class Tensor:
         if self._grad_fn is not None:
             raise RuntimeError(
                 "post accumulate grad hooks cannot be registered on non-leaf tensors")
-        if not self._requires_grad:
+        if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         hooks = own_table(self, "_post_accumulate_grad_hooks")
         handle = RemovableHandle(hooks)
@@ -482,7 +491,7 @@ class Tensor:
     # ---------------------------------------------------------------- conversions
     def numpy(self, *, force: bool = False) -> np.ndarray:
         """The underlying array (shared memory). Raises RuntimeError if it requires grad."""
-        if self._requires_grad and not force:
+        if self.requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
         return self._data
@@ -674,7 +683,7 @@ def _format(t: Tensor) -> str:
         body = _body(arr, len(prefix), summarize, fmt)
     if t._grad_fn is not None:
         suffixes.append(f"grad_fn=<{type(t._grad_fn).__name__}>")
-    elif t._requires_grad:
+    elif t.requires_grad:
         suffixes.append("requires_grad=True")
     out = [prefix + body]
     last_len = len(out[0]) - out[0].rfind("\n") + 1

@@ -408,7 +408,7 @@ def setitem(self, index, value) -> None:
         raise TypeError(f"can't assign a {name} to a minigrad.{self.dtype._legacy}")
     split = _split_index(self, index)
     needs_graph = grad_mode.is_grad_enabled() and (
-        self._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
+        self.requires_grad or (isinstance(value, Tensor) and value.requires_grad))
     try:
         _check_setitem(self, index, value)
     except (IndexError, RuntimeError):

@@ -174,7 +174,7 @@ def _nll(input, target, weight, reduction: int, ignore_index: int, node_cls, cla
         with quiet_fp():  # all ignored: 0/0 = nan
             res = np.asarray(losses.sum(dtype=x.dtype) / total, dtype=x.dtype)
     out = Tensor._make(np.asarray(res, dtype=x.dtype))
-    if input._requires_grad:
+    if input.requires_grad:
         coef = np.zeros_like(x)
         scale = -wt / total if red == 1 and total != 0 else -wt
         if c:

@@ -159,21 +159,40 @@ class UnsqueezeBackward0(Node):
         return (g.squeeze(self._d),)
 
 
-class SqueezeBackward0(ViewBackward0):
-    """z = self.squeeze().  dz/dself = grad.reshape(self_sym_sizes). Saves: self_sym_sizes."""
+def unsqueeze_to(g: Tensor, sizes: tuple, dims=None) -> Tensor:
+    """``grad`` with the size-1 dims of ``sizes`` (only those in ``dims``, if given) put back
+    by ``unsqueeze``, as PyTorch's ``unsqueeze_to``: when there are none, ``grad`` *itself* is
+    returned (no new tensor: a leaf's ``.grad`` then copies it, ``_version`` 1)."""
+    for i, n in enumerate(sizes):
+        if n == 1 and (dims is None or i in dims):
+            g = g.unsqueeze(i)
+    return g
+
+
+class SqueezeBackward0(Node):
+    """z = self.squeeze().  dz/dself = unsqueeze_to(grad, self_sym_sizes).
+    Saves: self_sym_sizes."""
+
+    def __init__(self, sizes):
+        super().__init__()
+        self._save("self_sym_sizes", tuple(sizes))
+
+    def backward(self, g):
+        return (unsqueeze_to(g, self._saved["self_sym_sizes"]),)
 
 
 class SqueezeBackward1(Node):
-    """z = self.squeeze(dim).  dz/dself = grad.reshape(self_sym_sizes). Saves: dim (as given),
-    self_sym_sizes."""
+    """z = self.squeeze(dim).  dz/dself = unsqueeze_to(grad, dim, self_sym_sizes).
+    Saves: dim (as given), self_sym_sizes."""
 
     def __init__(self, dim, sizes):
         super().__init__()
         self._save("dim", saved_int(dim))
         self._save("self_sym_sizes", tuple(sizes))
+        self._dims = normalize_dims(dim, len(sizes))  # (the saved dim shows negatives unsigned)
 
     def backward(self, g):
-        return (g.reshape(self._saved["self_sym_sizes"]),)
+        return (unsqueeze_to(g, self._saved["self_sym_sizes"], self._dims),)
 
 
 class ExpandBackward0(Node):
@@ -695,21 +714,22 @@ attach(
 
 
 class SqueezeBackward2(Node):
-    """z = self.squeeze(dims) with a tuple of dims.  dz/dself = grad.reshape(self_sym_sizes).
-    Saves: dim (a tuple, as given), self_sym_sizes."""
+    """z = self.squeeze(dims) with a tuple of dims.  dz/dself = unsqueeze_to(grad, dim,
+    self_sym_sizes). Saves: dim (a tuple, as given), self_sym_sizes."""
 
     def __init__(self, dim, sizes):
         super().__init__()
         self._save("dim", saved_dims(dim))
         self._save("self_sym_sizes", tuple(sizes))
+        self._dims = normalize_dims(dim, len(sizes))  # (the saved dim shows negatives unsigned)
 
     def backward(self, g):
-        return (g.reshape(self._saved["self_sym_sizes"]),)
+        return (unsqueeze_to(g, self._saved["self_sym_sizes"], self._dims),)
 
 
 class SqueezeBackward4(SqueezeBackward1):
     """z = self.squeeze_(dim) (in place, as matmul's 1-D @ 2-D case uses).  dz/dself =
-    grad.reshape(self_sym_sizes). Saves: dim, self_sym_sizes."""
+    unsqueeze_to(grad, dim, self_sym_sizes). Saves: dim, self_sym_sizes."""
 
 
 def _squeeze_dims(self, dims) -> Tensor:

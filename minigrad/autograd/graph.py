@@ -381,7 +381,7 @@ def edge_of(t):
         return (None, 0)
     if t._grad_fn is not None:
         return (t._grad_fn, t._output_nr)
-    if t._no_grad_view:  # requires grad only through its base: no accumulator (as PyTorch)
+    if t._via_base:  # requires grad only through its base: no accumulator (as PyTorch)
         return (None, 0)
     return (t._grad_accumulator(), 0)
 

@@ -36,8 +36,6 @@ from minigrad.parity import compare, graph_trace, to_numpy, torch_lib
 # Differences owned by other issues that the comparison leaves out (each has a test in
 # test_regressions.KNOWN); the generator steers around others (generate.KNOWN_GAPS).
 KNOWN_GAPS = {
-    "implicit_grad_version",  # .grad taken over from an implicit root gradient: PyTorch's
-                              # Python frame still holds it, so it copies (version 1)
     "state_after_failed_backward",  # which nodes a failed backward already ran / freed
 }
 
@@ -272,7 +270,6 @@ class Runner:
         self.keep: list = []  # hook handles
         self.formula: dict = {}  # env index -> "direct" / "derived" (see ``graph``)
         self.created_graph = False  # a create_graph pass ran (see ``grad_record``)
-        self.implicit_roots = False  # a backward seeded implicit gradients (see KNOWN_GAPS)
         # autograd.grad results: PyTorch's formulas may have modified them in place, so their
         # _version is compared relative to its value when they were returned
         self.offsets: list = []
@@ -457,11 +454,11 @@ class Runner:
             return None
 
         t = self._get(i)
-        if self.L.__name__ == "torch":
-            # PyTorch 2.13 segfaults in register_hook on a view whose base was modified in
-            # place unless the view's grad_fn was read first (register_hook reads it too, so
-            # the outcome, error included, is the same)
-            _ = t.grad_fn
+        # PyTorch 2.13 segfaults in register_hook on a view whose base was modified in place
+        # unless the view's grad_fn was read first, so both libraries read it first (a stale
+        # special view raises there; register_hook itself reads it only at the first hook,
+        # which tests/parity/test_hooks_tensor.py checks)
+        _ = t.grad_fn
         self.keep.append(t.register_hook(hook))
         return None
 
@@ -481,8 +478,6 @@ class Runner:
     def _grad_of(self, i):
         t = self._get(i)
         g = t.grad if (t.is_leaf or t.retains_grad) else None
-        if g is not None and self.implicit_roots and "implicit_grad_version" in KNOWN_GAPS:
-            self.offsets.append((g, g._version))  # compare its _version relative to now
         return self._push(g, direct=g is not None and (g.grad_fn is not None or
                                                        self.created_graph))
 
@@ -504,7 +499,6 @@ class Runner:
         roots = [self._get(i) for i in ids]
         inputs = None if input_ids is None else [self._get(i) for i in input_ids]
         self.created_graph |= create_graph
-        self.implicit_roots |= implicit
         self.L.autograd.backward(roots, self._upstream(roots, seed, implicit, create_graph),
                                  retain_graph=retain_graph, create_graph=create_graph,
                                  inputs=inputs)

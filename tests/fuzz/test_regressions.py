@@ -557,6 +557,40 @@ FIXED = {
         ("grad", [1, 2], [1], 3, False, False, False),
         ("backward", [2], 4, True, False, False, None),
     ],
+    # the root gradient reaching a leaf unchanged (a 0-dim squeeze passes it on as is,
+    # PyTorch's unsqueeze_to) is still held by the backward call: .grad is a copy (_version 1)
+    "implicit_grad_version": [
+        ("leaf", [], "float32", True, "randn", 1),
+        ("op", "squeeze", [0], {"dim": "all"}, False),
+        ("backward", [1], 2, True, False, False, None),
+        ("grad_of", 0),
+    ],
+    # register_hook on a no_grad multi-output view whose base changed in place: PyTorch reads
+    # grad_fn (which raises) only at a tensor's first registration, so a second one succeeds
+    "hook_on_invalidated_view": [
+        ("leaf", [4], "float64", True, "randn", 1),
+        ("op", "unbind", [0], {"dim": -1, "n_out": 4}, True),
+        ("inplace", "sub_", 1, [], {"c": 2.0}, True),
+        ("hook", 2, "log"),
+        ("hook", 2, "log"),
+    ],
+    # a view without grad_fn follows its base's requires_grad (PyTorch's DifferentiableViewMeta):
+    # requires_grad_(False) on the base is seen by a no_grad view of it
+    "view_requires_grad_follows_base": [
+        ("leaf", [2], "float64", True, "randn", 1),
+        ("op", "narrow", [0], {"dim": 0, "start": 0, "length": 1}, True),
+        ("requires_grad", 0, False),
+        ("op", "mul_scalar", [1], {"c": 2}, False),
+    ],
+    # the same: a no_grad view of a tensor that joins a graph later (x += leaf) requires grad,
+    # so a view of it does too
+    "view_requires_grad_follows_base_inplace": [
+        ("leaf", [2], "float32", False, "randn", 1),
+        ("leaf", [], "float32", True, "randn", 2),
+        ("op", "select", [0], {"dim": 0, "index": 0}, True),
+        ("inplace", "iadd", 0, [1], {}, False),
+        ("op", "t", [2], {}, True),
+    ],
 }
 
 KNOWN = {
@@ -600,23 +634,6 @@ KNOWN = {
         ("backward", [1], 8, False, False, True, None),
         ("backward", [9], 9, True, False, False, [1]),
     ]),
-    # a view's requires_grad follows its base (PyTorch reads base.requires_grad for views
-    # without grad_fn); minigrad copies the flag when the view is made
-    "view_requires_grad_follows_base": ("Tensor views (issue 3)", [
-        ("leaf", [2], "float64", True, "randn", 1),
-        ("op", "narrow", [0], {"dim": 0, "start": 0, "length": 1}, True),
-        ("requires_grad", 0, False),
-        ("op", "mul_scalar", [1], {"c": 2}, False),
-    ]),
-    # the same gap reached by the long profile another way: a no_grad view of a tensor that
-    # joins a graph later (x += leaf) requires grad in PyTorch, so a view of it does too
-    "view_requires_grad_follows_base_inplace": ("Tensor views (issue 3)", [
-        ("leaf", [2], "float32", False, "randn", 1),
-        ("leaf", [], "float32", True, "randn", 2),
-        ("op", "select", [0], {"dim": 0, "index": 0}, True),
-        ("inplace", "iadd", 0, [1], {}, False),
-        ("op", "t", [2], {}, True),
-    ]),
     # fill_ / zero_ / masked_fill_ write through an expanded view in PyTorch (every element of
     # the view is one memory cell); minigrad's expanded arrays are read-only NumPy broadcasts
     "fill_expanded_view": ("expand / in-place ops (issue 3)", [
@@ -638,22 +655,6 @@ KNOWN = {
         ("op", "flatten", [0], {"start": -1, "end": -1}, False),
         ("detach", 0),
         ("inplace", "mul_", 2, [], {"c": 2.0}, False),
-    ]),
-    # register_hook on a no_grad multi-output view whose base changed in place: PyTorch
-    # raises (reading its grad_fn fails), minigrad registers the hook
-    "hook_on_invalidated_view": ("Tensor hooks (issue 4)", [
-        ("leaf", [4], "float64", True, "randn", 1),
-        ("op", "unbind", [0], {"dim": -1, "n_out": 4}, True),
-        ("inplace", "sub_", 1, [], {"c": 2.0}, True),
-        ("hook", 2, "log"),
-    ]),
-    # .grad from an implicit root gradient that reaches the leaf unchanged: PyTorch copies it
-    # (its Python frame still holds the gradient: version 1), minigrad takes it over (0)
-    "implicit_grad_version": ("AccumulateGrad (issue 3)", [
-        ("leaf", [], "float32", True, "randn", 1),
-        ("op", "squeeze", [0], {"dim": "all"}, False),
-        ("backward", [1], 2, True, False, False, None),
-        ("grad_of", 0),
     ]),
 }
 

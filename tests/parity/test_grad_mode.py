@@ -133,6 +133,53 @@ def test_views_under_no_grad(device):
     assert_parity(scenario, device=device)
 
 
+def edges(t):
+    return [(node_name(n), nr) for n, nr in t.grad_fn.next_functions]
+
+
+def test_view_requires_grad_follows_its_base(device):
+    """A view without grad_fn requires grad exactly while its base does (its own flag or the
+    base's), but gets a gradient accumulator only from its own flag: ops on it then point to
+    an empty slot, not to an AccumulateGrad."""
+
+    def scenario(lib, device):
+        out = {}
+        x = mk(lib, device, X)
+        v = x[0:2]  # grad mode on, base does not require grad: no grad_fn
+        x.requires_grad_(True)
+        y = v * 2
+        out["later_base"] = meta(v) + (y.requires_grad, edges(y))
+        x = mk(lib, device, X, requires_grad=True)
+        with lib.no_grad():
+            v = x[0:2]
+        x.requires_grad_(False)
+        out["base_off"] = meta(v) + (meta(v * 2),)
+        x.requires_grad_(True)
+        v.requires_grad_(False)  # its own flag off: still requires grad through the base
+        out["own_off"] = meta(v)
+        v.requires_grad_(True)  # its own flag on: now it has an accumulator
+        out["own_on"] = edges(v * 2)
+        x = mk(lib, device, X)
+        v1 = x[0:3]
+        v1.requires_grad_(True)
+        with lib.no_grad():
+            v2 = v1[0]  # its base is x, which does not require grad
+        out["view_of_leaf_view"] = meta(v2)
+        x = mk(lib, device, X)
+        leaf = mk(lib, device, X[:1], requires_grad=True)
+        with lib.no_grad():
+            v = x[0]
+        x += leaf  # the base joins a graph in place
+        with lib.no_grad():
+            out["base_joined_graph"] = (v.requires_grad, meta(v.unsqueeze(0)))
+        # its history cannot be rebuilt (a no_grad view): reading it raises
+        out["errors"] = [err(lambda: v.is_leaf), err(lambda: v.grad_fn),
+                         err(lambda: v.retain_grad())]
+        return out
+
+    assert_parity(scenario, device=device)
+
+
 def test_backward_needs_graph_built_with_grad(device):
     def scenario(lib, device):
         x = mk(lib, device, X, requires_grad=True)
