@@ -56,19 +56,14 @@ class SliceBackward0(Node):
                        *self._region),)
 
 
-class IndexBackward0(Node):
-    """z = self[indices] (advanced indexing).  dz/dself = zeros(self_sym_sizes) with grad
-    scattered back, repeated indices accumulating (``index_put`` with accumulate, itself
-    differentiable). Saves: indices, self_sym_sizes."""
+class _IndexNode(Node):
+    """Base of the nodes that save index tensors: PyTorch saves them as variables, so a second
+    backward through a freed graph fails on them (``backward`` calls ``_check_indices``)."""
 
-    def __init__(self, indices, np_index, sizes):
+    def _save_indices(self, indices) -> None:
         from ..autograd.graph import SavedTensor
 
-        super().__init__()
         self._save("indices", indices)
-        self._save("self_sym_sizes", tuple(sizes))
-        self._np_index = np_index
-        # the index tensors as saved variables too, so that a freed graph is noticed
         self._index_vars = [SavedTensor(t, self, False) for t in indices
                             if isinstance(t, Tensor)]
 
@@ -77,9 +72,24 @@ class IndexBackward0(Node):
         for sv in self._index_vars:
             sv._release()
 
-    def backward(self, g):
+    def _check_indices(self) -> None:
         for sv in self._index_vars:
             sv.unpack()  # raises if the graph was freed, as PyTorch does
+
+
+class IndexBackward0(_IndexNode):
+    """z = self[indices] (advanced indexing).  dz/dself = zeros(self_sym_sizes) with grad
+    scattered back, repeated indices accumulating (``index_put`` with accumulate, itself
+    differentiable). Saves: indices, self_sym_sizes."""
+
+    def __init__(self, indices, np_index, sizes):
+        super().__init__()
+        self._save_indices(indices)
+        self._save("self_sym_sizes", tuple(sizes))
+        self._np_index = np_index
+
+    def backward(self, g):
+        self._check_indices()
         indices = self._get("indices")
         zeros = Tensor._make(np.zeros(self._saved["self_sym_sizes"], dtype=g._data.dtype))
         out = Tensor._make(zeros._data.copy())

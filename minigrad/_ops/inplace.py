@@ -24,6 +24,7 @@ from ..autograd.graph import Node, SavedTensor, _is_dense, edge_of, record
 from . import activation as A
 from . import pointwise as P
 from ._util import as_tensor, attach
+from .indexing import IndexBackward0, _IndexNode
 
 LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_LEAF_MSG = "a view of a leaf Variable that requires grad is being used in an in-place " \
@@ -140,8 +141,6 @@ def _positions(base: Tensor, view: Tensor) -> np.ndarray:
 def _gather(g: Tensor, index: tuple) -> Tensor:
     """``g[index]`` (a tuple of integer arrays), recorded as ``IndexBackward0`` so that it can be
     differentiated again under ``create_graph``."""
-    from .indexing import IndexBackward0
-
     out = Tensor._make(g._data[index])
     record(IndexBackward0, out, (g,), [Tensor._make(i) for i in index], index, g.shape)
     return out
@@ -274,7 +273,7 @@ class CopyBackwards(Node):
                 else None, gs)
 
 
-class IndexPutBackward0(Node):
+class IndexPutBackward0(_IndexNode):
     """z = self.index_put(indices, values) (``self[indices] = values``).
     dz/dself = grad with zeros at the indexed positions; dz/dvalues = grad[indices] summed to
     values' shape. Saves: accumulate, indices."""
@@ -282,19 +281,24 @@ class IndexPutBackward0(Node):
     def __init__(self, np_index, saved_indices, values):
         super().__init__()
         self._save("accumulate", False)
-        self._save("indices", saved_indices)
+        self._save_indices(saved_indices)
         self._np_index, self._values_shape = np_index, values.shape
 
     def backward(self, g):
+        # with recorded ops (a mask product, an IndexBackward0), so that a create_graph pass
+        # can differentiate the gradients again
         from ._util import sum_to
 
+        self._check_indices()
         gself = gvals = None
         if self.next_functions[0][0] is not None:
-            arr = np.array(g._data, copy=True)
-            arr[self._np_index] = 0
-            gself = Tensor._make(arr)
+            outside = np.ones(g.shape, dtype=g._data.dtype)
+            outside[self._np_index] = 0
+            gself = g * Tensor._make(outside)
         if self.next_functions[1][0] is not None:
-            gvals = sum_to(Tensor._make(g._data[self._np_index]), self._values_shape)
+            picked = Tensor._make(g._data[self._np_index])
+            record(IndexBackward0, picked, (g,), self._saved["indices"], self._np_index, g.shape)
+            gvals = sum_to(picked, self._values_shape)
         return gself, gvals
 
 

@@ -591,14 +591,10 @@ FIXED = {
         ("inplace", "iadd", 0, [1], {}, False),
         ("op", "t", [2], {}, True),
     ],
-}
-
-KNOWN = {
-    # found by the CI profile once the generator stopped steering around the three fixed gaps
-    # (see generate.KNOWN_GAPS); not yet understood: a float64 base written with setitem from a
-    # value that requires grad (CopySlices), a no_grad expand_as of it, then backward with
-    # create_graph: the traces part at the next backward
-    "setitem_create_graph_expand": ("in-place on views / create_graph (issue 3)", [
+    # setitem with an index tensor writes through IndexPutBackward0, whose backward now uses
+    # recorded ops (create_graph gives gradients that require grad) and saves its index tensors as
+    # variables (a second backward through the freed graph fails, as PyTorch's)
+    "setitem_create_graph_expand": [
         ("leaf", [], "float32", True, "randn", 1),
         ("leaf", [2, 2, 2], "float32", False, "randn", 2),
         ("leaf", [2, 2, 2], "float64", False, "randn", 3),
@@ -615,10 +611,9 @@ KNOWN = {
         ("leaf", [2], "float32", False, "randn", 9),
         ("op", "exp", [10], {}, False),
         ("backward", [2], 10, False, False, False, None),
-    ]),
-    # same family: the value leaf's .grad after a create_graph backward through CopySlices
-    # requires grad in PyTorch, not in minigrad
-    "setitem_create_graph_grad": ("in-place on views / create_graph (issue 3)", [
+    ],
+    # the same: the value leaf's .grad after a create_graph backward through CopySlices
+    "setitem_create_graph_grad": [
         ("leaf", [], "float32", False, "randn", 1),
         ("leaf", [2, 2, 2], "float64", False, "randn", 2),
         ("leaf", [1, 1], "float64", True, "randn", 3),
@@ -633,7 +628,10 @@ KNOWN = {
         ("op", "neg", [8], {}, False),
         ("backward", [1], 8, False, False, True, None),
         ("backward", [9], 9, True, False, False, [1]),
-    ]),
+    ],
+}
+
+KNOWN = {
     # fill_ / zero_ / masked_fill_ write through an expanded view in PyTorch (every element of
     # the view is one memory cell); minigrad's expanded arrays are read-only NumPy broadcasts
     "fill_expanded_view": ("expand / in-place ops (issue 3)", [

@@ -41,6 +41,24 @@ FUNCS = {
 }
 
 
+
+def _written(lib, a, b, index):
+    """``a`` with a function of ``b`` written into it in place (CopySlices / IndexPutBackward0)."""
+    x = a * 1
+    x[index(lib, a)] = (b[:2, 0] * b[1, 1]) ** 2
+    return (x ** 3).sum() + (x * a).sum()
+
+
+FUNCS.update({
+    "setitem_index_tensor": lambda lib, a, b: _written(
+        lib, a, b, lambda lib, a: (lib.tensor(np.array([0, 1])).to(a.device), 1)),
+    "setitem_mask": lambda lib, a, b: _written(
+        lib, a, b, lambda lib, a: lib.tensor(np.array([[True, False, True],
+                                                       [False, False, False]])).to(a.device)),
+    "setitem_slice": lambda lib, a, b: _written(lib, a, b, lambda lib, a: (slice(None), 2)),
+})
+
+
 def _hessian(lib, y, inputs):
     """Full Hessian of scalar ``y``: blocks ``H[i][j]`` = d2y / d inputs[i] d inputs[j]."""
     grads = lib.autograd.grad(y, inputs, create_graph=True)
