@@ -138,6 +138,13 @@ def _positions(base: Tensor, view: Tensor) -> np.ndarray:
     return order[np.searchsorted(bo[order], vo)]
 
 
+def _base_index(base: Tensor, view: Tensor) -> tuple:
+    """Where the elements of ``view`` sit in ``base``: a tuple of integer arrays shaped like the
+    view, indexing ``base`` (a 0-dim base as its one-element 1-D reshape: NumPy has no index
+    arrays for 0-dim arrays)."""
+    return np.unravel_index(_positions(base, view), base.shape or (1,))
+
+
 def _gather(g: Tensor, index: tuple) -> Tensor:
     """``g[index]`` (a tuple of integer arrays), recorded as ``IndexBackward0`` so that it can be
     differentiated again under ``create_graph``."""
@@ -173,14 +180,15 @@ class AsStridedBackward0(Node):
             view._data.__array_interface__["data"][0] - base._data.__array_interface__["data"][0]
         ) // item)
         self._save("stride", tuple(st // item for st in view._data.strides))
-        self._index = np.unravel_index(_positions(base, view), base.shape)
+        self._index = _base_index(base, view)
         self._base_shape = base.shape
         self.next_functions = (edge_of(base),)
         self._out_meta.append((view.shape, view.dtype))
 
     def backward(self, g):
         unique = 0 not in self._saved["stride"]
-        return (_scatter(g, self._index, self._base_shape, unique),)
+        grad = _scatter(g, self._index, self._base_shape or (1,), unique)
+        return (grad if self._base_shape else grad.reshape(()),)
 
 
 class CopySlices(Node):
@@ -197,7 +205,7 @@ class CopySlices(Node):
     def __init__(self, base: Tensor, view: Tensor, fn: Node):
         super().__init__()
         self.fn = fn
-        self._index = np.unravel_index(_positions(base, view), base.shape)
+        self._index = _base_index(base, view)
         self.next_functions = (edge_of(base),) + fn.next_functions[1:]
         self._out_meta.append((base.shape, base.dtype))
 
@@ -205,6 +213,9 @@ class CopySlices(Node):
         return "torch::autograd::CopySlices"
 
     def backward(self, g):
+        shape = g.shape
+        if not shape:  # (see _base_index)
+            g = g.reshape(1)
         res = self.fn.backward(_gather(g, self._index))
         grad_base = None
         if self.next_functions[0][0] is not None:
@@ -213,6 +224,8 @@ class CopySlices(Node):
             grad_base = g * Tensor._make(outside)
             if res[0] is not None:
                 grad_base = grad_base + _scatter(res[0], self._index, g.shape, True)
+            if not shape:
+                grad_base = grad_base.reshape(())
         return (grad_base,) + tuple(res[1:])
 
     def _release_variables(self) -> None:
@@ -368,8 +381,6 @@ def _split_index(self, index):
     from .indexing import _as_index_array, _BoolScalar, _dims_used, _is_advanced, _normalize_item
 
     items = tuple(_normalize_item(i) for i in (index if isinstance(index, tuple) else (index,)))
-    if any(isinstance(i, _BoolScalar) for i in items):
-        return None
     n_used = sum(_dims_used(i) for i in items)
     if n_used > self.ndim:
         raise IndexError(f"too many indices for tensor of dimension {self.ndim}")
@@ -384,6 +395,11 @@ def _split_index(self, index):
             basic += [slice(None)] * n
             advanced.append((d, ix, arr))
             d += n
+        elif isinstance(ix, _BoolScalar):  # a new dim, indexed by [0] (True) or [] (False)
+            basic.append(None)
+            advanced.append((d, None, np.zeros(1 if ix.value else 0, dtype=np.int64)))
+            trivial = False
+            d += 1
         elif isinstance(ix, slice):
             basic.append(ix)  # while `trivial`, every earlier item kept a dim of self whole
             trivial = trivial and ix.step in (None, 1) and ix.start in (None, 0) and (
@@ -410,6 +426,8 @@ def setitem(self, index, value) -> None:
         if type(value).__module__ not in ("builtins", None):
             name = f"{type(value).__module__}.{name}"
         raise TypeError(f"can't assign a {name} to a minigrad.{self.dtype._legacy}")
+    if index is False:  # PyTorch writes nothing and checks nothing more (no version bump)
+        return
     split = _split_index(self, index)
     needs_graph = grad_mode.is_grad_enabled() and (
         self.requires_grad or (isinstance(value, Tensor) and value.requires_grad))

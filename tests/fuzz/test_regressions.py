@@ -629,6 +629,21 @@ FIXED = {
         ("backward", [1], 8, False, False, True, None),
         ("backward", [9], 9, True, False, False, [1]),
     ],
+    # x[None] = v on a 0-dim x: CopySlices / AsStridedBackward0 of a 0-dim base index it as its
+    # one-element 1-D reshape (NumPy has no index arrays for 0-dim arrays)
+    "setitem_0d_view": [
+        ("leaf", [], "float64", True, "randn", 1),
+        ("op", "mul_scalar", [0], {"c": 2}, False),
+        ("inplace", "setitem", 1, [], {"index": (None,), "value": 5.0}, False),
+    ],
+    # an in-place op through x.detach() bumps x's version; x's views are then regenerated as
+    # AsStridedBackward0 (of a 0-dim base here: see setitem_0d_view)
+    "inplace_through_detached_alias": [
+        ("leaf", [], "float64", True, "randn", 1),
+        ("op", "flatten", [0], {"start": -1, "end": -1}, False),
+        ("detach", 0),
+        ("inplace", "mul_", 2, [], {"c": 2.0}, False),
+    ],
 }
 
 KNOWN = {
@@ -638,21 +653,6 @@ KNOWN = {
         ("leaf", [3, 1], "float64", False, "randn", 1),
         ("op", "expand", [0], {"shape": [3, 2]}, False),
         ("inplace", "fill_", 1, [], {"value": 0.5}, False),
-    ]),
-    # x[None] = v on a 0-dim x (a view of a 0-dim base, then CopySlices): NumPy error in
-    # minigrad's CopySlices
-    "setitem_0d_view": ("in-place on views (issue 3)", [
-        ("leaf", [], "float64", True, "randn", 1),
-        ("op", "mul_scalar", [0], {"c": 2}, False),
-        ("inplace", "setitem", 1, [], {"index": (None,), "value": 5.0}, False),
-    ]),
-    # an in-place op through x.detach() bumps x's version; PyTorch then regenerates the
-    # grad_fn of x's views (AsStridedBackward0), minigrad keeps ViewBackward0
-    "inplace_through_detached_alias": ("Tensor views (issue 3)", [
-        ("leaf", [], "float64", True, "randn", 1),
-        ("op", "flatten", [0], {"start": -1, "end": -1}, False),
-        ("detach", 0),
-        ("inplace", "mul_", 2, [], {"c": 2.0}, False),
     ]),
 }
 

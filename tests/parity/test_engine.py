@@ -778,6 +778,35 @@ def test_setitem_into_plain_tensor(device):
     assert_parity(scenario, device=device)
 
 
+BOOL_INDICES = ["true", "false", "mask_true", "mask_false", "ellipsis_false", "none",
+                "ellipsis_none"]
+
+
+@pytest.mark.parametrize("ndim,index", [(0, i) for i in BOOL_INDICES]
+                         + [(1, i) for i in BOOL_INDICES + ["true_0"]])
+def test_setitem_bool_scalar_and_none_indices(device, index, ndim):
+    """A bool scalar index (Python bool or 0-dim bool tensor) is a new dim indexed by [0] or
+    []: the write goes through CopySlices (gradient 0 where written); a bare ``False`` writes
+    nothing at all (no version bump, no history). ``None`` is a new size-1 dim, also on a
+    0-dim tensor."""
+
+    def scenario(lib, device):
+        x = mk(lib, device, X4[:2].astype(np.float64) if ndim else np.float64(1.5),
+               requires_grad=True)
+        y = x * 2
+        first = y[0] if ndim else y
+        idx = {"true": True, "false": False, "mask_true": first > 0, "mask_false": first > 9,
+               "true_0": (True, 0), "ellipsis_false": (Ellipsis, False), "none": None,
+               "ellipsis_none": (Ellipsis, None)}[index]
+        y[idx] = 5.0
+        out = {"graph": graph_trace(y), "version": y._version, "value": to_numpy(y.detach())}
+        (y * y).sum().backward()
+        out["x.grad"] = to_numpy(x.grad)
+        return out
+
+    assert_parity(scenario, device=device)
+
+
 def test_second_order_through_copy_slices(device):
     """create_graph through CopySlices and AsStridedBackward0: second derivatives match."""
 
