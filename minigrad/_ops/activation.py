@@ -12,16 +12,19 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, record
 from ._util import attach, normalize_dim, quiet_fp, saved_int
+from .pointwise import where
 
 
 class ReluBackward0(Node):
-    """z = max(self, 0).  dz/dself = grad where result > 0, else 0. Saves: result."""
+    """z = max(self, 0).  dz/dself = where(result > 0, grad, 0) (PyTorch's
+    ``threshold_backward``: a NaN or inf gradient does not leak where result is 0).
+    Saves: result."""
 
     def backward(self, g):
-        r = self._get("result")
-        if not grad_mode.is_grad_enabled():  # no create_graph: one NumPy product, same values
-            return (Tensor._make(g._data * (r._data > 0)),)
-        return (g * Tensor._make((r._data > 0).astype(g._data.dtype)),)
+        keep = self._get("result")._data > 0
+        if not grad_mode.is_grad_enabled():  # no create_graph: one NumPy call, same values
+            return (Tensor._make(np.where(keep, g._data, g._data.dtype.type(0))),)
+        return (where(Tensor._make(keep), g, Tensor._make(np.zeros((), g._data.dtype))),)
 
 
 def relu(input) -> Tensor:

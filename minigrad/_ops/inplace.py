@@ -380,6 +380,8 @@ def _split_index(self, index):
     arrays with the dim of the view each applies to."""
     from .indexing import _as_index_array, _BoolScalar, _dims_used, _is_advanced, _normalize_item
 
+    if index is True:  # alone, PyTorch's set_item writes to self.unsqueeze(0), as for None
+        index = None
     items = tuple(_normalize_item(i) for i in (index if isinstance(index, tuple) else (index,)))
     n_used = sum(_dims_used(i) for i in items)
     if n_used > self.ndim:
@@ -522,13 +524,18 @@ def _check_setitem(self, index, value) -> None:
     if not isinstance(value, Tensor):
         return
     items = index if isinstance(index, tuple) else (index,)
-    advanced = [i for i in items if _is_advanced(i)]
-    shared = value.ndim and np.shares_memory(value._data, self._data)  # (0-dim: a fill)
+    advanced = [_as_index_array(i) for i in items if _is_advanced(i)]
+    # PyTorch writes a one-element value through a single bool mask with masked_fill (of
+    # value.item(): it casts, and ignores memory shared with self); other index tensors (a
+    # 0-dim bool tensor is one: see _split_index) go to index_put_, which refuses a value
+    # sharing memory with self
+    masked_fill = value.numel() == 1 and len(advanced) == 1 and (
+        advanced[0].dtype == np.bool_ and advanced[0].ndim > 0)
+    shared = np.shares_memory(value._data, self._data) and not masked_fill and (
+        value.ndim > 0 or advanced)  # (a 0-dim value on basic indices: a fill)
     if shared and advanced:
         _check_overlap(None, value, True)
-    # (a bool mask with a one-element value is a masked_fill, which casts)
-    fill = value.numel() == 1 and all(_as_index_array(i).dtype == np.bool_ for i in advanced)
-    if advanced and not fill and value.dtype is not self.dtype:
+    if advanced and not masked_fill and value.dtype is not self.dtype:
         raise RuntimeError("Index put requires the source and destination dtypes match, got "
                            f"{self.dtype._legacy[:-6]} for the destination and "
                            f"{value.dtype._legacy[:-6]} for the source.")

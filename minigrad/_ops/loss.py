@@ -23,6 +23,7 @@ from ..autograd.graph import Node, record
 from . import activation as A
 from . import pointwise as P
 from ._util import quiet_fp
+from .reduction import _np_mean
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -384,7 +385,7 @@ def mse_loss(input, target, reduction: str = "mean") -> Tensor:
         raise NotImplementedError(f"\"mse_cpu\" not implemented for '{name}'")
     diff = input._data.astype(dt, copy=False) - target._data.astype(dt, copy=False)
     sq = diff * diff
-    res = sq if red == 0 else np.asarray(sq.mean() if red == 1 else sq.sum(), dtype=dt)
+    res = sq if red == 0 else np.asarray(_np_mean(sq) if red == 1 else sq.sum(), dtype=dt)
     out = Tensor._make(np.asarray(res, dtype=dt))
     record(MseLossBackward0, out, (input, target), input, target, red)
     return out

@@ -8,6 +8,7 @@ Mirrors ``aten/src/ATen/native/ReduceOps.cpp`` and the reduction entries of
 
 from __future__ import annotations
 
+import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -150,13 +151,25 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     if dt is not None:
         arr = arr.astype(dt.np)
     if dim is None:
-        out = Tensor._make(np.asarray(arr.sum(), dtype=arr.dtype))
+        with quiet_fp():  # (inf + -inf is nan without a warning, as in PyTorch)
+            out = Tensor._make(np.asarray(arr.sum(), dtype=arr.dtype))
         record(SumBackward0, out, (input,), input)
         return out
     dims = _reduce_dims(dim, input.ndim)
-    out = Tensor._make(np.asarray(arr.sum(axis=dims, keepdims=keepdim), dtype=arr.dtype))
+    with quiet_fp():
+        out = Tensor._make(np.asarray(arr.sum(axis=dims, keepdims=keepdim), dtype=arr.dtype))
     record(SumBackward1, out, (input,), input, dim, dims, keepdim)
     return out
+
+
+def _np_mean(arr: np.ndarray, axis=None, keepdims: bool = False):
+    """NumPy's mean, without its RuntimeWarning for an empty reduction (PyTorch gives nan
+    silently)."""
+    if arr.size:
+        return arr.mean(axis=axis, keepdims=keepdims)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return arr.mean(axis=axis, keepdims=keepdims)
 
 
 def mean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
@@ -166,11 +179,11 @@ def mean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     _check_float("mean", input, dt)
     arr = input._data if dt is None else input._data.astype(dt.np)
     if dim is None:
-        out = Tensor._make(np.asarray(arr.mean(), dtype=arr.dtype))
+        out = Tensor._make(np.asarray(_np_mean(arr), dtype=arr.dtype))
         record(MeanBackward0, out, (input,), input)
         return out
     dims = _reduce_dims(dim, input.ndim)
-    out = Tensor._make(np.asarray(arr.mean(axis=dims, keepdims=keepdim), dtype=arr.dtype))
+    out = Tensor._make(np.asarray(_np_mean(arr, dims, keepdim), dtype=arr.dtype))
     record(MeanBackward1, out, (input,), input, dim, dims, keepdim)
     return out
 
@@ -381,7 +394,9 @@ class VarBackward0(Node):
             if self._all and dof <= 0:
                 nan_inf = np.where(centered._data == 0, np.nan, np.inf).astype(s._data.dtype)
                 return g * Tensor._make(nan_inf)
-            return g * centered * (2.0 / dof if dof != 0 else float("inf"))
+            # PyTorch's order, (2 / dof * grad) * centered: with an infinite factor (dof 0) the
+            # gradients of the gradient are inf or nan as in PyTorch only in that order
+            return g * (2.0 / dof if dof != 0 else float("inf")) * centered
 
     def backward(self, g):
         return (self._var_grad(g),)
@@ -412,8 +427,14 @@ def _var(input, dim, unbiased, keepdim, correction, std):
     else:
         saved_corr = correction
     dims = _reduce_dims(dim, input.ndim)
+    n = int(np.prod([input.shape[d] for d in dims]))  # reduced elements per output element
+    if n - correction <= 0:  # PyTorch's warning, in place of NumPy's
+        warnings.warn(f"{'std' if std else 'var'}(): degrees of freedom is <= 0. Correction "
+                      "should be strictly less than the reduction factor (input numel divided "
+                      "by output numel).", UserWarning, stacklevel=3)
     fn = np.std if std else np.var
-    with quiet_fp():
+    with quiet_fp(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
         out = Tensor._make(np.asarray(fn(input._data, axis=dims, ddof=correction,
                                          keepdims=keepdim), dtype=input._data.dtype))
     node = record(StdBackward0 if std else VarBackward0, out, (input,), input, dim, dims,

@@ -376,7 +376,8 @@ def expanded(arr: np.ndarray, shape: tuple) -> np.ndarray:
     for i in range(len(shape) - 1, -1, -1):
         d = i - (len(shape) - len(sizes))
         size = sizes[d] if d >= 0 else 1
-        step = steps[d] if d >= 0 else shape[i + 1] * out[i + 1] if i + 1 < len(shape) else 1
+        # (a 0-dim arr has no dim after the last one: PyTorch gives it stride 0, and so all)
+        step = steps[d] if d >= 0 else shape[i + 1] * out[i + 1] if i + 1 < len(shape) else 0
         out[i] = 0 if size != shape[i] else step
     repeats = any(st == 0 and n > 1 for n, st in zip(shape, out))
     return np.lib.stride_tricks.as_strided(arr, shape, [st * arr.itemsize for st in out],

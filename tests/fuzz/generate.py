@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from hypothesis import strategies as st
 
 from minigrad.parity import torch_lib
@@ -40,19 +41,8 @@ SCALARS = [2.0, -1.5, 0.5, 3, 1, 0, -2]
 # Differences owned by other issues (each has a test in test_regressions.KNOWN): the generator
 # steers around them so that the fuzzer keeps finding new ones. Remove a name once fixed.
 KNOWN_GAPS = {
-    # fixed (test_regressions.FIXED), still steered around so that the CI profile's
-    # derandomised programs stay the ones verified: dropping them reshuffles every program,
-    # and the new set (hypothesis 6.170) meets the two open gaps test_regressions.KNOWN lists
-    # as "setitem_create_graph_*"
-    "no_grad_view_root",  # backward of a no_grad view: AttributeError instead of RuntimeError
-    "pruned_root_hooks",  # PyTorch runs a root's hooks/retain_grad even when inputs= prunes it
-    "grad_capture_before_hooks",  # autograd.grad returns a non-leaf input's pre-hook gradient
-    "view_requires_grad_follows_base",  # requires_grad_ on a base is not seen by its views
-    "fill_expanded_view",  # fill_/zero_/masked_fill_ through an expanded view
+    "fill_expanded_view",  # fill_ / masked_fill_ / index_put_ through an expanded view
     "empty_grad_version",  # _version of the .grad of an empty leaf
-    "setitem_0d_view",  # x[None] = v / x[mask] = v on a 0-dim x: CopySlices of a 0-dim base
-    "inplace_through_detached_alias",  # views of x not regenerated after x.detach().mul_()
-    "hook_on_invalidated_view",  # register_hook on a view whose base changed: no error
     "undefined_grad_hooks",  # which tensor hooks of multi-output ops see an undefined grad
     "nll_no_classes",  # nll_loss of (N, 0, d...) input: PyTorch's odd size-mismatch error
     "clamp_masks_not_needed",  # clamp's mask-combination error depends on which grads are
@@ -81,6 +71,12 @@ def _weighted(weights: dict) -> st.SearchStrategy:
     """``sampled_from`` with repetitions as weights (shrinks toward the first key)."""
     return st.sampled_from([k for k, w in weights.items() for _ in range(w)])
 
+
+
+def _moderate(t) -> bool:
+    """No element larger than 100 in magnitude (nan and inf are not moderate)."""
+    arr = np.abs(t.detach().numpy())
+    return arr.size == 0 or bool(arr.max() < 100)
 
 class Gen:
     """Draws steps for one program, running each on a torch shadow to know the env."""
@@ -428,6 +424,14 @@ class Gen:
         lo, hi = self.d(st.sampled_from([(-0.5, 0.5), (None, 0.0), (0.0, None), (1.0, -1.0),
                                          (-1, 2)]))
         return {"min": lo, "max": hi}
+
+    def op_sin(self):
+        # sin / cos of a large float32 argument turn its last-bit rounding (NumPy's and
+        # PyTorch's exp differ by an ulp) into a difference no tolerance covers: an ulp of
+        # 2e5 moves sin by 1e-2. Their arguments stay moderate (loose=0: always).
+        return [self.pick(_moderate, loose=0)], {}
+
+    op_cos = op_sin
 
     def op_leaky_relu(self):
         return self.unary_ids(), {"slope": self.d(st.sampled_from([0.01, 0.2, -0.5]))}

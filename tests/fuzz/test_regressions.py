@@ -644,6 +644,75 @@ FIXED = {
         ("detach", 0),
         ("inplace", "mul_", 2, [], {"c": 2.0}, False),
     ],
+    # relu's backward is where(result > 0, grad, 0) (PyTorch's threshold_backward): the nan
+    # gradient of a var with no degrees of freedom does not leak through a zero relu output
+    "relu_backward_masks_nan": [
+        ('leaf', [], 'float32', False, 'randn', 1),
+        ('leaf', [], 'float32', True, 'randn', 2),
+        ('op', 'sum', [1], {'dim': 'all'}, True),
+        ('grad', [1], [1], 3, False, False, False),
+        ('leaf', [], 'float32', True, 'randn', 4),
+        ('op', 'relu', [4], {}, False),
+        ('leaf', [], 'float32', False, 'randn', 5),
+        ('op', 'neg', [6], {}, True),
+        ('op', 'neg', [7], {}, True),
+        ('op', 'neg', [8], {}, True),
+        ('leaf', [], 'float32', False, 'randn', 6),
+        ('op', 'neg', [10], {}, True),
+        ('op', 'neg', [11], {}, True),
+        ('op', 'var', [5], {'dim': None, 'keepdim': False, 'correction': 1}, False),
+        ('op', 'neg', [13], {}, True),
+        ('backward', [13], 7, True, False, False, None),
+    ],
+    # x[None] = x for a (1, 1) x: the value loses both leading 1s (a 0-dim source), expanded
+    # with strides 0 as PyTorch's expand of a 0-dim tensor: a partial overlap, refused
+    "setitem_none_self_1x1": [
+        ('leaf', [1, 1], 'float32', True, 'randn', 1),
+        ('op', 'permute', [0], {'dims': [-2, -1]}, True),
+        ('inplace', 'setitem', 1, [1], {'index': None}, True),
+        ('op', 'gelu', [1], {'approximate': 'none'}, True),
+        ('op', 'sum', [1], {'dim': 'all'}, False),
+        ('backward', [3], 2, True, False, False, [0]),
+    ],
+    # x[x > 0] = x with a one-element x: a masked_fill of x.item(), allowed although x shares
+    # memory with itself
+    "setitem_mask_self_1x1": [
+        ('leaf', [1, 1], 'float32', False, 'randn', 1),
+        ('op', 'permute', [0], {'dims': [-2, -1]}, True),
+        ('inplace', 'setitem', 1, [1], {'index': 'mask', 'thr': 0.0}, True),
+        ('backward', [1], 2, True, False, False, None),
+    ],
+    # var(dim=[]): the backward's infinite factor (PyTorch counts 1 element for dim=[]) applied
+    # in PyTorch's order, (2 / dof * grad) * centered: the gradient of the gradient is inf, not nan
+    "var_empty_dims_double_backward": [
+        ('leaf', [], 'float32', False, 'randn', 1),
+        ('leaf', [], 'float32', False, 'randn', 2),
+        ('leaf', [2], 'float32', True, 'randn', 3),
+        ('op', 'var', [2], {'dim': [], 'keepdim': False, 'correction': 1}, False),
+        ('op', 'getitem', [3], {'index': 0}, True),
+        ('grad', [3], [2, 3], 4, False, True, False),
+        ('op', 'neg', [6], {}, True),
+        ('op', 'neg', [7], {}, True),
+        ('op', 'add_scalar', [8], {'c': 2.0}, True),
+        ('op', 'neg', [9], {}, True),
+        ('grad', [5], [6], 5, False, False, False),
+        ('backward', [11], 6, True, False, False, [2]),
+    ],
+    # the same, seen by a post-accumulate hook
+    "var_empty_dims_hook": [
+        ('leaf', [], 'float32', False, 'randn', 1),
+        ('leaf', [2], 'float32', True, 'randn', 2),
+        ('op', 'var', [1], {'dim': [], 'keepdim': False, 'correction': 1}, False),
+        ('op', 'getitem', [2], {'index': (0, 0, slice(None, None, None))}, True),
+        ('grad', [2], [1, 2], 3, False, True, False),
+        ('op', 'neg', [5], {}, True),
+        ('op', 'neg', [5], {}, False),
+        ('op', 'neg', [7], {}, False),
+        ('op', 'neg', [8], {}, False),
+        ('backward', [4], 4, False, False, True, None),
+        ('post_hook', 5),
+        ('backward', [9], 5, True, False, False, None),
+    ],
 }
 
 KNOWN = {

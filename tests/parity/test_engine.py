@@ -876,3 +876,18 @@ def test_deep_chain_freed_without_recursion():
                          timeout=120)
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.split() == ["ok"]
+
+
+def test_backward_with_inf_and_nan_is_silent(device):
+    """Gradients that become inf or nan (here a var over ``dim=[]``, whose backward counts one
+    element, so divides by 0 degrees of freedom) come without warnings, as in PyTorch: the
+    engine's sums and the formulas run with NumPy's floating-point warnings off."""
+
+    def scenario(lib, device):
+        x = mk(lib, device, X4[:2], requires_grad=True)
+        v = x.var(dim=[], correction=1)
+        (gx,), cats = warned(lambda: lib.autograd.grad(v, [x], create_graph=True))
+        (ggx,), cats2 = warned(lambda: lib.autograd.grad(gx.sum(), [x]))
+        return to_numpy(gx), to_numpy(ggx), cats, cats2
+
+    assert_parity(scenario, device=device)

@@ -98,3 +98,29 @@ SOFTMAX = [
 @pytest.mark.parametrize("fn,specs", REDUCTIONS + SOFTMAX)
 def test_reduction(fn, specs, dtype, device):
     check_op(fn, specs, dtype, device)
+
+
+EMPTY_REDUCTIONS = {
+    "mean": lambda lib: lib.zeros(0).mean(),
+    "mean_dim": lambda lib: lib.zeros(2, 0).mean(1),
+    "var": lambda lib: lib.zeros(0).var(),
+    "std_one": lambda lib: lib.ones(1).std(),
+    "var_dim": lambda lib: lib.zeros(2, 0).var(1),
+    "var_0dim": lambda lib: lib.zeros(()).var(),
+    "var_ok": lambda lib: lib.ones(3, 2).var(1),
+    "mse_empty": lambda lib: lib.nn.functional.mse_loss(lib.zeros(0), lib.zeros(0)),
+}
+
+
+@pytest.mark.parametrize("case", list(EMPTY_REDUCTIONS))
+def test_empty_reduction_values_and_warnings(case):
+    """Reductions with nothing (or too little) to reduce: nan, and only PyTorch's own warning
+    (var/std: degrees of freedom <= 0), never NumPy's RuntimeWarnings."""
+    from minigrad.parity import assert_parity, to_numpy
+    from tests.parity.test_tensor_meta import warned
+
+    def scenario(lib):
+        out, categories = warned(lambda: EMPTY_REDUCTIONS[case](lib))
+        return to_numpy(out), categories
+
+    assert_parity(scenario)

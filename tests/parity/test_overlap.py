@@ -33,6 +33,17 @@ WRITES = {
     "add_self": ((3, 3), lambda x: x.add_(x)),
     "add_unsqueezed": ((3,), lambda x: x.add_(x.unsqueeze(0))),
     "add_shifted": ((4,), lambda x: x[1:].add_(x[:-1])),
+    # a one-element value through one bool mask is a masked_fill of its value: allowed ...
+    "setitem_mask_own_element": ((4,), lambda x: x.__setitem__(x > 2, x[0])),
+    # ... through an index tensor (or a 0-dim bool tensor, which is one) it is refused
+    "setitem_index_own_element": ((4,), lambda x: x.__setitem__((x[:2] * 0).long(), x[1])),
+    "setitem_0d_mask_self": ((), lambda x: x.__setitem__(x > 0, x)),
+    "setitem_true_self": ((), lambda x: x.__setitem__(True, x)),
+    "setitem_none_self": ((), lambda x: x.__setitem__(None, x)),
+    # the (1, 1) value loses both leading 1s: a 0-dim source, expanded with strides 0
+    "setitem_none_self_1x1": ((1, 1), lambda x: x.__setitem__(None, x)),
+    "setitem_none_self_1x3": ((1, 3), lambda x: x.__setitem__(None, x)),
+    "setitem_mask_self_1x1": ((1, 1), lambda x: x.__setitem__(x > 0, x)),
 }
 
 
@@ -49,7 +60,8 @@ def test_overlapping_write(name, device):
 
 
 @pytest.mark.parametrize("shape,target", [((3, 1), (2, 3, 4)), ((3, 1), (1, 3, 1)),
-                                          ((3,), (1, 1, 3)), ((1,), (2, 1)), ((), (1, 2))])
+                                          ((3,), (1, 1, 3)), ((1,), (2, 1)), ((), (1, 2)),
+                                          ((), (1, 1))])
 def test_expand_strides(shape, target, device):
     """``expand`` gives new leading size-1 dims PyTorch's strides (not NumPy's 0): the overlap
     checks above compare strides, size-1 dims included."""
