@@ -163,8 +163,9 @@ def mm(input, mat2) -> Tensor:
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)`` (``torch.addmm``); node ``AddmmBackward0`` with
-    slots ``(input, mat1, mat2)``. ``input`` broadcasts to the product's shape. RuntimeError
-    on shape or dtype mismatch."""
+    slots ``(input, mat1, mat2)``. ``input`` broadcasts to the product's shape; with ``beta=0``
+    its values are not read (a nan in it does not reach the result). RuntimeError on shape or
+    dtype mismatch."""
     from .shape import _expand_target
 
     for t, name in ((mat1, "mat1"), (mat2, "mat2")):
@@ -182,7 +183,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
     prod = mat1._data @ mat2._data
     if alpha != 1:
         prod = prod * alpha
-    prod += input._data if beta == 1 else input._data * beta  # prod is new: add in place
+    if beta != 0:  # (beta 0 ignores input, nan and inf included, as BLAS and PyTorch do)
+        prod += input._data if beta == 1 else input._data * beta  # prod is new: in place
     out = Tensor._make(prod)
     record(AddmmBackward0, out, (input, mat1, mat2), input, mat1, mat2, beta, alpha)
     return out

@@ -713,6 +713,26 @@ FIXED = {
         ('post_hook', 5),
         ('backward', [9], 5, True, False, False, None),
     ],
+    # addmm(input, a, b, beta=0) does not read input: a nan input (log of a negative) does not
+    # reach the result
+    "addmm_beta0_ignores_nan_input": [
+        ('leaf', [], 'float32', False, 'randn', 1),
+        ('detach', 0),
+        ('leaf', [], 'float32', False, 'randn', 2),
+        ('op', 'neg', [2], {}, True),
+        ('leaf', [], 'float32', False, 'randn', 3),
+        ('op', 'sin', [4], {}, True),
+        ('leaf', [], 'float32', False, 'randn', 4),
+        ('op', 'neg', [6], {}, True),
+        ('leaf', [], 'float64', False, 'randn', 5),
+        ('op', 'log', [8], {}, True),
+        ('op', 'add_scalar', [9], {'c': 2.0}, True),
+        ('leaf', [2, 1], 'float64', False, 'randn', 6),
+        ('leaf', [1, 2], 'float64', False, 'randn', 7),
+        ('op', 'addmm', [11, 11, 12], {'beta': 1, 'alpha': 1}, True),
+        ('op', 'addmm', [10, 13, 13], {'beta': 0, 'alpha': 1}, True),
+        ('backward', [14], 8, False, False, False, None),
+    ],
 }
 
 KNOWN = {
