@@ -308,10 +308,10 @@ class AccumulateGrad(Node):
     ``()``; ``_sequence_nr()`` is UINT64_MAX so it runs as soon as it is ready.
     First gradient, as PyTorch's ``AccumulateGrad::accumulateGrad``: when the engine holds the
     only reference to it (``_stealable``, set by the engine) and it is dense, it *becomes*
-    ``.grad`` (no copy; ``_version`` is the gradient's own, often 0; copied only when its strides
-    differ from the leaf's, which PyTorch's formulas avoid); otherwise ``.grad`` is a copy made
-    like ``empty_strided(...).copy_(grad)``, so its ``_version`` is 1 — e.g. after ``x.sum()``
-    (an expanded gradient) or when the caller still holds the gradient.
+    ``.grad`` (no copy; ``_version`` is the gradient's own, often 0) if it has the leaf's
+    strides; otherwise ``.grad`` is a copy made like ``empty_strided(...).copy_(grad)``, so its
+    ``_version`` is 1 — e.g. after ``x.sum()`` (an expanded gradient), ``x.t()`` (it arrives
+    transposed) or when the caller still holds the gradient.
     Later gradients are added in place (same object, version +1).
     With ``create_graph`` (grad mode on) the first gradient is copied with ``copy_`` so that it
     keeps a graph (``grad_fn`` CopyBackwards, version 1, as in PyTorch) and later ones are added
@@ -340,10 +340,10 @@ class AccumulateGrad(Node):
                 if _same_strides(grad._data, var._data):
                     var._grad = Tensor._make(grad._data)  # as ``grad.detach()``: same counter
                     var._grad._vc = grad._vc
-                else:  # PyTorch's formulas give the leaf's layout; ours may not: copy into it
+                else:  # not the leaf's layout (PyTorch's clone_obey_contract): a copy
                     var._grad = Tensor._make(np.empty_like(var._data))
                     var._grad._data[...] = grad._data
-                    var._grad._vc.value = grad._vc.value
+                    var._grad._vc.value = 1  # (the copy_ in PyTorch)
             else:
                 var._grad = grad._detached_copy(var.dtype)
                 var._grad._vc.value = 1 if _is_dense(var._data) else 0  # the copy_ in PyTorch

@@ -38,8 +38,9 @@ INPLACE_OPS = ["add_", "mul_", "sub_", "div_", "iadd", "imul", "pow_", "clamp_",
                "setitem", "setitem"]
 SCALARS = [2.0, -1.5, 0.5, 3, 1, 0, -2]
 
-# Differences owned by other issues (each has a test in test_regressions.KNOWN): the generator
-# steers around them so that the fuzzer keeps finding new ones. Remove a name once fixed.
+# Differences not fixed yet: the generator steers around them so that the fuzzer keeps finding
+# new ones (the first two have a program in test_regressions.KNOWN; the others are described
+# here). Remove a name once fixed, then rerun the CI profile: its programs change.
 KNOWN_GAPS = {
     "fill_expanded_view",  # fill_ / masked_fill_ / index_put_ through an expanded view
     "empty_grad_version",  # _version of the .grad of an empty leaf

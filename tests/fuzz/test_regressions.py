@@ -743,6 +743,16 @@ KNOWN = {
         ("op", "expand", [0], {"shape": [3, 2]}, False),
         ("inplace", "fill_", 1, [], {"value": 0.5}, False),
     ]),
+    # the .grad of an empty leaf: PyTorch's elementwise kernels give an empty gradient strides
+    # that break .grad's layout contract (so it is copied: version 1); NumPy's empty results
+    # look C-contiguous, so minigrad takes it over (version 0)
+    "empty_grad_version": ("AccumulateGrad (issue 3)", [
+        ("leaf", [0], "float32", True, "randn", 1),
+        ("op", "neg", [0], {}, False),
+        ("op", "sum", [1], {"dim": "all"}, False),
+        ("backward", [2], 2, True, False, False, None),
+        ("grad_of", 0),
+    ]),
 }
 
 

@@ -322,6 +322,7 @@ FRESH_GRAD = {
     "x*3+x": lambda lib, x, y: (x * 3 + x).sum().backward(),
     "relu": lambda lib, x, y: x.relu().sum().backward(),
     "view": lambda lib, x, y: x.view(1, 2).sum().backward(),
+
     "linear": lambda lib, x, y: lib.nn.functional.linear(x.view(1, 2), y.view(1, 2)).sum()
     .backward(),
 }
@@ -344,6 +345,21 @@ def test_fresh_grad_version(device):
         (x * y).sum().backward()
         out["hook_keeps"] = (x.grad._version, y.grad._version)
         return out
+
+    assert_parity(scenario, device=device)
+
+
+@pytest.mark.parametrize("use", ["t", "permute", "transpose_view"])
+def test_fresh_grad_version_of_transposed_gradient(use, device):
+    """A gradient that reaches a 2-D leaf transposed (the leaf was used through ``x.t()``)
+    breaks .grad's layout contract: .grad is a copy in the leaf's layout (version 1)."""
+
+    def scenario(lib, device):
+        x = mk(lib, device, np.arange(6, dtype=np.float32).reshape(2, 3), requires_grad=True)
+        y = {"t": lambda: x.t(), "permute": lambda: x.permute(1, 0),
+             "transpose_view": lambda: x.transpose(0, 1)[:, :]}[use]()
+        (y * 2).sum().backward()
+        return x.grad._version, x.grad.stride(), to_numpy(x.grad)
 
     assert_parity(scenario, device=device)
 
