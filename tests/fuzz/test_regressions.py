@@ -733,6 +733,21 @@ FIXED = {
         ('op', 'addmm', [10, 13, 13], {'beta': 0, 'alpha': 1}, True),
         ('backward', [14], 8, False, False, False, None),
     ],
+    # x.mT backward: the gradient reaches x transposed, not in .grad's layout: .grad is a copy
+    # (version 1), PyTorch's clone_obey_contract
+    "transposed_grad_copied": [
+        ('leaf', [2, 2], 'float32', True, 'randn', 1),
+        ('leaf', [], 'float32', False, 'randn', 2),
+        ('op', 'mT', [0], {}, False),
+        ('op', 'unbind', [2], {'dim': 2, 'n_out': 0}, True),
+        ('backward', [2], 3, False, False, False, None),
+        ('leaf', [], 'float32', False, 'randn', 4),
+        ('op', 'neg', [3], {}, True),
+        ('leaf', [], 'float32', False, 'randn', 5),
+        ('op', 'neg', [5], {}, True),
+        ('grad_of', 0),
+        ('backward', [7], 6, False, False, False, None),
+    ],
 }
 
 KNOWN = {
