@@ -94,6 +94,9 @@ class IndexBackward0(_IndexNode):
         zeros = Tensor._make(np.zeros(self._saved["self_sym_sizes"], dtype=g._data.dtype))
         out = Tensor._make(zeros._data.copy())
         np.add.at(out._data, self._np_index, g._data)
+        # PyTorch writes with _index_put_impl_ in place into fresh zeros: version 1 (a .grad
+        # that takes this gradient over shows it)
+        out._vc.value = 1
         record(IndexPutImplBackward0, out, (zeros, g), indices, self._np_index)
         return (out,)
 
