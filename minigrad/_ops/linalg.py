@@ -14,7 +14,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
 from ._util import attach, broadcast_shapes, sum_to
-from .shape import _squeeze_dims, _unsafe_view
+from .shape import _expand_target, _squeeze_dims, _unsafe_view
 
 
 def _strides(t: Tensor) -> tuple:
@@ -165,8 +165,6 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)`` (``torch.addmm``); node ``AddmmBackward0`` with
     slots ``(input, mat1, mat2)``. ``input`` broadcasts to the product's shape. RuntimeError
     on shape or dtype mismatch."""
-    from .shape import _expand_target
-
     for t, name in ((mat1, "mat1"), (mat2, "mat2")):
         if t.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix, got {t.ndim}-D tensor")

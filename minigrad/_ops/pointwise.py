@@ -32,6 +32,9 @@ def _binary(a, b):
     """Both operands as tensors (Python scalars as wrapped numbers, see ``wrap_scalar``) and
     the promoted dtype; checks that shapes broadcast."""
     if isinstance(a, Tensor) and isinstance(b, Tensor):  # the common cases, checked first
+        da, db = a._data, b._data
+        if da.dtype is db.dtype and da.shape == db.shape and da.ndim:
+            return a, b, da.dtype  # nothing to promote or broadcast
         ta, tb = a, b
     elif isinstance(a, Tensor) and type(b) in _PY_SCALARS:
         ta, tb = a, wrap_scalar(b)

@@ -261,14 +261,21 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
             grads = buffers.pop(node, None) or [None] * (len(node._out_meta) or 1)
             is_acc = isinstance(node, AccumulateGrad)
             tensor_hooks = node._tensor_pre_hooks or node._retains_grad or is_acc
-            if needed is not None and node not in needed:
+            if needed is None:  # no inputs=: every reachable node runs
+                if tensor_hooks:
+                    grads = _call_tensor_hooks(node, grads)
+                if anomaly_mode._enabled:
+                    outs = anomaly_mode.run_node(_call_node, node, grads, retain_graph)
+                else:
+                    outs = _call_node(node, grads, retain_graph)
+            elif node not in needed:
                 if tensor_hooks and node in roots_pruned:
                     _call_tensor_hooks(node, grads)
                 outs = (None,) * len(node.next_functions)
             else:
                 # backward(inputs=[non-leaf]) runs that tensor's grad_fn too (its hooks fire,
                 # its saved tensors are freed), as PyTorch; autograd.grad does not
-                run = needed is None or is_acc and accumulate or any(
+                run = is_acc and accumulate or any(
                     c in needed for c, _ in node.next_functions if c is not None) or (
                     accumulate and node in captures)
                 run = run and not (is_acc and not accumulate)

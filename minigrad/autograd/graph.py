@@ -281,7 +281,7 @@ class Node:
     def _save(self, name: str, value, is_output: bool = False) -> None:
         """Save a tensor (wrapped in SavedTensor) or a plain value under ``name``; the node
         then shows it as ``_saved_<name>`` (see :class:`_SavedAttribute`)."""
-        if isinstance(value, _tensor_cls()):
+        if isinstance(value, _TENSOR or _tensor_cls()):  # (no call once it is imported)
             value = SavedTensor(value, self, is_output)
         self._saved[name] = value
         if name not in _SAVED_NAMES:
