@@ -65,8 +65,9 @@ class _Binary(Node):
         return self.next_functions[i][0] is not None
 
     def _pair(self, ga, gb):
-        return (sum_to(ga, self._shapes[0]) if ga is not None and self._needs(0) else None,
-                sum_to(gb, self._shapes[1]) if gb is not None and self._needs(1) else None)
+        (na, _), (nb, _) = self.next_functions  # (as _needs(0), _needs(1), without the calls)
+        return (sum_to(ga, self._shapes[0]) if ga is not None and na is not None else None,
+                sum_to(gb, self._shapes[1]) if gb is not None and nb is not None else None)
 
 
 # ----------------------------------------------------------------------------- add / sub
