@@ -262,7 +262,8 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
             node = heapq.heappop(heap)[2]
             grads = buffers.pop(node, None) or [None] * (len(node._out_meta) or 1)
             is_acc = isinstance(node, AccumulateGrad)
-            tensor_hooks = node._tensor_pre_hooks or node._retains_grad or is_acc
+            tensor_hooks = node._tensor_pre_hooks or node._retains_grad or (
+                is_acc and node.variable._backward_hooks)  # (a leaf's hooks live on it)
             if needed is None:  # no inputs=: every reachable node runs
                 if tensor_hooks:
                     grads = _call_tensor_hooks(node, grads)

@@ -394,6 +394,8 @@ def _same_strides(g: np.ndarray, v: np.ndarray) -> bool:
 
 def _is_dense(a: np.ndarray) -> bool:
     """No gaps or overlaps: some permutation of the dims is C-contiguous."""
+    if a.size and a.flags.c_contiguous:  # (the common case, without the sort below)
+        return True
     size = a.itemsize
     for n, st in sorted(zip(a.shape, a.strides), key=lambda p: abs(p[1])):
         if n != 1 and st != size:
