@@ -31,7 +31,7 @@ class _QuietFP:
     def __enter__(self):
         self._token = _FP_STATE.set(_FP_IGNORE)
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, exc, tb):  # (named arguments: *exc would build a tuple)
         _FP_STATE.reset(self._token)
 
 
@@ -159,7 +159,7 @@ def cast(t: Tensor, dtype: np.dtype) -> np.ndarray:
 
 def broadcast_shapes(a: tuple, b: tuple) -> tuple:
     """Broadcast two shapes; RuntimeError with PyTorch's wording when they do not match."""
-    if a == b:
+    if a == b or not b:  # (the common cases: equal shapes, a Python scalar operand)
         return tuple(a)
     n = max(len(a), len(b))
     pa, pb = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)

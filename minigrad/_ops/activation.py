@@ -9,22 +9,49 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd import grad_mode
 from ..autograd.graph import Node, record
 from ._util import attach, normalize_dim, quiet_fp, saved_int
-from .pointwise import where
 
 
 class ReluBackward0(Node):
-    """z = max(self, 0).  dz/dself = where(result > 0, grad, 0) (PyTorch's
-    ``threshold_backward``: a NaN or inf gradient does not leak where result is 0).
-    Saves: result."""
+    """z = max(self, 0).  dz/dself = threshold_backward(grad, result, 0): grad where
+    result > 0, else 0, in one kernel (:func:`threshold_backward`). Saves: result."""
 
     def backward(self, g):
-        keep = self._get("result")._data > 0
-        if not grad_mode.is_grad_enabled():  # no create_graph: one NumPy call, same values
-            return (Tensor._make(np.where(keep, g._data, g._data.dtype.type(0))),)
-        return (where(Tensor._make(keep), g, Tensor._make(np.zeros((), g._data.dtype))),)
+        return (threshold_backward(g, self._get("result"), 0),)
+
+
+class ThresholdBackwardBackward0(Node):
+    """z = threshold_backward(grad_output, self, threshold) = where(self <= threshold, 0,
+    grad_output).  dz/dgrad_output = threshold_backward(grad, self, threshold);
+    dz/dself = 0 (``zeros_like(grad)``, as PyTorch: no graph). Saves: self, threshold."""
+
+    def __init__(self, input, threshold):
+        super().__init__()
+        self._save("self", input)
+        self._save("threshold", threshold)
+
+    def backward(self, g):
+        (n_grad, _), (n_self, _) = self.next_functions
+        s = self._get("self")
+        g_grad = threshold_backward(g, s, self._saved["threshold"]) if n_grad else None
+        g_self = Tensor._make(np.zeros_like(g._data)) if n_self else None
+        return g_grad, g_self
+
+
+def threshold_backward(grad_output, self, threshold) -> Tensor:
+    """``grad_output`` where ``self > threshold``, else 0 (``torch.ops.aten.threshold_backward``,
+    PyTorch's derivative of relu given its result): one masked product, and under ``create_graph``
+    the node ``ThresholdBackwardBackward0`` with slots ``(grad_output, self)``. A NaN in ``self``
+    lets the gradient through and an infinite gradient at a cut position gives 0, as in PyTorch
+    (a product with a 0/1 mask would give NaN there)."""
+    g, keep = grad_output._data, ~(self._data <= threshold)  # (a NaN in self: kept)
+    # The product is the kernel's value when every gradient is finite (inf * 0 would be NaN);
+    # np.where is always exact but branches on every element: 10x slower on a random mask.
+    res = g * keep if np.isfinite(g).all() else np.where(keep, g, 0)
+    out = Tensor._make(res.astype(g.dtype, copy=False))
+    record(ThresholdBackwardBackward0, out, (grad_output, self), self, threshold)
+    return out
 
 
 def relu(input) -> Tensor:

@@ -14,7 +14,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
 from ._util import attach, broadcast_shapes, sum_to
-from .shape import _squeeze_dims, _unsafe_view
+from .shape import _expand_target, _squeeze_dims, _unsafe_view
 
 
 def _strides(t: Tensor) -> tuple:
@@ -148,15 +148,16 @@ def mm(input, mat2) -> Tensor:
     RuntimeError (PyTorch's messages) if either is not 2-D, the inner sizes differ, or the
     dtypes differ (no promotion).
     """
-    for t, name in ((input, "self"), (mat2, "mat2")):
+    a, b = input._data, mat2._data  # (checks on the arrays: no Size / dtype objects made)
+    for t, name in ((a, "self"), (b, "mat2")):
         if t.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix")
-    if input.shape[1] != mat2.shape[0]:
-        raise _cannot(input.shape, mat2.shape)
-    if input.dtype is not mat2.dtype:
+    if a.shape[1] != b.shape[0]:
+        raise _cannot(a.shape, b.shape)
+    if a.dtype != b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{input.dtype._c_name} != {mat2.dtype._c_name}")
-    out = Tensor._make(input._data @ mat2._data)
+    out = Tensor._make(a @ b)
     record(MmBackward0, out, (input, mat2), input, mat2)
     return out
 
@@ -166,21 +167,20 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
     slots ``(input, mat1, mat2)``. ``input`` broadcasts to the product's shape; with ``beta=0``
     its values are not read (a nan in it does not reach the result). RuntimeError on shape or
     dtype mismatch."""
-    from .shape import _expand_target
-
-    for t, name in ((mat1, "mat1"), (mat2, "mat2")):
+    m1, m2 = mat1._data, mat2._data  # (checks on the arrays: no Size / dtype objects made)
+    for t, name in ((m1, "mat1"), (m2, "mat2")):
         if t.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix, got {t.ndim}-D tensor")
-    if mat1.shape[1] != mat2.shape[0]:
-        raise _cannot(mat1.shape, mat2.shape)
-    _expand_target(input, (mat1.shape[0], mat2.shape[1]))
-    if input.dtype is not mat2.dtype:
+    if m1.shape[1] != m2.shape[0]:
+        raise _cannot(m1.shape, m2.shape)
+    _expand_target(input, (m1.shape[0], m2.shape[1]))
+    if input._data.dtype != m2.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got "
                            f"{_scalar_name(input)} and {_scalar_name(mat2)}")
-    if mat1.dtype is not mat2.dtype:
+    if m1.dtype != m2.dtype:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
                            f"{_scalar_name(mat1)} and {_scalar_name(mat2)}")
-    prod = mat1._data @ mat2._data
+    prod = m1 @ m2
     if alpha != 1:
         prod = prod * alpha
     if beta != 0:  # (beta 0 ignores input, nan and inf included, as BLAS and PyTorch do)

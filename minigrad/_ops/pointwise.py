@@ -32,6 +32,9 @@ def _binary(a, b):
     """Both operands as tensors (Python scalars as wrapped numbers, see ``wrap_scalar``) and
     the promoted dtype; checks that shapes broadcast."""
     if isinstance(a, Tensor) and isinstance(b, Tensor):  # the common cases, checked first
+        da, db = a._data, b._data
+        if da.dtype is db.dtype and da.shape == db.shape and da.ndim:
+            return a, b, da.dtype  # nothing to promote or broadcast
         ta, tb = a, b
     elif isinstance(a, Tensor) and type(b) in _PY_SCALARS:
         ta, tb = a, wrap_scalar(b)
@@ -62,8 +65,9 @@ class _Binary(Node):
         return self.next_functions[i][0] is not None
 
     def _pair(self, ga, gb):
-        return (sum_to(ga, self._shapes[0]) if ga is not None and self._needs(0) else None,
-                sum_to(gb, self._shapes[1]) if gb is not None and self._needs(1) else None)
+        (na, _), (nb, _) = self.next_functions  # (as _needs(0), _needs(1), without the calls)
+        return (sum_to(ga, self._shapes[0]) if ga is not None and na is not None else None,
+                sum_to(gb, self._shapes[1]) if gb is not None and nb is not None else None)
 
 
 # ----------------------------------------------------------------------------- add / sub

@@ -132,9 +132,11 @@ def _check_float(fn, t, dtype=None):
 
 
 def _as_dtype(dtype):
+    if dtype is None:  # (the common case: no import statement to run)
+        return None
     from .. import _dtype as D
 
-    return None if dtype is None else D.from_numpy_dtype(D.to_numpy_dtype(dtype))
+    return D.from_numpy_dtype(D.to_numpy_dtype(dtype))
 
 
 def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:

@@ -160,7 +160,8 @@ def _as_input_dtype(child, nr, g):
         want = child._out_meta[nr][1].np
     else:
         return g
-    if g._data.dtype == want or want.kind != "f":
+    have = g._data.dtype
+    if have is want or have == want or want.kind != "f":  # (`is`: the common, cheap case)
         return g
     return g.to(from_numpy_dtype(want))
 
@@ -180,6 +181,7 @@ def _call_node(node, grads, retain_graph):
                 grads = _check_hook_tuple(fn, new, grads)
     raw = tuple(grads)  # what post hooks see as grad_outputs (None where nothing arrived)
     custom = node._forward_cls is not None  # a custom Function's node
+    is_acc = isinstance(node, AccumulateGrad)
     if not custom and (grads[0] is None if len(grads) == 1 else all(g is None for g in grads)):
         outs = (None,) * len(node.next_functions)
     else:
@@ -188,7 +190,7 @@ def _call_node(node, grads, retain_graph):
             # always run (zeros, or None after ctx.set_materialize_grads(False)), as PyTorch
             grads = [g if g is not None else zeros_grad(*meta) for g, meta in
                      zip(grads, node._out_meta)]
-        if isinstance(node, AccumulateGrad):  # may .grad take this gradient over (no copy)?
+        if is_acc:  # may .grad take this gradient over (no copy)?
             node._stealable = _sole_owner(grads[0], 2, storage=False)  # `grads`, `raw`
         if not custom:  # PyTorch's generated nodes unpack every saved variable first, so a
             for v in node._saved.values():  # stale or freed one fails even when unused
@@ -197,7 +199,7 @@ def _call_node(node, grads, retain_graph):
         outs = node.backward(*grads)
     if not retain_graph:
         node._release_variables()
-    if isinstance(node, AccumulateGrad):
+    if is_acc:
         for fn in list(node.variable._post_accumulate_grad_hooks.values()):
             _check_post_accumulate_result(fn(node.variable), node.variable)
     for fn in list(node._post_hooks.values()) if node._post_hooks else ():
@@ -260,15 +262,23 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
             node = heapq.heappop(heap)[2]
             grads = buffers.pop(node, None) or [None] * (len(node._out_meta) or 1)
             is_acc = isinstance(node, AccumulateGrad)
-            tensor_hooks = node._tensor_pre_hooks or node._retains_grad or is_acc
-            if needed is not None and node not in needed:
+            tensor_hooks = node._tensor_pre_hooks or node._retains_grad or (
+                is_acc and node.variable._backward_hooks)  # (a leaf's hooks live on it)
+            if needed is None:  # no inputs=: every reachable node runs
+                if tensor_hooks:
+                    grads = _call_tensor_hooks(node, grads)
+                if anomaly_mode._enabled:
+                    outs = anomaly_mode.run_node(_call_node, node, grads, retain_graph)
+                else:
+                    outs = _call_node(node, grads, retain_graph)
+            elif node not in needed:
                 if tensor_hooks and node in roots_pruned:
                     _call_tensor_hooks(node, grads)
                 outs = (None,) * len(node.next_functions)
             else:
                 # backward(inputs=[non-leaf]) runs that tensor's grad_fn too (its hooks fire,
                 # its saved tensors are freed), as PyTorch; autograd.grad does not
-                run = needed is None or is_acc and accumulate or any(
+                run = is_acc and accumulate or any(
                     c in needed for c, _ in node.next_functions if c is not None) or (
                     accumulate and node in captures)
                 run = run and not (is_acc and not accumulate)

@@ -184,6 +184,19 @@ def test_inplace_activations(device, call):
     assert_parity(scenario, rand(3, 4), device=device)
 
 
+def test_relu_backward_nan_input_and_inf_grad(device):
+    # threshold_backward: a NaN input lets its gradient through, an infinite gradient where the
+    # input was cut off gives 0 (a product with a 0/1 mask would give 0 and NaN)
+    def scenario(lib, device):
+        x = leaf(lib, np.array([np.nan, -1.0, 2.0, 0.0], np.float32), device)
+        g = leaf(lib, np.array([1.0, np.inf, 3.0, np.inf], np.float32), device,
+                 requires_grad=False)
+        lib.nn.functional.relu(x).backward(g)
+        return {"grad": to_numpy(x.grad)}
+
+    assert_parity(scenario, device=device)
+
+
 @pytest.mark.parametrize("call", [
     lambda F, x: F.relu(x, inplace=True),
     lambda F, x: F.leaky_relu(x, inplace=True),

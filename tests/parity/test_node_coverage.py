@@ -86,6 +86,11 @@ def _tanh_double(lib, t):
     return lib.autograd.grad(x.tanh(), x, y, create_graph=True)[0]
 
 
+def _relu_double(lib, t):
+    x, y = t["x"], t["y"]  # y: a grad_output that requires grad, so both slots are edges
+    return lib.autograd.grad(x.relu(), x, y, create_graph=True)[0]
+
+
 def _sigmoid_double(lib, t):
     x, y = t["x"], t["y"]
     return lib.autograd.grad(x.sigmoid(), x, y, create_graph=True)[0]
@@ -227,6 +232,7 @@ CASES = {
     "TBackward0": "t['x'].t()",
     "TanhBackward0": "t['x'].tanh()",
     "TanhBackwardBackward0": _tanh_double,
+    "ThresholdBackwardBackward0": _relu_double,
     "ToCopyBackward0": "t['x'].float()",
     "TransposeBackward0": "t['a3'].transpose(0, 2)",
     "UnbindBackward0": "t['x'].unbind(0)[2]",

@@ -6,6 +6,7 @@ functional form in ``forward``.
 
 from __future__ import annotations
 
+from .. import functional as F
 from .module import Module
 
 
@@ -17,8 +18,6 @@ class ReLU(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        from .. import functional as F
-
         return F.relu(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
@@ -29,8 +28,6 @@ class Sigmoid(Module):
     """``1 / (1 + exp(-x))`` elementwise (``torch.nn.Sigmoid``)."""
 
     def forward(self, input):
-        from .. import functional as F
-
         return F.sigmoid(input)
 
 
@@ -38,8 +35,6 @@ class Tanh(Module):
     """``tanh(x)`` elementwise (``torch.nn.Tanh``)."""
 
     def forward(self, input):
-        from .. import functional as F
-
         return F.tanh(input)
 
 
@@ -52,8 +47,6 @@ class Softmax(Module):
         self.dim = dim
 
     def forward(self, input):
-        from .. import functional as F
-
         return F.softmax(input, self.dim)
 
     def extra_repr(self) -> str:
@@ -68,8 +61,6 @@ class LogSoftmax(Module):
         self.dim = dim
 
     def forward(self, input):
-        from .. import functional as F
-
         return F.log_softmax(input, self.dim)
 
     def extra_repr(self) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from .. import functional as F
 from .. import init
 from .linear import _empty_param
 from .module import Module
@@ -98,8 +99,6 @@ class Conv2d(Module):
                 init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
-        from .. import functional as F
-
         if self.padding_mode == "zeros":
             return F.conv2d(input, self.weight, self.bias, self.stride, self.padding,
                             self.dilation, self.groups)

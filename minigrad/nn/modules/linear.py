@@ -13,6 +13,7 @@ import numpy as np
 
 from ..._dtype import to_numpy_dtype
 from ..._tensor import Tensor
+from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
@@ -64,8 +65,6 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
-        from .. import functional as F
-
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import warnings
 
+from .. import functional as F
 from .module import Module
 
 
@@ -54,8 +55,6 @@ class CrossEntropyLoss(_WeightedLoss):
         self.label_smoothing = label_smoothing
 
     def forward(self, input, target):
-        from .. import functional as F
-
         return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
                                reduction=self.reduction, label_smoothing=self.label_smoothing)
 
@@ -70,8 +69,6 @@ class NLLLoss(_WeightedLoss):
         self.ignore_index = ignore_index
 
     def forward(self, input, target):
-        from .. import functional as F
-
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)
 
@@ -84,6 +81,4 @@ class MSELoss(_Loss):
         super().__init__(size_average, reduce, reduction)
 
     def forward(self, input, target):
-        from .. import functional as F
-
         return F.mse_loss(input, target, reduction=self.reduction)

@@ -6,6 +6,7 @@ Options are stored exactly as given (an int stays an int, so the repr matches Py
 
 from __future__ import annotations
 
+from .. import functional as F
 from .module import Module
 
 
@@ -27,8 +28,6 @@ class MaxPool2d(Module):
         self.ceil_mode = ceil_mode
 
     def forward(self, input):
-        from .. import functional as F
-
         return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
@@ -55,8 +54,6 @@ class AvgPool2d(Module):
         self.divisor_override = divisor_override
 
     def forward(self, input):
-        from .. import functional as F
-
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
