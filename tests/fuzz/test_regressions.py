@@ -748,6 +748,17 @@ FIXED = {
         ('grad_of', 0),
         ('backward', [7], 6, False, False, False, None),
     ],
+    # under create_graph relu's gradient is ThresholdBackwardBackward0(grad, result): a backward
+    # through it reaches ReluBackward0, whose saved result was freed (retain_graph=False)
+    "relu_create_graph_reaches_freed_relu": [
+        ('leaf', [], 'float32', True, 'randn', 1),
+        ('leaf', [], 'float32', False, 'randn', 2),
+        ('op', 'relu', [0], {}, False),
+        ('leaf', [], 'float32', False, 'randn', 3),
+        ('op', 'neg', [3], {}, True),
+        ('grad', [2], [0], 4, False, True, False),
+        ('backward', [5], 5, True, False, False, [0]),
+    ],
 }
 
 KNOWN = {
