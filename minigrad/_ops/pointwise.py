@@ -162,7 +162,8 @@ class MulBackward0(_Binary):
 
 
 class DivBackward0(_Binary):
-    """z = self / other.  dz/dself = grad / other; dz/dother = -grad * self / other².
+    """z = self / other.  dz/dself = grad / other; dz/dother = -grad * ((self / other) / other)
+    (PyTorch's order of operations: the rounding of x / x's gradient matches).
     Saves: other, self (when other needs grad)."""
 
     def __init__(self, a, b):
@@ -173,7 +174,7 @@ class DivBackward0(_Binary):
     def backward(self, g):
         other = self._get("other")
         ga = g / other if self._needs(0) else None
-        gb = -g * self._get("self") / (other * other) if self._needs(1) else None
+        gb = -g * ((self._get("self") / other) / other) if self._needs(1) else None
         return self._pair(ga, gb)
 
 

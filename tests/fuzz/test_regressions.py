@@ -759,6 +759,31 @@ FIXED = {
         ('grad', [2], [0], 4, False, True, False),
         ('backward', [5], 5, True, False, False, [0]),
     ],
+    # d(x / x)/dx is 0 up to rounding; the other-side formula in PyTorch's order,
+    # -grad * ((self / other) / other), gives the same rounding (log of it: -inf in both)
+    "div_self_gradient_rounding": [
+        ('leaf', [2], 'float32', True, 'randn', 1),
+        ('leaf', [2, 3], 'float32', False, 'randn', 2),
+        ('op', 'gelu', [1], {'approximate': 'none'}, True),
+        ('op', 'div', [0, 0], {}, False),
+        ('grad', [3], [0], 3, False, False, False),
+        ('op', 'log', [4], {}, True),
+        ('backward', [5], 4, False, False, False, [0]),
+    ],
+    # the same rounding decides which element max(dim) picks
+    "div_self_gradient_ties": [
+        ('leaf', [2, 2, 3], 'float32', True, 'randn', 1),
+        ('leaf', [2, 2], 'float32', False, 'randn', 2),
+        ('op', 'gelu', [1], {'approximate': 'none'}, True),
+        ('op', 'div', [0, 0], {}, False),
+        ('grad', [3], [0], 3, False, False, False),
+        ('leaf', [2], 'float32', False, 'randn', 4),
+        ('op', 'sub', [4, 5], {}, True),
+        ('hook', 5, 'log'),
+        ('op', 'neg', [4], {}, True),
+        ('op', 'max_dim', [7], {'dim': 0, 'keepdim': False, 'n_out': 2}, True),
+        ('backward', [9], 5, False, False, False, None),
+    ],
 }
 
 KNOWN = {
