@@ -16,6 +16,8 @@ keep everything), then ``fill_`` (0-dim value), ``copy_`` (tensor value) or ``in
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .._tensor import Tensor, view_rebase_message
@@ -68,7 +70,27 @@ def bump(self: Tensor) -> None:
     self._vc.bump()
 
 
-def _write(self: Tensor, r: Tensor) -> None:
+OVERLAP_MSG = ("unsupported operation: more than one element of the written-to tensor refers to a "
+               "single memory location. Please clone() the tensor before performing the "
+               "operation.")
+EXPANDED_WARNING = ("Use of {op} on expanded tensors is deprecated. Please clone() the tensor "
+                    "before performing this operation. This also applies to advanced indexing "
+                    "e.g. tensor[{what}] = {value}")
+
+
+def _internal_overlap(arr: np.ndarray) -> bool:
+    """Several elements are one memory cell (PyTorch's ``has_internal_overlap`` is YES): a dim
+    of stride 0 and size > 1, as an ``expand`` makes."""
+    return any(st == 0 and n > 1 for n, st in zip(arr.shape, arr.strides))
+
+
+def _write(self: Tensor, r: Tensor, overlap_ok: bool = False, where=None) -> None:
+    """Write ``r`` (the op's out-of-place result) into ``self``.
+
+    A view of an expanded array is read-only in NumPy; it is written through its base's memory
+    (:func:`_write_through`) unless its elements overlap and the op is not one PyTorch lets
+    write there (``overlap_ok``: fill_/zero_ with a number, masked_fill_, index_put_; ``where``,
+    a function giving the bool mask of the elements the op writes)."""
     if r.shape != self.shape:
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
                            f"shape {list(r.shape)}")
@@ -77,19 +99,35 @@ def _write(self: Tensor, r: Tensor) -> None:
                            f"{self.dtype._legacy[:-6]}")
     if not self._data.size:  # nothing to write (an empty expanded view is fine too)
         return
-    if not self._data.flags.writeable:  # an expanded view: several elements share memory
-        raise RuntimeError("unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location. Please clone() the "
-                           "tensor before performing the operation.")
+    if not self._data.flags.writeable:  # a view of an expanded array
+        if _internal_overlap(self._data) and not overlap_ok:
+            raise RuntimeError(OVERLAP_MSG)
+        _write_through(self, r._data, None if where is None else where())
+        return
     self._data[...] = r._data
 
 
-def _apply_inplace(self: Tensor, compute, others=()) -> Tensor:
+def _write_through(self: Tensor, values: np.ndarray, where=None) -> None:
+    """Write ``values`` (shaped like ``self``) into the base's memory at the cells of ``self``
+    (only where the bool mask ``where`` is True). Several elements of ``self`` may be one cell,
+    which then keeps one of the values written to it, as in PyTorch."""
+    base = self._base
+    cells = None if base is None else base._data if base.ndim else base._data.reshape(1)
+    if cells is None or not cells.flags.writeable:  # (no writable memory behind it)
+        raise RuntimeError(OVERLAP_MSG)
+    index = _base_index(base, self)
+    if where is not None:
+        index, values = tuple(i[where] for i in index), values[where]
+    cells[index] = values
+
+
+def _apply_inplace(self: Tensor, compute, others=(), overlap_ok=False, where=None) -> Tensor:
     """Run ``compute()`` (the out-of-place op on ``self``), write it into self, rewrite history.
 
     On a non-view the result's node becomes ``self.grad_fn``. On a view, the base's history is
     rewritten with ``CopySlices(node)`` and the view gets ``AsStridedBackward0(CopySlices)``.
-    ``others``: the op's other arguments (for :func:`check_inplace`).
+    ``others``: the op's other arguments (for :func:`check_inplace`); ``overlap_ok`` and
+    ``where``: see :func:`_write`.
     """
     check_inplace(self, *others)
     for o in others:  # PyTorch's TensorIterator refuses inputs partially overlapping self
@@ -102,7 +140,7 @@ def _apply_inplace(self: Tensor, compute, others=()) -> Tensor:
         sv = node._saved.get("self")  # PyTorch saves a clone of ``self`` (only under that name:
         if isinstance(sv, SavedTensor) and sv._tensor is self:  # ``b.mul_(b)`` still fails)
             node._saved["self"] = SavedTensor(self.clone(), node, False)
-    _write(self, r)
+    _write(self, r, overlap_ok, where)
     bump(self)
     if node is not None:
         for sv in node._saved.values():
@@ -206,6 +244,7 @@ class CopySlices(Node):
         super().__init__()
         self.fn = fn
         self._index = _base_index(base, view)
+        self._view_overlaps = _internal_overlap(view._data)
         self.next_functions = (edge_of(base),) + fn.next_functions[1:]
         self._out_meta.append((base.shape, base.dtype))
 
@@ -219,6 +258,8 @@ class CopySlices(Node):
         res = self.fn.backward(_gather(g, self._index))
         grad_base = None
         if self.next_functions[0][0] is not None:
+            if self._view_overlaps:  # PyTorch copies the view's gradient into an as_strided
+                raise RuntimeError(OVERLAP_MSG)  # view of the base's: refused there
             outside = np.ones(g.shape, dtype=g._data.dtype)
             outside[self._index] = 0
             grad_base = g * Tensor._make(outside)
@@ -323,7 +364,7 @@ def _constant_like(self, value, node_cls, inputs=None, *args):
 
 def zero_(self) -> Tensor:
     """Fill with zeros in place (``Tensor.zero_``); node ``ZeroBackward0`` on a non-leaf."""
-    return _apply_inplace(self, lambda: _constant_like(self, 0, ZeroBackward0))
+    return _apply_inplace(self, lambda: _constant_like(self, 0, ZeroBackward0), overlap_ok=True)
 
 
 def fill_(self, value) -> Tensor:
@@ -337,7 +378,19 @@ def fill_(self, value) -> Tensor:
                                f"with {value.ndim} dimensions.")
         return _apply_inplace(self, lambda: _constant_like(self, value.item(), FillBackward3,
                                                            (self, value)), (value,))
-    return _apply_inplace(self, lambda: _constant_like(self, value, FillBackward2))
+    # (a number may be written to an expanded tensor; a tensor value may not, as in PyTorch)
+    return _apply_inplace(self, lambda: _constant_like(self, value, FillBackward2),
+                          overlap_ok=True)
+
+
+def masked_fill_(self, mask, value) -> Tensor:
+    """``masked_fill`` in place (``Tensor.masked_fill_``). On an expanded tensor PyTorch writes
+    the masked cells (with a deprecation warning), and so does minigrad."""
+    if _internal_overlap(self._data):
+        warnings.warn(EXPANDED_WARNING.format(op="masked_fill_", what="mask", value="scalar"),
+                      UserWarning, stacklevel=2)
+    return _apply_inplace(self, lambda: P.masked_fill(self, mask, value), (mask, value), True,
+                          lambda: np.broadcast_to(as_tensor(mask)._data, self.shape))
 
 
 def copy_(self, src, non_blocking: bool = False) -> Tensor:
@@ -371,7 +424,26 @@ def _index_put_(self, np_index, saved_indices, values: Tensor) -> Tensor:
         record(IndexPutBackward0, out, (self, values), np_index, saved_indices, values)
         return out
 
-    return _apply_inplace(self, compute, (values,))
+    def written():
+        mask = np.zeros(self.shape, dtype=bool)
+        mask[np_index] = True
+        return mask
+
+    _warn_if_expanded(self, np_index, values)
+    return _apply_inplace(self, compute, (values,), True, written)
+
+
+def _warn_if_expanded(target: Tensor, np_index, values) -> None:
+    """PyTorch's deprecation warnings for index_put_ (and its masked_fill_ path: one bool mask
+    and a one-element value) on a tensor whose elements share memory."""
+    if not _internal_overlap(target._data):
+        return
+    warnings.warn(EXPANDED_WARNING.format(op="index_put_", what="indices", value="tensor"),
+                  UserWarning, stacklevel=4)
+    arrays = [i for i in np_index if isinstance(i, np.ndarray)]
+    if values.numel() == 1 and len(arrays) == 1 and arrays[0].dtype == np.bool_:
+        warnings.warn(EXPANDED_WARNING.format(op="masked_fill_", what="mask", value="scalar"),
+                      UserWarning, stacklevel=4)
 
 
 def _split_index(self, index):
@@ -438,13 +510,13 @@ def setitem(self, index, value) -> None:
     except (IndexError, RuntimeError):
         # PyTorch first takes the view of the basic indices (their errors come first), then
         # runs the in-place checks, then checks index tensors and the value: same order here
-        if split is not None and needs_graph:
+        if needs_graph:
             basic, trivial, _ = split
             check_inplace(self if trivial else self[basic], value)
         else:
             check_inplace(self, value)
         raise
-    if split is None or not needs_graph:
+    if not needs_graph:
         check_inplace(self, value)
         _setitem_data(self, index, value)
         bump(self)
@@ -480,18 +552,6 @@ def _array_index(target: Tensor, advanced):
         saved.append(ix if isinstance(ix, Tensor) else Tensor._make(arr))
         cur = d + (arr.ndim if arr.dtype == np.bool_ else 1)
     return tuple(np_index), tuple(saved)
-
-
-def _numpy_index(index):
-    """``index`` as NumPy understands it (index tensors as arrays or Python ints)."""
-    from .indexing import _as_index_array, _is_advanced
-
-    if isinstance(index, tuple):
-        return tuple(_as_index_array(i) if _is_advanced(i) else
-                     (i.item() if isinstance(i, Tensor) else i) for i in index)
-    if _is_advanced(index):
-        return _as_index_array(index)
-    return index.item() if isinstance(index, Tensor) else index
 
 
 def _setitem_source(region: Tensor, value: Tensor) -> Tensor:
@@ -603,14 +663,27 @@ def _setitem_data(self, index, value) -> None:
     PyTorch does: basic indices give a view, integer/bool arrays then index into it (NumPy
     alone would order mixed basic/advanced dims differently)."""
     val = value._data.reshape(_stripped(value)) if isinstance(value, Tensor) else value
-    if not self._data.flags.writeable:
-        _write(self, self)  # raises PyTorch's error for an expanded view
-    split = _split_index(self, index)
-    if split is None:  # a bool scalar in the index
-        self._data[_numpy_index(index)] = val
+    basic, trivial, advanced = _split_index(self, index)
+    if self._data.flags.writeable:
+        _assign(self._data, basic, trivial, advanced, val)
         return
-    basic, trivial, advanced = split
-    target = self._data if trivial else self._data[basic + (Ellipsis,)]  # (always a view)
+    # a view of an expanded array: PyTorch refuses a basic-index write to cells several
+    # elements share, warns for index_put_, and writes through the base's memory
+    region = self._data if trivial else self._data[basic + (Ellipsis,)]
+    if advanced:
+        _warn_if_expanded(Tensor._make(region), _array_index(Tensor._make(region), advanced)[0],
+                          value if isinstance(value, Tensor) else Tensor._make(np.asarray(val)))
+    elif _internal_overlap(region):
+        raise RuntimeError(OVERLAP_MSG)
+    new, written = np.array(self._data), np.zeros(self.shape, dtype=bool)
+    _assign(new, basic, trivial, advanced, val)
+    _assign(written, basic, trivial, advanced, True)
+    _write_through(self, new, written)
+
+
+def _assign(arr: np.ndarray, basic, trivial, advanced, val) -> None:
+    """``arr[index] = val`` with the index split by :func:`_split_index`."""
+    target = arr if trivial else arr[basic + (Ellipsis,)]  # (always a view)
     if advanced:
         target[_array_index(Tensor._make(target), advanced)[0]] = val
     else:
@@ -730,7 +803,7 @@ attach(
     clamp_min_=_inplace_of(P.clamp_min, "clamp_min_"), exp_=_inplace_of(P.exp, "exp_"),
     neg_=_inplace_of(P.neg, "neg_"), sqrt_=_inplace_of(P.sqrt, "sqrt_"),
     sigmoid_=_inplace_of(P.sigmoid, "sigmoid_"), tanh_=_inplace_of(P.tanh, "tanh_"),
-    relu_=_inplace_of(A.relu, "relu_"), masked_fill_=_inplace_of(P.masked_fill, "masked_fill_"),
+    relu_=_inplace_of(A.relu, "relu_"), masked_fill_=masked_fill_,
     addcmul_=_inplace_of(_addcmul, "addcmul_"), addcdiv_=_inplace_of(_addcdiv, "addcdiv_"),
     lerp_=_inplace_of(_lerp, "lerp_"),
     zero_=zero_, fill_=fill_, copy_=copy_, uniform_=uniform_, normal_=normal_,

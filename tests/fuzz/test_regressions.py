@@ -784,16 +784,17 @@ FIXED = {
         ('op', 'max_dim', [7], {'dim': 0, 'keepdim': False, 'n_out': 2}, True),
         ('backward', [9], 5, False, False, False, None),
     ],
-}
-
-KNOWN = {
-    # fill_ / zero_ / masked_fill_ write through an expanded view in PyTorch (every element of
-    # the view is one memory cell); minigrad's expanded arrays are read-only NumPy broadcasts
-    "fill_expanded_view": ("expand / in-place ops (issue 3)", [
+    # fill_ / zero_ with a number, masked_fill_ and index_put_ write through an expanded view
+    # (elements sharing a cell), written via the base's memory; other writes and a backward through
+    # such a write raise PyTorch's overlap error (tests/parity/test_overlap.py)
+    "fill_expanded_view": [
         ("leaf", [3, 1], "float64", False, "randn", 1),
         ("op", "expand", [0], {"shape": [3, 2]}, False),
         ("inplace", "fill_", 1, [], {"value": 0.5}, False),
-    ]),
+    ],
+}
+
+KNOWN = {
     # the .grad of an empty leaf: PyTorch's elementwise kernels give an empty gradient strides
     # that break .grad's layout contract (so it is copied: version 1); NumPy's empty results
     # look C-contiguous, so minigrad takes it over (version 0)

@@ -6,6 +6,8 @@ location") and allows a full one (the same bytes, the same strides) or one it ca
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -69,5 +71,48 @@ def test_expand_strides(shape, target, device):
     def scenario(lib, device):
         x = mk(lib, device, np.ones(shape, dtype=np.float32))
         return x.expand(*target).stride()
+
+    assert_parity(scenario, device=device)
+
+
+EXPANDED_WRITES = {
+    "fill_": lambda lib, e: e.fill_(0.5),
+    "zero_": lambda lib, e: e.zero_(),
+    "masked_fill_": lambda lib, e: e.masked_fill_(e > 0, 1.5),
+    "fill_tensor": lambda lib, e: e.fill_(e[0, 0].detach() * 0 + 2),
+    "setitem_row": lambda lib, e: e.__setitem__(0, 2.0),
+    "setitem_all": lambda lib, e: e.__setitem__(slice(None), 2.0),
+    "setitem_element": lambda lib, e: e.__setitem__((0, 1), 2.0),
+    "column_add_": lambda lib, e: e[:, 0].add_(1),
+    "setitem_mask": lambda lib, e: e.__setitem__(e > 0, 2.0),
+    "setitem_index": lambda lib, e: e.__setitem__((e[:1, 0] * 0).long(), 2.0),
+    "setitem_index_tensor": lambda lib, e: e.__setitem__((e[:2, 0] * 0).long(),
+                                                         e[:2].detach() * 0 + 7),
+    "add_": lambda lib, e: e.add_(1),
+    "copy_": lambda lib, e: e.copy_(e.detach() * 0 + 1),
+}
+
+
+@pytest.mark.parametrize("requires_grad", [False, True])
+@pytest.mark.parametrize("name", list(EXPANDED_WRITES))
+def test_write_to_expanded_tensor(name, requires_grad, device):
+    """In-place writes to ``x.expand(3, 2)`` (each row one memory cell): PyTorch refuses most
+    with its overlap error but lets fill_/zero_ with a number, masked_fill_ and index_put_
+    write (the last two with a deprecation warning), writes to cells no two elements share,
+    and then refuses a backward through the overlapping write."""
+
+    def scenario(lib, device):
+        leaf = mk(lib, device, np.array([[1.0], [-2.0], [3.0]]), requires_grad=requires_grad)
+        x = leaf * 1 if requires_grad else leaf
+        e = x.expand(3, 2)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            error = err(lambda: EXPANDED_WRITES[name](lib, e), "single memory location")
+        out = [error, to_numpy(x.detach()), x._version, [str(w.message)[:40] for w in caught]]
+        if requires_grad and error is None:
+            weights = mk(lib, device, np.arange(6.0).reshape(3, 2))
+            out.append(err(lambda: (e * weights).sum().backward(), "single memory location"))
+            out.append(None if leaf.grad is None else to_numpy(leaf.grad))
+        return out
 
     assert_parity(scenario, device=device)
