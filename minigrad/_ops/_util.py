@@ -6,7 +6,9 @@ Mirrors the parts of ATen every op relies on: ``c10/core/ScalarType.h`` promotio
 
 from __future__ import annotations
 
+import contextlib
 import numbers
+import warnings
 
 import numpy as np
 
@@ -45,6 +47,21 @@ except ImportError:  # NumPy 1.x: no context variable, plain errstate
     def quiet_fp():
         """``np.errstate(all="ignore")`` (see :class:`_QuietFP`)."""
         return np.errstate(all="ignore")
+
+
+@contextlib.contextmanager
+def quiet_numpy():
+    """:func:`quiet_fp`, and NumPy's RuntimeWarnings of reductions over nothing ("Mean of empty
+    slice", "Degrees of freedom <= 0") silenced too: PyTorch returns nan without them."""
+    with quiet_fp(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
+
+
+def internal_overlap(arr: np.ndarray) -> bool:
+    """Several elements are one memory cell (PyTorch's ``has_internal_overlap`` is YES): a dim
+    of stride 0 and size > 1, as an ``expand`` makes."""
+    return any(st == 0 and n > 1 for n, st in zip(arr.shape, arr.strides))
 
 
 def normalize_dim(dim: int, ndim: int) -> int:

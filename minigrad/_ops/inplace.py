@@ -25,7 +25,7 @@ from ..autograd import grad_mode
 from ..autograd.graph import Node, SavedTensor, _is_dense, edge_of, record
 from . import activation as A
 from . import pointwise as P
-from ._util import as_tensor, attach
+from ._util import as_tensor, attach, internal_overlap
 from .indexing import IndexBackward0, _IndexNode
 
 LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -73,15 +73,23 @@ def bump(self: Tensor) -> None:
 OVERLAP_MSG = ("unsupported operation: more than one element of the written-to tensor refers to a "
                "single memory location. Please clone() the tensor before performing the "
                "operation.")
-EXPANDED_WARNING = ("Use of {op} on expanded tensors is deprecated. Please clone() the tensor "
-                    "before performing this operation. This also applies to advanced indexing "
-                    "e.g. tensor[{what}] = {value}")
+EXPANDED_WARNING = {op: f"Use of {op} on expanded tensors is deprecated. Please clone() the "
+                    f"tensor before performing this operation. This also applies to advanced "
+                    f"indexing e.g. tensor[{what}] = {value}"
+                    for op, what, value in (("masked_fill_", "mask", "scalar"),
+                                            ("index_put_", "indices", "tensor"))}
 
 
-def _internal_overlap(arr: np.ndarray) -> bool:
-    """Several elements are one memory cell (PyTorch's ``has_internal_overlap`` is YES): a dim
-    of stride 0 and size > 1, as an ``expand`` makes."""
-    return any(st == 0 and n > 1 for n, st in zip(arr.shape, arr.strides))
+def _warn_expanded(op: str, stacklevel: int) -> None:
+    warnings.warn(EXPANDED_WARNING[op], UserWarning, stacklevel=stacklevel + 1)
+
+
+def _is_masked_fill(arrays, value: Tensor) -> bool:
+    """PyTorch's ``canDispatchToMaskedFill``: ``self[arrays] = value`` with a one-element value
+    and a single bool mask (of >= 1 dims; a 0-dim bool tensor is an index) is done as
+    ``masked_fill_(mask, value.item())``, which casts and ignores memory shared with self."""
+    return value.numel() == 1 and len(arrays) == 1 and (
+        arrays[0].dtype == np.bool_ and arrays[0].ndim > 0)
 
 
 def _write(self: Tensor, r: Tensor, overlap_ok: bool = False, where=None) -> None:
@@ -100,7 +108,7 @@ def _write(self: Tensor, r: Tensor, overlap_ok: bool = False, where=None) -> Non
     if not self._data.size:  # nothing to write (an empty expanded view is fine too)
         return
     if not self._data.flags.writeable:  # a view of an expanded array
-        if _internal_overlap(self._data) and not overlap_ok:
+        if internal_overlap(self._data) and not overlap_ok:
             raise RuntimeError(OVERLAP_MSG)
         _write_through(self, r._data, None if where is None else where())
         return
@@ -244,7 +252,7 @@ class CopySlices(Node):
         super().__init__()
         self.fn = fn
         self._index = _base_index(base, view)
-        self._view_overlaps = _internal_overlap(view._data)
+        self._view_overlaps = internal_overlap(view._data)
         self.next_functions = (edge_of(base),) + fn.next_functions[1:]
         self._out_meta.append((base.shape, base.dtype))
 
@@ -386,11 +394,11 @@ def fill_(self, value) -> Tensor:
 def masked_fill_(self, mask, value) -> Tensor:
     """``masked_fill`` in place (``Tensor.masked_fill_``). On an expanded tensor PyTorch writes
     the masked cells (with a deprecation warning), and so does minigrad."""
-    if _internal_overlap(self._data):
-        warnings.warn(EXPANDED_WARNING.format(op="masked_fill_", what="mask", value="scalar"),
-                      UserWarning, stacklevel=2)
-    return _apply_inplace(self, lambda: P.masked_fill(self, mask, value), (mask, value), True,
-                          lambda: np.broadcast_to(as_tensor(mask)._data, self.shape))
+    if internal_overlap(self._data):
+        _warn_expanded("masked_fill_", stacklevel=2)
+    return _apply_inplace(self, lambda: P.masked_fill(self, mask, value), (mask, value),
+                          overlap_ok=True,
+                          where=lambda: np.broadcast_to(as_tensor(mask)._data, self.shape))
 
 
 def copy_(self, src, non_blocking: bool = False) -> Tensor:
@@ -430,20 +438,17 @@ def _index_put_(self, np_index, saved_indices, values: Tensor) -> Tensor:
         return mask
 
     _warn_if_expanded(self, np_index, values)
-    return _apply_inplace(self, compute, (values,), True, written)
+    return _apply_inplace(self, compute, (values,), overlap_ok=True, where=written)
 
 
 def _warn_if_expanded(target: Tensor, np_index, values) -> None:
     """PyTorch's deprecation warnings for index_put_ (and its masked_fill_ path: one bool mask
     and a one-element value) on a tensor whose elements share memory."""
-    if not _internal_overlap(target._data):
+    if not internal_overlap(target._data):
         return
-    warnings.warn(EXPANDED_WARNING.format(op="index_put_", what="indices", value="tensor"),
-                  UserWarning, stacklevel=4)
-    arrays = [i for i in np_index if isinstance(i, np.ndarray)]
-    if values.numel() == 1 and len(arrays) == 1 and arrays[0].dtype == np.bool_:
-        warnings.warn(EXPANDED_WARNING.format(op="masked_fill_", what="mask", value="scalar"),
-                      UserWarning, stacklevel=4)
+    _warn_expanded("index_put_", stacklevel=4)
+    if _is_masked_fill([i for i in np_index if isinstance(i, np.ndarray)], values):
+        _warn_expanded("masked_fill_", stacklevel=4)
 
 
 def _split_index(self, index):
@@ -585,12 +590,8 @@ def _check_setitem(self, index, value) -> None:
         return
     items = index if isinstance(index, tuple) else (index,)
     advanced = [_as_index_array(i) for i in items if _is_advanced(i)]
-    # PyTorch writes a one-element value through a single bool mask with masked_fill (of
-    # value.item(): it casts, and ignores memory shared with self); other index tensors (a
-    # 0-dim bool tensor is one: see _split_index) go to index_put_, which refuses a value
-    # sharing memory with self
-    masked_fill = value.numel() == 1 and len(advanced) == 1 and (
-        advanced[0].dtype == np.bool_ and advanced[0].ndim > 0)
+    # other index tensors go to index_put_, which refuses a value sharing memory with self
+    masked_fill = _is_masked_fill(advanced, value)
     shared = np.shares_memory(value._data, self._data) and not masked_fill and (
         value.ndim > 0 or advanced)  # (a 0-dim value on basic indices: a fill)
     if shared and advanced:
@@ -673,7 +674,7 @@ def _setitem_data(self, index, value) -> None:
     if advanced:
         _warn_if_expanded(Tensor._make(region), _array_index(Tensor._make(region), advanced)[0],
                           value if isinstance(value, Tensor) else Tensor._make(np.asarray(val)))
-    elif _internal_overlap(region):
+    elif internal_overlap(region):
         raise RuntimeError(OVERLAP_MSG)
     new, written = np.array(self._data), np.zeros(self.shape, dtype=bool)
     _assign(new, basic, trivial, advanced, val)

@@ -15,7 +15,15 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
-from ._util import attach, normalize_dim, normalize_dims, quiet_fp, saved_dims, saved_int
+from ._util import (
+    attach,
+    normalize_dim,
+    normalize_dims,
+    quiet_fp,
+    quiet_numpy,
+    saved_dims,
+    saved_int,
+)
 
 max_result = namedtuple("max", ["values", "indices"])
 min_result = namedtuple("min", ["values", "indices"])
@@ -169,8 +177,7 @@ def _np_mean(arr: np.ndarray, axis=None, keepdims: bool = False):
     silently)."""
     if arr.size:
         return arr.mean(axis=axis, keepdims=keepdims)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with quiet_numpy():
         return arr.mean(axis=axis, keepdims=keepdims)
 
 
@@ -435,8 +442,7 @@ def _var(input, dim, unbiased, keepdim, correction, std):
                       "should be strictly less than the reduction factor (input numel divided "
                       "by output numel).", UserWarning, stacklevel=3)
     fn = np.std if std else np.var
-    with quiet_fp(), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with quiet_numpy():
         out = Tensor._make(np.asarray(fn(input._data, axis=dims, ddof=correction,
                                          keepdims=keepdim), dtype=input._data.dtype))
     node = record(StdBackward0 if std else VarBackward0, out, (input,), input, dim, dims,

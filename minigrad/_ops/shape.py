@@ -18,6 +18,7 @@ from .._tensor import Tensor
 from ..autograd.graph import Node, record
 from ._util import (
     attach,
+    internal_overlap,
     normalize_dim,
     normalize_dims,
     result_dtype,
@@ -379,9 +380,11 @@ def expanded(arr: np.ndarray, shape: tuple) -> np.ndarray:
         # (a 0-dim arr has no dim after the last one: PyTorch gives it stride 0, and so all)
         step = steps[d] if d >= 0 else shape[i + 1] * out[i + 1] if i + 1 < len(shape) else 0
         out[i] = 0 if size != shape[i] else step
-    repeats = any(st == 0 and n > 1 for n, st in zip(shape, out))
-    return np.lib.stride_tricks.as_strided(arr, shape, [st * arr.itemsize for st in out],
-                                           writeable=arr.flags.writeable and not repeats)
+    view = np.lib.stride_tricks.as_strided(arr, shape, [st * arr.itemsize for st in out],
+                                           writeable=arr.flags.writeable)
+    if internal_overlap(view):
+        view.flags.writeable = False
+    return view
 
 
 def _expand_target(self, sizes: tuple) -> tuple:

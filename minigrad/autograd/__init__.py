@@ -41,14 +41,6 @@ CREATE_GRAPH_WARNING = (
 _create_graph_warned = False
 
 
-def _quiet_fp():
-    """A backward pass, like PyTorch's, computes inf and nan gradients without warnings (NumPy
-    would warn in the engine's sums and in the formulas)."""
-    from .._ops._util import quiet_fp
-
-    return quiet_fp()
-
-
 def _as_tuple(x):
     if x is None:
         return None
@@ -112,8 +104,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         _create_graph_warned = True
         warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
     grads = _seed_grads(outputs, grad_tensors)
-    with _quiet_fp():
-        run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
+    run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -136,9 +127,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     grads = _seed_grads(outputs, grad_outputs)
-    with _quiet_fp():
-        result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs,
-                              accumulate=False)
+    result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs,
+                          accumulate=False)
     for i, (t, g) in enumerate(zip(inputs, result)):
         if g is None:
             if materialize_grads:

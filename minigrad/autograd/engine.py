@@ -209,6 +209,13 @@ def _call_node(node, grads, retain_graph):
     return outs
 
 
+def _evaluate(node, grads, retain_graph):
+    """Run one node; in anomaly mode with its forward traceback on error and the NaN check."""
+    if anomaly_mode._enabled:
+        return anomaly_mode.run_node(_call_node, node, grads, retain_graph)
+    return _call_node(node, grads, retain_graph)
+
+
 def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inputs=None,
                  accumulate=True):
     """Run backward from tensors ``roots`` seeded with ``grad_roots``.
@@ -218,6 +225,8 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
     nothing is written and the gradient reaching each input is returned in order (None if none
     reached it).
     """
+    from .._ops._util import quiet_fp  # (lazily: the ops import the autograd package)
+
     root_edges = [edge_of(t) for t in roots]
     for i, (node, _) in enumerate(root_edges):
         if node is None:  # a view made under no_grad: requires grad, but has no history
@@ -258,64 +267,59 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
     prev_mode = grad_mode.is_grad_enabled()
     grad_mode._set(create_graph)
     try:
-        while heap:
-            node = heapq.heappop(heap)[2]
-            grads = buffers.pop(node, None) or [None] * (len(node._out_meta) or 1)
-            is_acc = isinstance(node, AccumulateGrad)
-            tensor_hooks = node._tensor_pre_hooks or node._retains_grad or (
-                is_acc and node.variable._backward_hooks)  # (a leaf's hooks live on it)
-            if needed is None:  # no inputs=: every reachable node runs
-                if tensor_hooks:
-                    grads = _call_tensor_hooks(node, grads)
-                if anomaly_mode._enabled:
-                    outs = anomaly_mode.run_node(_call_node, node, grads, retain_graph)
-                else:
-                    outs = _call_node(node, grads, retain_graph)
-            elif node not in needed:
-                if tensor_hooks and node in roots_pruned:
-                    _call_tensor_hooks(node, grads)
-                outs = (None,) * len(node.next_functions)
-            else:
-                # backward(inputs=[non-leaf]) runs that tensor's grad_fn too (its hooks fire,
-                # its saved tensors are freed), as PyTorch; autograd.grad does not
-                run = is_acc and accumulate or any(
-                    c in needed for c, _ in node.next_functions if c is not None) or (
-                    accumulate and node in captures)
-                run = run and not (is_acc and not accumulate)
-                # autograd.grad captures an input's gradient before its tensor hooks when its
-                # node then runs, after them when it stops there (engine.cpp, evaluate_function)
-                if run and node in captures:
-                    _capture(captures[node], grads, results)
-                if tensor_hooks:
-                    grads = _call_tensor_hooks(node, grads)
-                if not run and node in captures:
-                    _capture(captures[node], grads, results)
-                if run:
-                    if anomaly_mode._enabled:  # forward traceback on error, NaN check
-                        outs = anomaly_mode.run_node(_call_node, node, grads, retain_graph)
-                    else:
-                        outs = _call_node(node, grads, retain_graph)
-                else:
+        with quiet_fp():  # inf and nan gradients come without warnings, as in PyTorch
+            while heap:
+                node = heapq.heappop(heap)[2]
+                grads = buffers.pop(node, None) or [None] * (len(node._out_meta) or 1)
+                is_acc = isinstance(node, AccumulateGrad)
+                tensor_hooks = node._tensor_pre_hooks or node._retains_grad or (
+                    is_acc and node.variable._backward_hooks)  # (a leaf's hooks live on it)
+                if needed is None:  # no inputs=: every reachable node runs
+                    if tensor_hooks:
+                        grads = _call_tensor_hooks(node, grads)
+                    outs = _evaluate(node, grads, retain_graph)
+                elif node not in needed:
+                    if tensor_hooks and node in roots_pruned:
+                        _call_tensor_hooks(node, grads)
                     outs = (None,) * len(node.next_functions)
-            outs = list(outs)
-            for i, (child, nr) in zip(range(len(outs)), node.next_functions):
-                g, outs[i] = outs[i], None  # moved into the buffer (see _sole_owner)
-                if child is None:
-                    continue
-                if g is not None:
-                    g = _as_input_dtype(child, nr, g)
-                    buf = buffers.get(child)
-                    if buf is None:
-                        buf = buffers[child] = [None] * (len(child._out_meta) or 1)
-                    if buf[nr] is None:
-                        buf[nr] = g
+                else:
+                    # backward(inputs=[non-leaf]) runs that tensor's grad_fn too (its hooks fire,
+                    # its saved tensors are freed), as PyTorch; autograd.grad does not
+                    run = is_acc and accumulate or any(
+                        c in needed for c, _ in node.next_functions if c is not None) or (
+                        accumulate and node in captures)
+                    run = run and not (is_acc and not accumulate)
+                    # autograd.grad captures an input's gradient before its tensor hooks when its
+                    # node then runs, after them when it stops there (engine.cpp, evaluate_function)
+                    if run and node in captures:
+                        _capture(captures[node], grads, results)
+                    if tensor_hooks:
+                        grads = _call_tensor_hooks(node, grads)
+                    if not run and node in captures:
+                        _capture(captures[node], grads, results)
+                    if run:
+                        outs = _evaluate(node, grads, retain_graph)
                     else:
-                        _add_to_buffer(buf, nr, g)
-                left = deps[child] - 1
-                deps[child] = left
-                if not left:
-                    heapq.heappush(heap, (-child._seq, next(counter), child))
-            outs = g = grads = None  # the buffers now own the gradients (see _sole_owner)
+                        outs = (None,) * len(node.next_functions)
+                outs = list(outs)
+                for i, (child, nr) in zip(range(len(outs)), node.next_functions):
+                    g, outs[i] = outs[i], None  # moved into the buffer (see _sole_owner)
+                    if child is None:
+                        continue
+                    if g is not None:
+                        g = _as_input_dtype(child, nr, g)
+                        buf = buffers.get(child)
+                        if buf is None:
+                            buf = buffers[child] = [None] * (len(child._out_meta) or 1)
+                        if buf[nr] is None:
+                            buf[nr] = g
+                        else:
+                            _add_to_buffer(buf, nr, g)
+                    left = deps[child] - 1
+                    deps[child] = left
+                    if not left:
+                        heapq.heappush(heap, (-child._seq, next(counter), child))
+                outs = g = grads = None  # the buffers now own the gradients (see _sole_owner)
     finally:
         grad_mode._set(prev_mode)
     return results

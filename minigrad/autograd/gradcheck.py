@@ -48,6 +48,8 @@ def _differentiable_outputs(out) -> tuple:
 
 def _check_inputs(inputs) -> None:
     """Warn about non-double inputs, refuse overlapping ones, require one that needs grad."""
+    from .._ops._util import internal_overlap
+
     found = False
     for idx, x in enumerate(inputs):
         if not (_is_tensor(x) and x.requires_grad):
@@ -56,7 +58,7 @@ def _check_inputs(inputs) -> None:
             warnings.warn(f"Input #{idx} requires gradient and is not a double precision floating "
                           "point or complex. This check will likely fail if all the inputs are "
                           "not of double precision floating point or complex. ", stacklevel=3)
-        if any(st == 0 and n > 1 for st, n in zip(x._data.strides, x.shape)):
+        if internal_overlap(x._data):
             raise RuntimeError(
                 f"The {idx}th input has a dimension with stride 0. gradcheck only supports "
                 "inputs that are non-overlapping to be able to compute the numerical gradients "

@@ -367,17 +367,12 @@ class AccumulateGrad(Node):
             if grad_mode.is_grad_enabled():  # create_graph: keep the graph of the gradient
                 var._grad = Tensor._make(np.empty(var.shape, dtype=var._data.dtype)).copy_(grad)
             elif self._stealable and _is_dense(grad._data) and (
-                    grad.shape == var.shape and grad.dtype == var.dtype):
-                if _same_strides(grad._data, var._data):
-                    var._grad = Tensor._make(grad._data)  # as ``grad.detach()``: same counter
-                    var._grad._vc = grad._vc
-                else:  # not the leaf's layout (PyTorch's clone_obey_contract): a copy
-                    var._grad = Tensor._make(np.empty_like(var._data))
-                    var._grad._data[...] = grad._data
-                    var._grad._vc.value = 1  # (the copy_ in PyTorch)
+                    grad.shape == var.shape and grad.dtype == var.dtype) and (
+                    _same_strides(grad._data, var._data)):
+                var._grad = Tensor._make(grad._data)  # as ``grad.detach()``: same counter
+                var._grad._vc = grad._vc
             else:
-                var._grad = grad._detached_copy(var.dtype)
-                var._grad._vc.value = 1 if _is_dense(var._data) else 0  # the copy_ in PyTorch
+                var._grad = _copy_obeying_contract(grad, var)
             self._stealable = False
         elif grad_mode.is_grad_enabled():
             var._grad = var._grad + grad
@@ -385,6 +380,19 @@ class AccumulateGrad(Node):
             var._grad._data += grad._data.astype(var._grad._data.dtype, copy=False)
             var._grad._vc.bump()
         return ()
+
+
+def _copy_obeying_contract(grad, var):
+    """A new ``.grad`` for leaf ``var`` from ``grad`` (PyTorch's ``clone_obey_contract``): for a
+    dense leaf, ``empty_strided`` in the leaf's layout then ``copy_`` (so ``_version`` 1);
+    otherwise a plain contiguous copy (version 0)."""
+    Tensor = _tensor_cls()
+    if not _is_dense(var._data):
+        return grad._detached_copy(var.dtype)
+    out = Tensor._make(np.empty_like(var._data))  # (empty_like keeps a dense layout)
+    out._data[...] = grad._data
+    out._vc.value = 1
+    return out
 
 
 def _same_strides(g: np.ndarray, v: np.ndarray) -> bool:

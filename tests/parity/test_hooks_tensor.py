@@ -225,10 +225,7 @@ def test_integer_outputs_have_no_gradient_slot(device):
 def test_register_hook_on_stale_special_view_raises_once(device):
     """``register_hook`` reads ``grad_fn`` only when a tensor gets its first hook: on a
     no_grad multi-output view whose base was then modified, the first registration raises
-    (reading grad_fn does) and a second one succeeds. (The CUDA variant is not run: PyTorch
-    2.13 may crash in register_hook on such views, see docs/concepts/hooks.md.)"""
-    if device == "cuda":
-        pytest.skip("PyTorch 2.13's register_hook on a stale view is crash-prone")
+    (reading grad_fn does) and a second one succeeds."""
 
     def scenario(lib, device):
         x = mk(lib, device, np.arange(4.0), True)
