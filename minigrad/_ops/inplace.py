@@ -404,7 +404,8 @@ def masked_fill_(self, mask, value) -> Tensor:
 def copy_(self, src, non_blocking: bool = False) -> Tensor:
     """Copy ``src`` (broadcast, cast) into self (``Tensor.copy_``); node ``CopyBackwards``."""
     src = as_tensor(src)
-    if np.shares_memory(src._data, self._data):
+    same = _same_data(self._data, src._data)  # PyTorch returns before writing (or checking
+    if not same and np.shares_memory(src._data, self._data):  # self's overlap): history only
         _check_overlap(self, src, copy=True)
 
     def compute():
@@ -419,6 +420,9 @@ def copy_(self, src, non_blocking: bool = False) -> Tensor:
         record(CopyBackwards, out, (self, src), src)
         return out
 
+    if same:  # (of an expanded tensor too: it writes no element)
+        return _apply_inplace(self, compute, (src,), overlap_ok=True,
+                              where=lambda: np.zeros(self.shape, dtype=bool))
     return _apply_inplace(self, compute, (src,))
 
 

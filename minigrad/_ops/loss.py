@@ -222,22 +222,29 @@ def nll_loss(input, target, weight=None, ignore_index: int = -100, reduction: st
             return out
         return _nll(input, target, weight, red, ignore_index, NllLossBackward0, input.ndim - 1)
     if input.ndim == 4:
-        if target.ndim != 3:
-            raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got "
-                               f"targets of dimension: {target.ndim}")
-        if target.shape != input.shape[:1] + input.shape[2:]:
-            raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
-                               f"{list(target.shape)}")
-        return _nll(input, target, weight, red, ignore_index, NllLoss2DBackward0, 1)
+        return _nll2d(input, target, weight, red, ignore_index)
     n, c = input.shape[:2]
     out_size = (n,) + tuple(input.shape[2:])
     if tuple(target.shape[1:]) != tuple(input.shape[2:]):
         raise RuntimeError(f"Expected target size {list(out_size)}, got {list(target.shape)}")
+    # viewed as 4-D / 3-D as PyTorch's nll_loss_nd does; an empty one as (n, c, 0, 0) / (n, 0, 0),
+    # so an input without classes (c == 0) meets a non-empty target in the size check below
     rest = int(np.prod(input.shape[2:], dtype=np.int64))  # (explicit: -1 is ambiguous if 0)
-    x4 = input.contiguous().view(n, c, 1, rest)
-    t3 = target.contiguous().view(n, 1, rest)
-    out = _nll(x4, t3, weight, red, ignore_index, NllLoss2DBackward0, 1)
+    x4 = input.contiguous().view(n, c, 1, rest) if input.numel() else input.view(n, c, 0, 0)
+    t3 = target.contiguous().view(n, 1, rest) if target.numel() else target.view(n, 0, 0)
+    out = _nll2d(x4, t3, weight, red, ignore_index)
     return out.view(out_size) if red == 0 else out
+
+
+def _nll2d(input, target, weight, red, ignore_index):
+    """PyTorch's ``nll_loss2d``: 4-D input (N, C, H, W), 3-D target (N, H, W)."""
+    if target.ndim != 3:
+        raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got "
+                           f"targets of dimension: {target.ndim}")
+    if target.shape != input.shape[:1] + input.shape[2:]:
+        raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
+                           f"{list(target.shape)}")
+    return _nll(input, target, weight, red, ignore_index, NllLoss2DBackward0, 1)
 
 
 # ----------------------------------------------------------------------------- cross entropy

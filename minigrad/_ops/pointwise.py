@@ -607,7 +607,9 @@ class ClampBackward0(Node):
     dz/dself = grad where min <= self <= max; dz/dmin = grad where self < min < max;
     dz/dmax = grad where self > max or max < min (then max is the result); each summed back
     to its own shape. As in PyTorch, RuntimeError when two of these masks cannot be combined
-    in place (a bound broadcasts self or the other bound). Saves: max, min, self."""
+    in place (a bound broadcasts self or the other bound), checked only for the gradients
+    the backward computes (not for an input that does not require grad or that ``inputs=``
+    leaves out). Saves: max, min, self."""
 
     def __init__(self, a, lo, hi):
         super().__init__()
@@ -625,8 +627,8 @@ class ClampBackward0(Node):
             pairs = ((bc(s.shape, lo.shape), bc(s.shape, hi.shape)),
                      (bc(s.shape, lo.shape), bc(lo.shape, hi.shape)),
                      (bc(s.shape, hi.shape), bc(hi.shape, lo.shape)))
-            for (nf, _), (a, b) in zip(self.next_functions, pairs):
-                if nf is not None and bc(a, b) != a:
+            for k, (a, b) in enumerate(pairs):  # (only for the gradients the backward wants)
+                if self._should_compute_output(k) and bc(a, b) != a:
                     raise RuntimeError(f"output with shape {list(a)} doesn't match the "
                                        f"broadcast shape {list(bc(a, b))}")
         zero = Tensor._make(np.zeros((), g._data.dtype))

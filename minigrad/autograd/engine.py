@@ -21,7 +21,7 @@ import sys
 
 from .._dtype import from_numpy_dtype
 from . import anomaly_mode, grad_mode
-from .graph import AccumulateGrad, SavedTensor, edge_of, zeros_grad
+from .graph import EXEC_INFO, AccumulateGrad, SavedTensor, edge_of, zeros_grad
 
 
 def _reachable(roots):
@@ -264,8 +264,9 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
     # which only schedules the ones that lead to an input
     roots_pruned = set(root_nodes) if needed is not None and len(root_edges) == 1 else ()
     heapq.heapify(heap)
-    prev_mode = grad_mode.is_grad_enabled()
+    prev_mode, prev_needed = grad_mode.is_grad_enabled(), EXEC_INFO.needed
     grad_mode._set(create_graph)
+    EXEC_INFO.needed = needed  # (a hook may run a nested backward: restored below)
     try:
         with quiet_fp():  # inf and nan gradients come without warnings, as in PyTorch
             while heap:
@@ -322,4 +323,5 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                 outs = g = grads = None  # the buffers now own the gradients (see _sole_owner)
     finally:
         grad_mode._set(prev_mode)
+        EXEC_INFO.needed = prev_needed
     return results

@@ -226,6 +226,17 @@ class _SavedAttribute:
                              f"'{prefix}{self.name}'")
 
 
+class _ExecInfo:
+    """What the running backward is computing for (PyTorch's ``GraphTask::exec_info_``):
+    ``needed`` is the set of nodes that lead to an ``inputs=`` target, or None when everything
+    reachable runs. Set by the engine for the duration of a backward."""
+
+    needed = None
+
+
+EXEC_INFO = _ExecInfo()
+
+
 class Node:
     """A backward function in the graph (``torch.autograd.graph.Node``).
 
@@ -269,6 +280,15 @@ class Node:
     def name(self) -> str:
         """The node's type name, e.g. ``'MulBackward0'``."""
         return type(self).__name__
+
+    def _should_compute_output(self, i: int) -> bool:
+        """Whether the running backward wants the gradient for ``next_functions[i]`` (PyTorch's
+        ``task_should_compute_output``, which fills a formula's ``grad_input_mask``): its edge
+        leads somewhere and, under ``inputs=``, toward one of the inputs. Formulas compute the
+        others too; this matters where PyTorch's result or error depends on the mask."""
+        child = self.next_functions[i][0]
+        needed = EXEC_INFO.needed
+        return child is not None and (needed is None or child in needed)
 
     def _sequence_nr(self) -> int:
         """Creation order: the engine runs newer nodes first when several are ready."""

@@ -792,6 +792,14 @@ FIXED = {
         ("op", "expand", [0], {"shape": [3, 2]}, False),
         ("inplace", "fill_", 1, [], {"value": 0.5}, False),
     ],
+    # copy_ of an expanded tensor onto itself: PyTorch returns before its overlap check
+    "copy_expanded_onto_itself": [
+        ('leaf', [], 'float32', False, 'randn', 1),
+        ('leaf', [], 'float32', False, 'randn', 2),
+        ('op', 'expand', [1], {'shape': [3]}, True),
+        ('inplace', 'copy_', 2, [2], {}, True),
+        ('backward', [2], 3, False, False, False, None),
+    ],
 }
 
 KNOWN = {

@@ -260,3 +260,31 @@ def test_saved_tensor_access_after_modification(device):
                 "raw_unpack": err(lambda: a.grad_fn._raw_saved_other.unpack())}
 
     assert_parity(scenario, device=device)
+
+
+def test_clamp_mask_error_depends_on_which_gradients_are_wanted(device):
+    """``clamp(x, lo, hi)`` with tensor bounds combines two masks in place in its backward, once
+    per gradient it computes; a bound that broadcasts the other operands bigger makes some of
+    those combinations fail. Which ones run depends on what the backward wants (PyTorch's
+    ``grad_input_mask``): the inputs that require grad, narrowed by ``inputs=``."""
+    rng = np.random.default_rng(0)
+    shapes = {"x": (3,), "lo": (2, 1), "hi": (1,)}
+    arrays = {k: rng.standard_normal(s).astype(np.float32) for k, s in shapes.items()}
+
+    def scenario(lib, device):
+        out = {}
+        for wanted in (("x",), ("lo",), ("hi",), ("x", "hi"), ("lo", "hi"), ("x", "lo", "hi")):
+            for how in ("backward_inputs", "grad", "requires_grad"):
+                t = {k: mk(lib, device, a, requires_grad=how != "requires_grad" or k in wanted)
+                     for k, a in arrays.items()}
+                y = t["x"].clamp(t["lo"], t["hi"]).sum()
+                ins = [t[k] for k in wanted]
+                runs = {"backward_inputs": lambda y=y, ins=ins: y.backward(inputs=ins),
+                        "grad": lambda y=y, ins=ins: lib.autograd.grad(y, ins),
+                        "requires_grad": y.backward}
+                out[f"{'+'.join(wanted)}/{how}"] = (
+                    err(runs[how]), [None if v.grad is None else to_numpy(v.grad)
+                                     for v in t.values()])
+        return out
+
+    assert_parity(scenario, device=device)
