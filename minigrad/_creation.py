@@ -31,8 +31,10 @@ def default_generator() -> np.random.Generator:
     return _rng
 
 
-def _finish(arr: np.ndarray, requires_grad: bool) -> Tensor:
+def _finish(arr: np.ndarray, requires_grad: bool, keep_layout: bool = False) -> Tensor:
     t = Tensor._make(arr)
+    if keep_layout:  # an empty array's own strides (NumPy's 0s), as torch.tensor(ndarray) keeps
+        t._data = arr
     if requires_grad:
         if arr.dtype.kind != "f":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
@@ -113,7 +115,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False) -> Ten
     dt = _dtype.to_numpy_dtype(dtype) if dtype is not None else _promote(dtypes)
     with quiet_fp():
         arr = np.array(_unwrap(data), dtype=dt)
-    return _finish(arr, requires_grad)
+    return _finish(arr, requires_grad, keep_layout=isinstance(data, np.ndarray))
 
 
 def _unwrap(data):
@@ -129,7 +131,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     if isinstance(data, Tensor) and dtype is None:
         return data
     if isinstance(data, np.ndarray) and dtype is None:
-        return Tensor._make(data)
+        return _finish(data, False, keep_layout=True)
     return tensor(data, dtype=dtype)
 
 
@@ -138,7 +140,7 @@ def from_numpy(arr: np.ndarray) -> Tensor:
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
     _dtype.from_numpy_dtype(arr.dtype)
-    return Tensor._make(arr)
+    return _finish(arr, False, keep_layout=True)
 
 
 def _shape(size):

@@ -93,6 +93,26 @@ class Size(tuple):
         return int(np.prod(self, dtype=np.int64))
 
 
+
+def _empty_layout(arr: np.ndarray) -> np.ndarray:
+    """An empty array as PyTorch lays it out. NumPy gives every new empty array strides 0;
+    PyTorch gives a new empty tensor contiguous strides (each dim's stride the product of the
+    later sizes, a 0 counted as 1), which ``.grad``'s layout contract compares: a gradient of
+    an empty leaf is copied (``_version`` 1) when the strides differ. Views (an ``expand``, a
+    transpose) keep the strides NumPy derives from their base's, and an empty expanded view is
+    writable (it has no element two could share)."""
+    as_strided = np.lib.stride_tricks.as_strided
+    if arr.base is None:
+        strides, step = [], arr.itemsize
+        for n in reversed(arr.shape):
+            strides.append(step)
+            step *= max(n, 1)
+        return as_strided(arr, arr.shape, strides[::-1])
+    if not arr.flags.writeable:
+        return as_strided(np.empty(0, arr.dtype), arr.shape, arr.strides)
+    return arr
+
+
 class Tensor:
     """An n-dimensional array that can record the operations applied to it.
 
@@ -144,6 +164,8 @@ class Tensor:
         writes and views work on 0-dim results too."""
         t = cls.__new__(cls)  # (Tensor._init, inlined: this runs for every op's output)
         t._data = arr if isinstance(arr, np.ndarray) else np.asarray(arr)
+        if not t._data.size:
+            t._data = _empty_layout(t._data)
         t._vc = _VersionCounter()
         if grad_mode._tls.inference:
             t._inference = True

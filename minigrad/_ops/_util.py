@@ -60,8 +60,9 @@ def quiet_numpy():
 
 def internal_overlap(arr: np.ndarray) -> bool:
     """Several elements are one memory cell (PyTorch's ``has_internal_overlap`` is YES): a dim
-    of stride 0 and size > 1, as an ``expand`` makes."""
-    return any(st == 0 and n > 1 for n, st in zip(arr.shape, arr.strides))
+    of stride 0 and size > 1, as an ``expand`` makes. Never for an empty array (PyTorch counts
+    it contiguous)."""
+    return arr.size > 0 and any(st == 0 and n > 1 for n, st in zip(arr.shape, arr.strides))
 
 
 def normalize_dim(dim: int, ndim: int) -> int:

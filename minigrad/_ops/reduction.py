@@ -34,10 +34,9 @@ def _unsqueeze_dims(g: Tensor, dims, keepdim: bool) -> Tensor:
     broadcasts against the input."""
     if keepdim or not dims:
         return g
-    shape = list(g.shape)
-    for d in sorted(dims):
-        shape.insert(d, 1)
-    return g.reshape(shape)
+    for d in sorted(dims):  # one unsqueeze per dim, as PyTorch's unsqueeze_multiple (the
+        g = g.unsqueeze(d)  # graph under create_graph shows UnsqueezeBackward0 nodes)
+    return g
 
 
 def _grad_dtype(g: Tensor, dtype) -> Tensor:

@@ -337,7 +337,12 @@ def _mT(self) -> Tensor:
 def unsqueeze(self, dim: int) -> Tensor:
     """Insert a size-1 dim, as a view (``torch.unsqueeze``); node ``UnsqueezeBackward0``."""
     d = normalize_dim(dim, self.ndim + 1)
-    return _view_of(self, np.expand_dims(self._data, d), UnsqueezeBackward0, dim, d)
+    arr = np.expand_dims(self._data, d)
+    if not arr.size:  # PyTorch's stride for the new dim: the next dim's size times its stride
+        st = self._data.strides  # (NumPy's reshape counts an empty dim as 1 instead)
+        new = st[d] * self.shape[d] if d < self.ndim else self._data.itemsize
+        arr = np.lib.stride_tricks.as_strided(arr, arr.shape, st[:d] + (new,) + st[d:])
+    return _view_of(self, arr, UnsqueezeBackward0, dim, d)
 
 
 def squeeze(self, dim=None) -> Tensor:

@@ -19,6 +19,8 @@ import heapq
 import itertools
 import sys
 
+import numpy as np
+
 from .._dtype import from_numpy_dtype
 from . import anomaly_mode, grad_mode
 from .graph import EXEC_INFO, AccumulateGrad, SavedTensor, edge_of, zeros_grad
@@ -130,7 +132,8 @@ def _sole_owner(t, refs: int, storage: bool = True) -> bool:
     # getrefcount counts its own argument, and here also the parameter / the local name
     if sys.getrefcount(t) > refs + 2 or not arr.flags.writeable:
         return False
-    return not storage or (sys.getrefcount(arr) <= 3 and arr.base is None)
+    # (an empty array laid out by Tensor's _empty_layout views a placeholder only it holds)
+    return not storage or (sys.getrefcount(arr) <= 3 and not isinstance(arr.base, np.ndarray))
 
 
 def _add_to_buffer(buf, nr, g) -> None:

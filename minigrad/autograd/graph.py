@@ -409,21 +409,25 @@ def _copy_obeying_contract(grad, var):
     Tensor = _tensor_cls()
     if not _is_dense(var._data):
         return grad._detached_copy(var.dtype)
-    out = Tensor._make(np.empty_like(var._data))  # (empty_like keeps a dense layout)
+    arr = np.empty_like(var._data)  # (empty_like keeps a dense layout)
+    if not arr.size:  # (and an empty one's strides, which NumPy drops)
+        arr = np.lib.stride_tricks.as_strided(arr, var.shape, var._data.strides)
+    out = Tensor._make(arr)
     out._data[...] = grad._data
     out._vc.value = 1
     return out
 
 
 def _same_strides(g: np.ndarray, v: np.ndarray) -> bool:
-    """Same strides, ignoring dims of size 1 (PyTorch's layout contract for ``.grad``)."""
-    return all(n == 1 or a == b for n, a, b in zip(v.shape, g.strides, v.strides))
+    """PyTorch's layout contract for ``.grad`` (``obeys_layout_contract``): the leaf's strides,
+    except in dims of size 1, where any stride but 0 will do (a 0 there marks a view)."""
+    return all(a != 0 if n == 1 else a == b for n, a, b in zip(v.shape, g.strides, v.strides))
 
 
 def _is_dense(a: np.ndarray) -> bool:
     """No gaps or overlaps: some permutation of the dims is C-contiguous."""
-    if a.size and a.flags.c_contiguous:  # (the common case, without the sort below)
-        return True
+    if a.flags.c_contiguous:  # (the common case, without the sort below; an empty array
+        return True  # is contiguous in NumPy and PyTorch)
     size = a.itemsize
     for n, st in sorted(zip(a.shape, a.strides), key=lambda p: abs(p[1])):
         if n != 1 and st != size:

@@ -11,13 +11,15 @@ different nodes than PyTorch's (``MulBackward0`` chains instead of e.g.
 import numpy as np
 import pytest
 
-from minigrad.parity import assert_parity, to_numpy
+from minigrad.parity import assert_parity, graph_trace, to_numpy
+from tests.parity.test_tensor_meta import mk
 
 RNG = np.random.default_rng(3)
 A = RNG.standard_normal((2, 3)) * 0.7
 B = RNG.standard_normal((3, 2)) * 0.7
 T = RNG.standard_normal((2, 3)) * 0.7
 W = RNG.standard_normal((2, 3)) * 0.7
+RNG3 = RNG.standard_normal((2, 3, 4))
 
 FUNCS = {
     "pointwise": lambda lib, a, b: (a.exp() * a.sin() + a.tanh() ** 2 / (1 + a * a)).sum()
@@ -159,3 +161,22 @@ def test_grad_of_grad_graph_and_accumulation(device):
         return out
 
     assert_parity(scenario, device=device, rtol=1e-9, atol=1e-10)
+
+
+SUMS = {"dim": lambda x: x.sum(1), "dims": lambda x: x.sum((0, 2)), "negative": lambda x: x.sum(-1),
+        "keepdim": lambda x: x.sum(1, keepdim=True), "all": lambda x: x.sum()}
+
+
+@pytest.mark.parametrize("name", list(SUMS))
+def test_sum_backward_graph_under_create_graph(name, device):
+    """Where minigrad's formula is PyTorch's, so is the gradient's graph: sum's backward puts the
+    reduced dims back one ``unsqueeze`` at a time (UnsqueezeBackward0 nodes, not a reshape's
+    ViewBackward0), then expands."""
+
+    def scenario(lib, device):
+        x = mk(lib, device, RNG3, requires_grad=True)
+        w = mk(lib, device, np.ones(tuple(SUMS[name](x).shape)), requires_grad=True)
+        g, = lib.autograd.grad((SUMS[name](x) * w).sum(), x, create_graph=True)
+        return graph_trace(g), to_numpy(g)
+
+    assert_parity(scenario, device=device)

@@ -398,3 +398,39 @@ def test_grad_versions_in_training_steps(steps, device):
         return out
 
     assert_parity(scenario, device=device)
+
+
+EMPTY_USES = {
+    "sum": lambda x: x.sum(), "neg": lambda x: (-x).sum(), "mean": lambda x: x.mean(),
+    "square": lambda x: (x * x).sum(), "clone": lambda x: x.clone().sum(),
+    "transpose": lambda x: x.transpose(0, -1).neg().sum(),
+    "reshape": lambda x: x.reshape(-1).neg().sum(),
+    "unsqueeze": lambda x: x.unsqueeze(0).neg().sum(),
+    "expand": lambda x: x.expand(2, *x.shape).neg().sum(), "slice": lambda x: x[:1].neg().sum(),
+    "sum_dim0": lambda x: x.sum(0).neg().sum(),
+}
+
+
+@pytest.mark.parametrize("origin", ["ndarray", "zeros", "list"])
+def test_fresh_grad_version_of_empty_leaf(origin, device):
+    """An empty tensor's strides are not NumPy's: PyTorch gives a new one contiguous strides
+    (``zeros``, ``tensor(list)``) and keeps an ndarray's (0 for an empty array), and the
+    first ``.grad`` is the gradient itself only when its strides fit the leaf's. minigrad
+    lays out empty arrays the same way (Tensor's ``_empty_layout``)."""
+
+    def scenario(lib, device):
+        out = {}
+        for shape in [(0,), (2, 0), (0, 3), (1, 0), (2, 0, 3)]:
+            a = np.zeros(shape, np.float32)
+            for use, fn in EMPTY_USES.items():
+                if origin == "ndarray":
+                    x = mk(lib, device, a, requires_grad=True)
+                elif origin == "zeros":
+                    x = lib.zeros(shape, device=device, requires_grad=True)
+                else:  # (an empty list of lists keeps only the leading dims)
+                    x = lib.tensor(a.tolist(), device=device, requires_grad=True)
+                fn(x).backward()
+                out[f"{shape}/{use}"] = (x.stride(), x.grad._version, x.grad.stride())
+        return out
+
+    assert_parity(scenario, device=device)
