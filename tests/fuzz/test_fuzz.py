@@ -13,8 +13,10 @@ examples per theme (the same programs every run for one hypothesis version, whic
 it (a crash inside torch kills the worker before Hypothesis can report: the file then holds
 the culprit). A failure prints the shrunk program: fix the difference and add the program to
 ``test_regressions.py``; ``python -m tests.fuzz.triage``
-groups many failures at once. Differences owned by other issues are listed in
-``generate.KNOWN_GAPS`` / ``program.KNOWN_GAPS`` (with tests in ``test_regressions.KNOWN``).
+groups many failures at once. A difference that cannot be fixed at once is listed in
+``generate.KNOWN_GAPS`` (the generator steers around it) or ``program.KNOWN_GAPS`` (the
+comparison leaves it out), with its program in ``test_regressions.KNOWN``; all three are empty
+now.
 """
 
 import os
