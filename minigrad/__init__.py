@@ -31,6 +31,7 @@ from ._creation import (
 )
 from ._dtype import bool_ as bool  # noqa: A001  (minigrad.bool, like torch.bool)
 from ._dtype import dtype, float16, float32, float64, int32, int64, uint8
+from ._memory_format import contiguous_format, memory_format, preserve_format
 from ._ops import activation as _activation  # noqa: F401  (attaches Tensor methods)
 from ._ops import indexing as _indexing  # noqa: F401
 from ._ops import inplace as _inplace  # noqa: F401
@@ -150,4 +151,5 @@ __all__ = [
     "split", "squeeze", "stack", "t", "transpose", "unbind", "unsqueeze", "Size", "Tensor",
     "enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",
     "set_grad_enabled", "float", "double", "long", "int", "half", "clip", "save", "load",
+    "memory_format", "preserve_format", "contiguous_format",
 ]

@@ -14,8 +14,9 @@ import warnings
 
 import numpy as np
 
+from .._memory_format import contiguous_format, preserve_format
 from .._tensor import Tensor
-from ..autograd.graph import Node, record
+from ..autograd.graph import Node, _is_dense, record
 from ._util import (
     attach,
     internal_overlap,
@@ -235,7 +236,7 @@ def reshape(self, *shape) -> Tensor:
     if arr is not None:
         node_cls = ViewBackward0 if self.is_contiguous() else ReshapeAliasBackward0
         return _view_of(self, arr, node_cls, self.shape)
-    copy = clone(self)
+    copy = clone(self, memory_format=contiguous_format)
     out = Tensor._make(copy._data.reshape(shape))
     record(UnsafeViewBackward0, out, (copy,), copy.shape)
     return out
@@ -421,16 +422,66 @@ def expand_as(self, other) -> Tensor:
     return expand(self, other.shape)
 
 
-def clone(self, *, memory_format=None) -> Tensor:
-    """A copy with its own storage (``torch.clone``); node ``CloneBackward0``."""
-    out = Tensor._make(np.array(self._data, copy=True, order="C"))
+def clone(self, *, memory_format=preserve_format) -> Tensor:
+    """A copy with its own storage (``torch.clone``); node ``CloneBackward0``.
+
+    ``memory_format``: ``preserve_format`` (default) keeps the layout of a dense tensor (a
+    transposed one stays transposed: not contiguous) and lays out others densely in the same
+    order of strides (NumPy's ``order="K"``); ``contiguous_format`` gives row-major strides.
+    TypeError for any other value."""
+    if memory_format is not preserve_format and memory_format is not contiguous_format:
+        raise TypeError(f"clone(): memory_format must be minigrad.preserve_format or "
+                        f"minigrad.contiguous_format, not {memory_format!r}")
+    if memory_format is contiguous_format:
+        arr = np.array(self._data, copy=True, order="C")
+    else:
+        arr = _empty_preserving(self._data)
+        arr[...] = self._data
+    out = Tensor._make(arr)
     record(CloneBackward0, out, (self,))
     return out
 
 
-def contiguous(self, memory_format=None) -> Tensor:
-    """Self if already contiguous, else a contiguous clone (``Tensor.contiguous``)."""
-    return self if self._data.flags.c_contiguous else clone(self)
+def _empty_preserving(a: np.ndarray) -> np.ndarray:
+    """An uninitialised array laid out as PyTorch's ``empty_like(a, preserve_format)``: a's own
+    strides if it is dense; otherwise dense strides in a's order of strides (c10's
+    ``infer_dense_strides``)."""
+    as_strided = np.lib.stride_tricks.as_strided
+    if min(a.strides, default=0) < 0:  # (not a layout PyTorch has)
+        return np.empty(a.shape, a.dtype)
+    if _is_dense(a):
+        return as_strided(np.empty(a.size, a.dtype), a.shape, a.strides)
+    perm = list(range(a.ndim))[::-1]  # innermost first, insertion-sorted by stride
+    for i in range(1, a.ndim):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            order = _stride_order(a, perm[d0], perm[d1])
+            if order < 0:
+                break
+            if order > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+    strides, step = [0] * a.ndim, a.itemsize
+    for d in perm:
+        strides[d] = step
+        step *= max(a.shape[d], 1)
+    return as_strided(np.empty(a.size, a.dtype), a.shape, strides)
+
+
+def _stride_order(a: np.ndarray, d0: int, d1: int) -> int:
+    """1 if dim ``d0`` goes outside ``d1`` (larger stride, or equal and larger size), -1 if
+    inside, 0 when a stride is 0 (ambiguous: the dims keep their order)."""
+    s0, s1 = a.strides[d0], a.strides[d1]
+    if s0 == 0 or s1 == 0:
+        return 0
+    if s0 != s1:
+        return 1 if s0 > s1 else -1
+    return 1 if a.shape[d0] > a.shape[d1] else 0
+
+
+def contiguous(self, memory_format=contiguous_format) -> Tensor:
+    """Self if already contiguous, else a row-major clone (``Tensor.contiguous``)."""
+    return self if self._data.flags.c_contiguous else clone(self, memory_format=memory_format)
 
 
 def _alias(self) -> Tensor:

@@ -172,3 +172,34 @@ def test_view_metadata(op):
     from minigrad.parity import compare, torch_lib
 
     compare(_view_facts(minigrad, op), _view_facts(torch_lib(), op))
+
+
+LAYOUTS = {
+    "transposed": lambda x: x.transpose(0, 2), "sliced": lambda x: x[:, ::2],
+    "expanded": lambda x: x.expand(2, 2, 3, 4),
+    "permuted_size1": lambda x: x.permute(1, 0, 2)[None],
+    "permuted_sliced": lambda x: x.permute(2, 0, 1)[:, ::2],
+    "expanded_column": lambda x: x[:, :, :1].expand(2, 3, 5),
+    "transposed_sliced": lambda x: x.transpose(0, 1)[::2],
+    "empty_transposed": lambda x: x[0, :0].t(),
+    "expanded_transposed": lambda x: x[0].t()[None].expand(3, 4, 3), "row": lambda x: x[:1],
+}
+
+
+@pytest.mark.parametrize("name", list(LAYOUTS))
+def test_clone_preserves_layout(name, device):
+    """``clone()`` keeps a dense tensor's strides (a transposed clone is not contiguous) and
+    lays out others densely in their order of strides; ``contiguous_format`` and
+    ``contiguous()`` give row-major strides; values, graph and gradients as PyTorch."""
+    from minigrad.parity import assert_parity, graph_trace, to_numpy
+    from tests.parity.test_tensor_meta import mk
+
+    def scenario(lib, device):
+        x = mk(lib, device, np.arange(24.0).reshape(2, 3, 4), requires_grad=True)
+        v = LAYOUTS[name](x)
+        c, r = v.clone(), v.clone(memory_format=lib.contiguous_format)
+        (c * 2 + r.exp()).sum().backward()
+        return (c.stride(), c.is_contiguous(), r.stride(), v.contiguous().stride(),
+                to_numpy(c), graph_trace(c), to_numpy(x.grad))
+
+    assert_parity(scenario, device=device)
