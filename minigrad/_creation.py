@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _dtype
 from ._ops._util import quiet_fp
-from ._tensor import Tensor
+from ._tensor import Tensor, _empty_layout
 
 _rng = np.random.default_rng()
 
@@ -33,8 +33,8 @@ def default_generator() -> np.random.Generator:
 
 def _finish(arr: np.ndarray, requires_grad: bool, keep_layout: bool = False) -> Tensor:
     t = Tensor._make(arr)
-    if keep_layout:  # an empty array's own strides (NumPy's 0s), as torch.tensor(ndarray) keeps
-        t._data = arr
+    if keep_layout and not arr.size:  # an empty array's own strides (NumPy's 0s), as
+        t._data = _empty_layout(arr, keep=True)  # torch.tensor(ndarray) keeps them
     if requires_grad:
         if arr.dtype.kind != "f":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "

@@ -94,23 +94,24 @@ class Size(tuple):
 
 
 
-def _empty_layout(arr: np.ndarray) -> np.ndarray:
+def _empty_layout(arr: np.ndarray, keep: bool = False) -> np.ndarray:
     """An empty array as PyTorch lays it out. NumPy gives every new empty array strides 0;
     PyTorch gives a new empty tensor contiguous strides (each dim's stride the product of the
     later sizes, a 0 counted as 1), which ``.grad``'s layout contract compares: a gradient of
-    an empty leaf is copied (``_version`` 1) when the strides differ. Views (an ``expand``, a
-    transpose) keep the strides NumPy derives from their base's, and an empty expanded view is
-    writable (it has no element two could share)."""
-    as_strided = np.lib.stride_tricks.as_strided
-    if arr.base is None:
+    an empty leaf is copied (``_version`` 1) when the strides differ. With ``keep`` (a view,
+    ``torch.tensor`` of an ndarray) the array's own strides stay. Either way the result views
+    a fresh empty buffer through ``as_strided``; that marks it as laid out, so wrapping it
+    again (``detach``, a stolen gradient) keeps its strides, and it is writable (an empty
+    expanded view has no element two could share)."""
+    if not keep:
+        if arr.base is not None and not isinstance(arr.base, np.ndarray):
+            return arr  # (laid out already: as_strided's base is not an ndarray)
         strides, step = [], arr.itemsize
         for n in reversed(arr.shape):
             strides.append(step)
             step *= max(n, 1)
-        return as_strided(arr, arr.shape, strides[::-1])
-    if not arr.flags.writeable:
-        return as_strided(np.empty(0, arr.dtype), arr.shape, arr.strides)
-    return arr
+        arr = np.lib.stride_tricks.as_strided(arr, arr.shape, strides[::-1])
+    return np.lib.stride_tricks.as_strided(np.empty(0, arr.dtype), arr.shape, arr.strides)
 
 
 class Tensor:
@@ -179,6 +180,8 @@ class Tensor:
         The view's creation mode is recorded (``_creation_meta``); a view of a view keeps the
         special mode of its base unless it is made in a special mode itself."""
         t = Tensor._make(arr)
+        if not arr.size:  # (the strides NumPy derived from the base's)
+            t._data = _empty_layout(arr, keep=True)
         t._base = self._base if self._base is not None else self
         t._vc = self._vc
         t._view_version = self._vc.value

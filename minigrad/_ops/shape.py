@@ -442,15 +442,24 @@ def clone(self, *, memory_format=preserve_format) -> Tensor:
     return out
 
 
-def _empty_preserving(a: np.ndarray) -> np.ndarray:
-    """An uninitialised array laid out as PyTorch's ``empty_like(a, preserve_format)``: a's own
-    strides if it is dense; otherwise dense strides in a's order of strides (c10's
-    ``infer_dense_strides``)."""
-    as_strided = np.lib.stride_tricks.as_strided
+def _empty_preserving(a: np.ndarray, dtype=None) -> np.ndarray:
+    """An uninitialised array (of ``dtype``, default a's) laid out as PyTorch's
+    ``empty_like(a, preserve_format)``: a's own strides if it is dense; otherwise dense
+    strides in a's order of strides (c10's ``infer_dense_strides``)."""
+    dtype = a.dtype if dtype is None else np.dtype(dtype)
     if min(a.strides, default=0) < 0:  # (not a layout PyTorch has)
-        return np.empty(a.shape, a.dtype)
+        return np.empty(a.shape, dtype)
     if _is_dense(a):
-        return as_strided(np.empty(a.size, a.dtype), a.shape, a.strides)
+        strides = [st // a.itemsize for st in a.strides]
+    else:
+        strides = _dense_strides_in_order(a)
+    return np.lib.stride_tricks.as_strided(np.empty(a.size, dtype), a.shape,
+                                           [st * dtype.itemsize for st in strides])
+
+
+def _dense_strides_in_order(a: np.ndarray) -> list:
+    """Dense strides (in elements) that keep ``a``'s order of strides: the smallest stride
+    innermost, a dim of stride 0 where it is (c10's ``infer_dense_strides``)."""
     perm = list(range(a.ndim))[::-1]  # innermost first, insertion-sorted by stride
     for i in range(1, a.ndim):
         d1 = i
@@ -461,11 +470,11 @@ def _empty_preserving(a: np.ndarray) -> np.ndarray:
             if order > 0:
                 perm[d0], perm[d1] = perm[d1], perm[d0]
                 d1 = d0
-    strides, step = [0] * a.ndim, a.itemsize
+    strides, step = [0] * a.ndim, 1
     for d in perm:
         strides[d] = step
         step *= max(a.shape[d], 1)
-    return as_strided(np.empty(a.size, a.dtype), a.shape, strides)
+    return strides
 
 
 def _stride_order(a: np.ndarray, d0: int, d1: int) -> int:
@@ -496,7 +505,9 @@ def to_dtype(self, dtype) -> Tensor:
     np_dt = D.to_numpy_dtype(dtype)
     if self._data.dtype == np_dt:
         return self
-    out = Tensor._make(self._data.astype(np_dt))
+    arr = _empty_preserving(self._data, np_dt)  # (a dense tensor keeps its layout)
+    arr[...] = self._data
+    out = Tensor._make(arr)
     if out.dtype.is_floating_point:
         record(ToCopyBackward0, out, (self,), self.dtype)
     return out

@@ -51,6 +51,12 @@ def _np(t):
     return to_numpy(t)
 
 
+def _layout(t):
+    """Strides of the dims whose size is not 1 (the others' do not matter) and whether ``t``
+    is contiguous: they decide which ``view`` calls fail and when ``.grad`` is a copy."""
+    return [st for n, st in zip(t.shape, t.stride()) if n != 1], t.is_contiguous()
+
+
 def leaf_array(shape, dtype: str, values: str, seed: int) -> np.ndarray:
     """The NumPy data of a ``leaf`` step (same in both libraries)."""
     rng = np.random.default_rng(seed)
@@ -292,7 +298,7 @@ class Runner:
         rec.update(is_leaf=_attempt(lambda: t.is_leaf), output_nr=t.output_nr,
                    version=t._version - next((v for g, v in self.offsets if g is base), 0),
                    grad_fn=node if isinstance(node, tuple) or node is None else
-                   type(node).__name__)
+                   type(node).__name__, layout=_layout(t))
         return rec
 
     def grad_record(self, t, i=None):
