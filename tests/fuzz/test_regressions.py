@@ -819,6 +819,20 @@ FIXED = {
         ("backward", [2], 2, True, False, False, None),
         ("grad_of", 0),
     ],
+    # to(dtype) of an empty tensor from an ndarray keeps its strides (preserve_format)
+    "empty_to_keeps_layout": [
+        ('leaf', [2, 2, 0], 'float32', False, 'randn', 1),
+        ('op', 'to', [0], {'dtype': 'float64'}, True),
+        ('backward', [1], 2, False, False, False, None),
+    ],
+    # detach() of an empty tensor from an ndarray keeps its strides
+    "empty_detach_keeps_layout": [
+        ('leaf', [0], 'float32', False, 'randn', 1),
+        ('leaf', [], 'float32', False, 'randn', 2),
+        ('op', 'gelu', [1], {'approximate': 'none'}, True),
+        ('detach', 0),
+        ('backward', [3], 3, False, False, False, None),
+    ],
 }
 
 KNOWN: dict = {}  # name (as in generate.KNOWN_GAPS) -> (owner, program); none known now
