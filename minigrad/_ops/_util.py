@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.graph import _is_dense
 
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}
 _PY_SCALARS = (float, int, bool)
@@ -207,3 +208,83 @@ def attach(cls, **methods) -> None:
     """Attach op functions as methods of ``Tensor`` (each op family lists its own)."""
     for name, fn in methods.items():
         setattr(cls, name, fn)
+
+
+def empty_preserving(a: np.ndarray, dtype=None) -> np.ndarray:
+    """An uninitialised array (of ``dtype``, default a's) laid out as PyTorch's
+    ``empty_like(a, preserve_format)``: a's own strides if it is dense; otherwise dense
+    strides in a's order of strides (c10's ``infer_dense_strides``)."""
+    dtype = a.dtype if dtype is None else np.dtype(dtype)
+    if min(a.strides, default=0) < 0:  # (not a layout PyTorch has)
+        return np.empty(a.shape, dtype)
+    if _is_dense(a):
+        strides = [st // a.itemsize for st in a.strides]
+    else:
+        strides = _dense_strides_in_order(a)
+    return np.lib.stride_tricks.as_strided(np.empty(a.size, dtype), a.shape,
+                                           [st * dtype.itemsize for st in strides])
+
+
+def _dense_strides_in_order(a: np.ndarray) -> list:
+    """Dense strides (in elements) that keep ``a``'s order of strides: the smallest stride
+    innermost, a dim of stride 0 where it is (c10's ``infer_dense_strides``)."""
+    strides, step = [0] * a.ndim, 1
+    for d in dims_by_stride(a.shape, [a.strides]):
+        strides[d] = step
+        step *= max(a.shape[d], 1)
+    return strides
+
+
+def iterator_strides(shape, operands) -> list:
+    """Strides (in elements) of a new result of ``shape`` computed from inputs with strides
+    ``operands`` (aligned with ``shape``, 0 where an input is broadcast), as PyTorch's
+    TensorIterator lays out its outputs: row-major unless the inputs' strides order the dims
+    otherwise."""
+    perm = dims_by_stride(shape, operands)
+    if perm == list(range(len(shape)))[::-1]:
+        return contiguous_strides(shape)
+    strides, step = [0] * len(shape), 1
+    for d in perm:
+        strides[d] = step
+        step *= shape[d]
+    return strides
+
+
+def contiguous_strides(shape) -> list:
+    """Row-major strides in elements (a size of 0 counted as 1, as PyTorch does)."""
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return strides[::-1]
+
+
+def dims_by_stride(shape, operands) -> list:
+    """The dims, innermost first, in the order of the operands' strides: an insertion sort of
+    the reversed dims (c10's ``infer_dense_strides``, TensorIterator's
+    ``reorder_dimensions``), where the first operand that tells two dims apart decides."""
+    perm = list(range(len(shape)))[::-1]
+    for i in range(1, len(shape)):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            order = _stride_order(shape, operands, perm[d0], perm[d1])
+            if order < 0:
+                break
+            if order > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+    return perm
+
+
+def _stride_order(shape, operands, d0: int, d1: int) -> int:
+    """1 if dim ``d0`` goes outside ``d1`` (a larger stride, or an equal one and a larger
+    size), -1 if inside, 0 when no operand tells (a stride of 0 is a broadcast: ambiguous)."""
+    for st in operands:
+        s0, s1 = st[d0], st[d1]
+        if s0 == 0 or s1 == 0:
+            continue
+        if s0 != s1:
+            return 1 if s0 > s1 else -1
+        if shape[d0] > shape[d1]:
+            return 1
+    return 0

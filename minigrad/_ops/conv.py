@@ -24,6 +24,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from .._tensor import _CPP_NAMES, Tensor
 from ..autograd.graph import Node, record
+from ._util import empty_preserving
 from .nn_activation import no_double_backward
 
 
@@ -299,8 +300,12 @@ def constant_pad_nd(input, pad, value=0.0) -> Tensor:
         src[d] = slice(start, max(stop, start))
         dst[d] = slice(max(left, 0), max(left, 0) + max(stop - start, 0))
         shape[d] = size
-    arr = np.full(shape, value, dtype=input._data.dtype)
-    arr[tuple(dst)] = input._data[tuple(src)]
+    if all(p <= 0 for p in pad):  # only crops: PyTorch clones the narrowed input (keeping
+        arr = empty_preserving(input._data[tuple(src)])  # its layout, as clone does)
+        arr[...] = input._data[tuple(src)]
+    else:
+        arr = np.full(shape, value, dtype=input._data.dtype)
+        arr[tuple(dst)] = input._data[tuple(src)]
     out = Tensor._make(arr)
     record(ConstantPadNdBackward0, out, (input,), pad)
     return out

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
-from ._util import attach, normalize_dim, saved_int
+from ._util import attach, contiguous_strides, iterator_strides, normalize_dim, saved_int
 
 INT64_MAX = 2**63 - 1
 
@@ -319,9 +319,32 @@ def _index(self, advanced) -> Tensor:
             cur = d + 1
         saved.append(ix if isinstance(ix, Tensor) else Tensor._make(arr))
     np_index = tuple(np_index)
-    out = Tensor._make(self._data[np_index])
+    out = Tensor._make(_in_index_layout(self._data, np_index, self._data[np_index]))
     record(IndexBackward0, out, (self,), tuple(saved), np_index, self.shape)
     return out
+
+
+def _in_index_layout(src: np.ndarray, np_index: tuple, out: np.ndarray) -> np.ndarray:
+    """``out`` (``src[np_index]``, index arrays and full slices only) laid out as PyTorch's
+    ``index`` lays out its result: a TensorIterator over ``src`` with the indexed dims
+    replaced by the index shape (stride 0 there) and the index arrays (contiguous). NumPy
+    puts the index dims outermost in memory instead, so ``x[:, [0, 1]]`` would not be
+    contiguous (and ``.view`` of it would fail) where PyTorch's is."""
+    full = list(np_index) + [slice(None)] * (src.ndim - len(np_index))
+    at = [k for k, ix in enumerate(full) if isinstance(ix, np.ndarray)]
+    rest = [k for k in range(src.ndim) if k not in at]
+    before = [k for k in rest if k < at[0]] if at == list(range(at[0], at[-1] + 1)) else []
+    after = [k for k in rest if k not in before]  # (apart, the index dims go first)
+    index_shape = out.shape[len(before):out.ndim - len(after)]
+    st = [s // src.itemsize for s in src.strides]
+    operands = [[st[k] for k in before] + [0] * len(index_shape) + [st[k] for k in after],
+                [0] * len(before) + contiguous_strides(index_shape) + [0] * len(after)]
+    want = [s * out.itemsize for s in iterator_strides(out.shape, operands)]
+    if not out.size or all(n == 1 or a == b for n, a, b in zip(out.shape, out.strides, want)):
+        return out
+    arr = np.lib.stride_tricks.as_strided(np.empty(out.size, out.dtype), out.shape, want)
+    arr[...] = out
+    return arr
 
 
 attach(Tensor, __getitem__=getitem, select=select)

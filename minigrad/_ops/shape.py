@@ -16,9 +16,10 @@ import numpy as np
 
 from .._memory_format import contiguous_format, preserve_format
 from .._tensor import Tensor
-from ..autograd.graph import Node, _is_dense, record
+from ..autograd.graph import Node, record
 from ._util import (
     attach,
+    empty_preserving,
     internal_overlap,
     normalize_dim,
     normalize_dims,
@@ -435,57 +436,11 @@ def clone(self, *, memory_format=preserve_format) -> Tensor:
     if memory_format is contiguous_format:
         arr = np.array(self._data, copy=True, order="C")
     else:
-        arr = _empty_preserving(self._data)
+        arr = empty_preserving(self._data)
         arr[...] = self._data
     out = Tensor._make(arr)
     record(CloneBackward0, out, (self,))
     return out
-
-
-def _empty_preserving(a: np.ndarray, dtype=None) -> np.ndarray:
-    """An uninitialised array (of ``dtype``, default a's) laid out as PyTorch's
-    ``empty_like(a, preserve_format)``: a's own strides if it is dense; otherwise dense
-    strides in a's order of strides (c10's ``infer_dense_strides``)."""
-    dtype = a.dtype if dtype is None else np.dtype(dtype)
-    if min(a.strides, default=0) < 0:  # (not a layout PyTorch has)
-        return np.empty(a.shape, dtype)
-    if _is_dense(a):
-        strides = [st // a.itemsize for st in a.strides]
-    else:
-        strides = _dense_strides_in_order(a)
-    return np.lib.stride_tricks.as_strided(np.empty(a.size, dtype), a.shape,
-                                           [st * dtype.itemsize for st in strides])
-
-
-def _dense_strides_in_order(a: np.ndarray) -> list:
-    """Dense strides (in elements) that keep ``a``'s order of strides: the smallest stride
-    innermost, a dim of stride 0 where it is (c10's ``infer_dense_strides``)."""
-    perm = list(range(a.ndim))[::-1]  # innermost first, insertion-sorted by stride
-    for i in range(1, a.ndim):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            order = _stride_order(a, perm[d0], perm[d1])
-            if order < 0:
-                break
-            if order > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-    strides, step = [0] * a.ndim, 1
-    for d in perm:
-        strides[d] = step
-        step *= max(a.shape[d], 1)
-    return strides
-
-
-def _stride_order(a: np.ndarray, d0: int, d1: int) -> int:
-    """1 if dim ``d0`` goes outside ``d1`` (larger stride, or equal and larger size), -1 if
-    inside, 0 when a stride is 0 (ambiguous: the dims keep their order)."""
-    s0, s1 = a.strides[d0], a.strides[d1]
-    if s0 == 0 or s1 == 0:
-        return 0
-    if s0 != s1:
-        return 1 if s0 > s1 else -1
-    return 1 if a.shape[d0] > a.shape[d1] else 0
 
 
 def contiguous(self, memory_format=contiguous_format) -> Tensor:
@@ -505,7 +460,7 @@ def to_dtype(self, dtype) -> Tensor:
     np_dt = D.to_numpy_dtype(dtype)
     if self._data.dtype == np_dt:
         return self
-    arr = _empty_preserving(self._data, np_dt)  # (a dense tensor keeps its layout)
+    arr = empty_preserving(self._data, np_dt)  # (a dense tensor keeps its layout)
     arr[...] = self._data
     out = Tensor._make(arr)
     if out.dtype.is_floating_point:

@@ -833,6 +833,25 @@ FIXED = {
         ('detach', 0),
         ('backward', [3], 3, False, False, False, None),
     ],
+    # x[:, [0, 0]] is row-major in PyTorch (NumPy puts the index dim outermost)
+    "index_result_layout": [
+        ('leaf', [2, 2], 'float32', False, 'randn', 1),
+        ('op', 'getitem', [0], {'index': (slice(None, None, None), [0, 0])}, True),
+        ('backward', [1], 2, False, False, False, None),
+    ],
+    # F.pad with only negative pads clones the narrowed input (its layout kept)
+    "crop_only_pad_layout": [
+        ('leaf', [1, 2], 'float32', False, 'randn', 1),
+        ('leaf', [], 'float32', False, 'randn', 2),
+        ('op', 'add_scalar', [1], {'c': 2.0}, True),
+        ('leaf', [], 'float32', False, 'randn', 3),
+        ('grad_of', 3),
+        ('op', 'neg', [0], {}, True),
+        ('op', 'neg', [5], {}, True),
+        ('op', 'sum', [6], {'dim': 2, 'keepdim': False}, True),
+        ('op', 'pad', [6], {'pad': [0, -1, -1, 0], 'value': 0.0}, True),
+        ('backward', [8], 4, False, False, False, None),
+    ],
 }
 
 KNOWN: dict = {}  # name (as in generate.KNOWN_GAPS) -> (owner, program); none known now

@@ -123,3 +123,31 @@ def test_index_result_is_new_object_and_view(libs, index):
         return {"is_x": y is x, "view": y._is_view(), "base_is_x": y._base is x}
 
     compare(*(facts(lib) for lib in libs))
+
+
+INDEX_LAYOUTS = {
+    "column_list": lambda L, x: x[:, [0, 0]],
+    "transposed": lambda L, x: x.transpose(0, 2)[:, [0, 1]],
+    "rows": lambda L, x: x[[0, 1]], "last_dim": lambda L, x: x[:, :, [1, 2]],
+    "apart": lambda L, x: x[[0, 1], :, [0, 1]], "two_adjacent": lambda L, x: x[:, [0, 1], [1, 2]],
+    "ellipsis": lambda L, x: x[..., [0, 1], :], "broadcast": lambda L, x: x[:, [[0], [1]], [1, 2]],
+    "permuted": lambda L, x: x.permute(1, 2, 0)[:, [1, 2]], "mask": lambda L, x: x[x[..., 0] > 3],
+    "sliced_then_index": lambda L, x: x[:, 1:, [1, 2]],
+}
+
+
+@pytest.mark.parametrize("name", list(INDEX_LAYOUTS))
+def test_index_result_layout(name, device):
+    """Advanced indexing lays its result out as PyTorch's TensorIterator does (row-major for a
+    contiguous input, following the input's order of strides otherwise), so whether the result
+    is contiguous — and whether ``.view(-1)`` of it works — matches PyTorch."""
+    from minigrad.parity import assert_parity, to_numpy
+    from tests.parity.test_tensor_meta import err, mk
+
+    def scenario(lib, device):
+        x = mk(lib, device, np.arange(24.0).reshape(2, 3, 4), requires_grad=True)
+        y = INDEX_LAYOUTS[name](lib, x)
+        strides = [st for n, st in zip(y.shape, y.stride()) if n != 1]
+        return to_numpy(y), strides, y.is_contiguous(), err(lambda: y.view(-1).shape)
+
+    assert_parity(scenario, device=device)
