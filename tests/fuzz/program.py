@@ -53,7 +53,13 @@ def _np(t):
 
 def _layout(t):
     """Strides of the dims whose size is not 1 (the others' do not matter) and whether ``t``
-    is contiguous: they decide which ``view`` calls fail and when ``.grad`` is a copy."""
+    is contiguous: they decide which ``view`` calls fail and when ``.grad`` is a copy. Not for
+    an empty tensor: there PyTorch's strides follow TensorIterator's internals (an op with a
+    wrapped Python number gets other strides than one without) and the strides of an empty
+    slice are stride * step where NumPy keeps the stride; minigrad matches the layouts that
+    change behaviour (an empty leaf's .grad version, compared) but not every empty stride."""
+    if t.numel() == 0:
+        return None
     return [st for n, st in zip(t.shape, t.stride()) if n != 1], t.is_contiguous()
 
 
