@@ -250,6 +250,16 @@ def iterator_strides(shape, operands) -> list:
     return strides
 
 
+def empty_for(shape, dtype, *inputs: np.ndarray) -> np.ndarray:
+    """An uninitialised result of ``shape`` laid out as TensorIterator lays out the output of
+    an elementwise op over ``inputs`` (broadcast to ``shape``): see :func:`iterator_strides`."""
+    dtype = np.dtype(dtype)
+    operands = [[st // a.itemsize for st in np.broadcast_to(a, shape).strides] for a in inputs]
+    strides = [st * dtype.itemsize for st in iterator_strides(tuple(shape), operands)]
+    size = int(np.prod(shape, dtype=np.int64))
+    return np.lib.stride_tricks.as_strided(np.empty(size, dtype), shape, strides)
+
+
 def contiguous_strides(shape) -> list:
     """Row-major strides in elements (a size of 0 counted as 1, as PyTorch does)."""
     strides, step = [], 1

@@ -20,6 +20,7 @@ from ._util import (
     attach,
     broadcast_shapes,
     cast,
+    empty_for,
     is_scalar,
     quiet_fp,
     result_dtype,
@@ -111,11 +112,24 @@ class RsubBackward1(Node):
 def add(input, other, *, alpha=1):
     """``input + alpha * other`` with broadcasting (``torch.add``); node ``AddBackward0``."""
     a, b, dt = _binary(input, other)
+    _check_alpha(dt, alpha)
+    if dt == np.bool_:  # (a bool result: alpha is cast to bool, as PyTorch does)
+        alpha = bool(alpha)
     bd = cast(b, dt)
     with quiet_fp():
         out = Tensor._make(np.add(cast(a, dt), bd if alpha == 1 else bd * alpha))
     record(AddBackward0, out, (a, b), a, b, alpha)
     return out
+
+
+def _check_alpha(dt: np.dtype, alpha) -> None:
+    """PyTorch's ``alpha_check``: a bool alpha needs a bool result, a float alpha a floating
+    result (RuntimeError)."""
+    if isinstance(alpha, (bool, np.bool_)) and dt != np.bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if np.dtype(dt).kind not in "fc" and not isinstance(alpha, (int, np.integer, np.bool_)):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
 
 
 def sub(input, other, *, alpha=1):
@@ -127,6 +141,7 @@ def sub(input, other, *, alpha=1):
     if dt == np.bool_:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
+    _check_alpha(dt, alpha)
     bd = cast(b, dt)
     with quiet_fp():
         out = Tensor._make(np.subtract(cast(a, dt), bd if alpha == 1 else bd * alpha))
@@ -139,6 +154,7 @@ def rsub(input, other, *, alpha=1):
     if not is_scalar(other):
         return sub(other, input, alpha=alpha)
     dt = result_dtype(input, other)
+    _check_alpha(dt, alpha)
     out = Tensor._make(np.subtract(np.asarray(other, dt), cast(input, dt) * alpha
                                    if alpha != 1 else cast(input, dt)))
     record(RsubBackward1, out, (input,), alpha)
@@ -664,7 +680,9 @@ def clamp(input, min=None, max=None):
             shape = broadcast_shapes(shape, b.shape)
         lo = None if min is None else cast(min, dt)
         hi = None if max is None else cast(max, dt)
-        out = Tensor._make(np.broadcast_to(np.clip(cast(input, dt), lo, hi), shape).copy())
+        arr = empty_for(shape, dt, *(a for a in (input._data, lo, hi) if a is not None))
+        np.clip(np.broadcast_to(cast(input, dt), shape), lo, hi, out=arr)  # (PyTorch's layout)
+        out = Tensor._make(arr)
         record(ClampBackward0, out, (input, min, max), input, min, max)
         return out
     dt = result_dtype(input, *[b for b in (min, max) if b is not None])  # int + 0.5: float32

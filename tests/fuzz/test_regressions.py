@@ -852,6 +852,31 @@ FIXED = {
         ('op', 'pad', [6], {'pad': [0, -1, -1, 0], 'value': 0.0}, True),
         ('backward', [8], 4, False, False, False, None),
     ],
+    # clamp with a transposed bound: the result follows TensorIterator's layout
+    "clamp_tensor_bounds_layout": [
+        ('leaf', [2, 2], 'float32', False, 'randn', 1),
+        ('leaf', [], 'float32', False, 'randn', 2),
+        ('op', 't', [0], {}, True),
+        ('op', 'neg', [2], {}, True),
+        ('leaf', [], 'float32', False, 'randn', 3),
+        ('leaf', [2], 'float32', False, 'randn', 4),
+        ('inplace', 'add_', 4, [5], {'alpha': 2}, True),
+        ('op', 'clamp_t', [5, 5, 3], {}, True),
+        ('backward', [6], 5, False, False, False, None),
+    ],
+    # add of int tensors with a float alpha: PyTorch's alpha_check error
+    "int_add_float_alpha": [
+        ('leaf', [], 'float32', False, 'randn', 1),
+        ('leaf', [], 'float32', False, 'randn', 2),
+        ('op', 't', [1], {}, True),
+        ('op', 'neg', [2], {}, True),
+        ('leaf', [], 'float32', False, 'randn', 3),
+        ('leaf', [2], 'float32', False, 'randn', 4),
+        ('inplace', 'add_', 4, [5], {'alpha': 2}, True),
+        ('leaf', [], 'int64', False, 'int', 5),
+        ('op', 'add', [6, 6], {'alpha': -0.5}, True),
+        ('backward', [5], 6, False, False, False, None),
+    ],
 }
 
 KNOWN: dict = {}  # name (as in generate.KNOWN_GAPS) -> (owner, program); none known now

@@ -28,6 +28,15 @@ ERRORS = [
     E("mul_rows", lambda L, x, y: x * y, [X, In(2, 4)], "at non-singleton dimension 0"),
     E("where_cond_shape", lambda L, x: L.where(L.ones(2, dtype=L.bool), x, x), [X], BCAST),
     E("maximum_shapes", lambda L, x, v: L.maximum(x, v), [X, V5], BCAST),
+    # alpha of add / sub / rsub (PyTorch's alpha_check on the result dtype)
+    E("add_int_float_alpha", lambda L, i: L.add(i, i, alpha=-0.5), [In(3, kind="int", grad=False)],
+      "For integral input tensors, argument alpha must not be a floating point number."),
+    E("sub_int_float_alpha", lambda L, i: i.sub(i, alpha=2.0), [In(3, kind="int", grad=False)],
+      "argument alpha must not be a floating point number"),
+    E("rsub_int_float_alpha", lambda L, i: L.rsub(i, 2, alpha=0.5),
+      [In(3, kind="int", grad=False)], "argument alpha must not be a floating point number"),
+    E("add_bool_alpha_float", lambda L, x: x.add(x, alpha=True), [X],
+      "Boolean alpha only supported for Boolean results."),
     # matmul, every form
     E("matmul_2d_2d", lambda L, x, y: x @ y, [X, Y], "mat1 and mat2 shapes cannot be multiplied "
       "(3x4 and 2x5)"),

@@ -309,3 +309,25 @@ def test_second_order(name):
 
     a, b = run_both(scenario)
     compare(a, b, rtol=1e-9, atol=1e-10)
+
+
+def test_alpha_cast_and_clamp_layout(device):
+    """A bool result casts ``alpha`` to bool (``True + 2 * True`` is True); a rejected float
+    alpha leaves an int tensor's value and version as they were; ``clamp`` with tensor bounds
+    lays out its result after its inputs' strides (a transposed input gives a transposed
+    result), as TensorIterator does."""
+    from minigrad.parity import assert_parity, to_numpy
+    from tests.parity.test_tensor_meta import err, mk
+
+    def scenario(lib, device):
+        b = mk(lib, device, np.array([True, False]))
+        i = mk(lib, device, np.array([1, 2]))
+        e = err(lambda: i.add_(i, alpha=0.5))
+        x = mk(lib, device, np.array([[1.0, -2.0], [0.5, 3.0]], np.float32), requires_grad=True)
+        bound = mk(lib, device, np.arange(4.0, dtype=np.float32).reshape(2, 2))
+        c = lib.clamp(x.t(), bound - 2, bound)  # (the first input's layout decides)
+        c.sum().backward()
+        return (to_numpy(b.add(b, alpha=2)), e, to_numpy(i), i._version, c.stride(),
+                to_numpy(c), to_numpy(x.grad))
+
+    assert_parity(scenario, device=device)
