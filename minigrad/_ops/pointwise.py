@@ -30,11 +30,11 @@ from ._util import (
 
 def _binary(a, b):
     """Both operands as tensors (Python scalars as wrapped numbers, see ``wrap_scalar``) and
-    the promoted dtype; checks that shapes broadcast."""
+    their arrays in the promoted dtype; checks that shapes broadcast."""
     if isinstance(a, Tensor) and isinstance(b, Tensor):  # the common cases, checked first
         da, db = a._data, b._data
         if da.dtype is db.dtype and da.shape == db.shape and da.ndim:
-            return a, b, da.dtype  # nothing to promote or broadcast
+            return a, b, da, db  # nothing to promote or broadcast
         ta, tb = a, b
     elif isinstance(a, Tensor) and type(b) in _PY_SCALARS:
         ta, tb = a, wrap_scalar(b)
@@ -49,9 +49,13 @@ def _binary(a, b):
                                 f"'{type(x).__name__}'")
         ta = a if isinstance(a, Tensor) else wrap_scalar(a) if is_scalar(a) else as_tensor(a)
         tb = b if isinstance(b, Tensor) else wrap_scalar(b) if is_scalar(b) else as_tensor(b)
-    dt = result_dtype(ta, tb)
-    broadcast_shapes(ta._data.shape, tb._data.shape)
-    return ta, tb, dt
+    da = ta._data
+    if tb._wrapped_number and da.dtype.kind == "f":  # a float tensor and a number (`x * 0.9`):
+        dt = da.dtype  # the tensor's dtype, and a number broadcasts to any shape
+    else:
+        dt = result_dtype(ta, tb)
+        broadcast_shapes(da.shape, tb._data.shape)
+    return ta, tb, cast(ta, dt), cast(tb, dt)
 
 
 class _Binary(Node):
@@ -110,10 +114,9 @@ class RsubBackward1(Node):
 
 def add(input, other, *, alpha=1):
     """``input + alpha * other`` with broadcasting (``torch.add``); node ``AddBackward0``."""
-    a, b, dt = _binary(input, other)
-    bd = cast(b, dt)
+    a, b, x, y = _binary(input, other)
     with quiet_fp():
-        out = Tensor._make(np.add(cast(a, dt), bd if alpha == 1 else bd * alpha))
+        out = Tensor._make(np.add(x, y if alpha == 1 else y * alpha))
     record(AddBackward0, out, (a, b), a, b, alpha)
     return out
 
@@ -123,13 +126,12 @@ def sub(input, other, *, alpha=1):
 
     Raises RuntimeError for bool tensors, as PyTorch does.
     """
-    a, b, dt = _binary(input, other)
-    if dt == np.bool_:
+    a, b, x, y = _binary(input, other)
+    if x.dtype == np.bool_:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
-    bd = cast(b, dt)
     with quiet_fp():
-        out = Tensor._make(np.subtract(cast(a, dt), bd if alpha == 1 else bd * alpha))
+        out = Tensor._make(np.subtract(x, y if alpha == 1 else y * alpha))
     record(SubBackward0, out, (a, b), a, b, alpha)
     return out
 
@@ -180,27 +182,27 @@ class DivBackward0(_Binary):
 
 def mul(input, other):
     """Elementwise product with broadcasting (``torch.mul``); node ``MulBackward0``."""
-    a, b, dt = _binary(input, other)
+    a, b, x, y = _binary(input, other)
     with quiet_fp():  # inf * 0 is nan, silently, as in torch
-        out = Tensor._make(np.multiply(cast(a, dt), cast(b, dt)))
+        out = Tensor._make(np.multiply(x, y))
     record(MulBackward0, out, (a, b), a, b)
     return out
 
 
 def div(input, other, *, rounding_mode=None):
     """True division (``torch.div``); integer inputs give float32; node ``DivBackward0``."""
-    a, b, dt = _binary(input, other)
+    a, b, x, y = _binary(input, other)
     if rounding_mode is not None:
         with quiet_fp():
             fn = np.floor_divide if rounding_mode == "floor" else np.divide
-            res = fn(cast(a, dt), cast(b, dt))
+            res = fn(x, y)
             if rounding_mode == "trunc":
                 res = np.trunc(res)
-        return Tensor._make(res.astype(dt))
-    if dt.kind != "f":
-        dt = np.dtype(np.float32)
+        return Tensor._make(res.astype(x.dtype))
+    if x.dtype.kind != "f":  # (integers and bools: float32)
+        x, y = x.astype(np.float32), y.astype(np.float32)
     with quiet_fp():
-        out = Tensor._make(np.divide(cast(a, dt), cast(b, dt)))
+        out = Tensor._make(np.divide(x, y))
     record(DivBackward0, out, (a, b), a, b)
     return out
 
@@ -289,9 +291,9 @@ def pow(input, exponent):
             out = Tensor._make(np.power(cast(input, dt), np.asarray(exponent, dt)))
         record(PowBackward0, out, (input,), input, exponent)
         return out
-    a, b, dt = _binary(input, exponent)
+    a, b, x, y = _binary(input, exponent)
     with quiet_fp():
-        out = Tensor._make(np.power(cast(a, dt), cast(b, dt)))
+        out = Tensor._make(np.power(x, y))
     node = record(PowBackward1, out, (a, b), a, b)
     if node:
         node._save("result", out, is_output=True)
@@ -712,16 +714,16 @@ class MinimumBackward0(MaximumBackward0):
 
 def maximum(input, other):
     """Elementwise maximum of two tensors (``torch.maximum``); node ``MaximumBackward0``."""
-    a, b, dt = _binary(input, other)
-    out = Tensor._make(np.maximum(cast(a, dt), cast(b, dt)))
+    a, b, x, y = _binary(input, other)
+    out = Tensor._make(np.maximum(x, y))
     record(MaximumBackward0, out, (a, b), a, b)
     return out
 
 
 def minimum(input, other):
     """Elementwise minimum of two tensors (``torch.minimum``); node ``MinimumBackward0``."""
-    a, b, dt = _binary(input, other)
-    out = Tensor._make(np.minimum(cast(a, dt), cast(b, dt)))
+    a, b, x, y = _binary(input, other)
+    out = Tensor._make(np.minimum(x, y))
     record(MinimumBackward0, out, (a, b), a, b)
     return out
 
@@ -753,9 +755,9 @@ def where(condition, input, other):
     if cond._data.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {cond.dtype._legacy[:-6]}")
-    a, b, dt = _binary(input, other)
+    a, b, x, y = _binary(input, other)
     broadcast_shapes(cond.shape, broadcast_shapes(a.shape, b.shape))
-    out = Tensor._make(np.where(cond._data, cast(a, dt), cast(b, dt)))
+    out = Tensor._make(np.where(cond._data, x, y))
     record(WhereBackward0, out, (a, b), cond, a, b)
     return out
 
@@ -817,8 +819,8 @@ def masked_fill(input, mask, value):
 # ----------------------------------------------------------------------------- comparisons
 def _compare(fn):
     def op(input, other):
-        a, b, dt = _binary(input, other)
-        return Tensor._make(fn(cast(a, dt), cast(b, dt)))
+        a, b, x, y = _binary(input, other)
+        return Tensor._make(fn(x, y))
 
     op.__name__ = fn.__name__
     op.__doc__ = f"Elementwise ``{fn.__name__}`` → bool tensor, never requires grad."

@@ -179,7 +179,8 @@ def _call_node(node, grads, retain_graph):
             new = fn(tuple(grads))
             if new is not None:
                 grads = _check_hook_tuple(fn, new, grads)
-    raw = tuple(grads)  # what post hooks see as grad_outputs (None where nothing arrived)
+    # what post hooks see as grad_outputs (None where nothing arrived)
+    raw = tuple(grads) if node._post_hooks else None
     custom = node._forward_cls is not None  # a custom Function's node
     is_acc = isinstance(node, AccumulateGrad)
     if not custom and (grads[0] is None if len(grads) == 1 else all(g is None for g in grads)):
@@ -191,18 +192,19 @@ def _call_node(node, grads, retain_graph):
             grads = [g if g is not None else zeros_grad(*meta) for g, meta in
                      zip(grads, node._out_meta)]
         if is_acc:  # may .grad take this gradient over (no copy)?
-            node._stealable = _sole_owner(grads[0], 2, storage=False)  # `grads`, `raw`
+            node._stealable = _sole_owner(grads[0], 1 if raw is None else 2,
+                                          storage=False)  # `grads` (and `raw`)
         if not custom:  # PyTorch's generated nodes unpack every saved variable first, so a
             for v in node._saved.values():  # stale or freed one fails even when unused
-                if type(v) is SavedTensor:
-                    v._check()
+                if type(v) is SavedTensor and (v._freed or v._vc.value != v._saved_version):
+                    v._check()  # (raises; the test inlined, as this runs for every node)
         outs = node.backward(*grads)
     if not retain_graph:
         node._release_variables()
     if is_acc:
         for fn in list(node.variable._post_accumulate_grad_hooks.values()):
             _check_post_accumulate_result(fn(node.variable), node.variable)
-    for fn in list(node._post_hooks.values()) if node._post_hooks else ():
+    for fn in list(node._post_hooks.values()) if raw is not None else ():
         new = fn(tuple(outs), raw)
         if new is not None:
             outs = tuple(_check_hook_tuple(fn, new, tuple(outs)))
