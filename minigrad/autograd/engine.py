@@ -24,23 +24,21 @@ from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad, SavedTensor, edge_of, zeros_grad
 
 
-def _reachable(roots):
-    """Dependency counts (number of incoming edges) for every node reachable from ``roots``."""
-    deps: dict = {}
-    seen = set()
+def _dependencies(roots):
+    """Dependency counts (number of incoming edges) for every node reachable from ``roots``
+    (the roots included: 0 unless another root leads to them)."""
+    deps = dict.fromkeys(roots, 0)
     stack = list(roots)
-    for r in roots:
-        seen.add(r)
     while stack:
-        node = stack.pop()
-        for child, _ in node.next_functions:
+        for child, _ in stack.pop().next_functions:
             if child is None:
                 continue
-            deps[child] = deps.get(child, 0) + 1
-            if child not in seen:
-                seen.add(child)
+            if child in deps:
+                deps[child] += 1
+            else:  # first visit
+                deps[child] = 1
                 stack.append(child)
-    return deps, seen
+    return deps
 
 
 def _needed(roots, targets):
@@ -198,7 +196,8 @@ def _call_node(node, grads, retain_graph):
             for v in node._saved.values():  # stale or freed one fails even when unused
                 if type(v) is SavedTensor and (v._freed or v._vc.value != v._saved_version):
                     v._check()  # (raises; the test inlined, as this runs for every node)
-        outs = node.backward(*grads)
+        # (one gradient, the common case: a plain call, cheaper than unpacking a list)
+        outs = node.backward(grads[0]) if len(grads) == 1 else node.backward(*grads)
     if not retain_graph:
         node._release_variables()
     if is_acc:
@@ -235,7 +234,7 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
             raise RuntimeError(f"element {i} of tensors does not require grad and does not "
                                "have a grad_fn")
     root_nodes = list(dict.fromkeys(n for n, _ in root_edges))
-    deps, reachable = _reachable(root_nodes)
+    deps = _dependencies(root_nodes)
 
     captures: dict = {}  # node -> [(input_nr, result index)]
     results = None
@@ -260,7 +259,7 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
         _add_to_buffer(buf, nr, g)
 
     counter = itertools.count()
-    heap = [(-n._seq, next(counter), n) for n in root_nodes if deps.get(n, 0) == 0]
+    heap = [(-n._seq, next(counter), n) for n in root_nodes if deps[n] == 0]
     # a single root is where PyTorch's engine starts: it is evaluated even when inputs= prunes
     # it (its tensor hooks and retain_grad run); several roots hang under a GraphRoot node,
     # which only schedules the ones that lead to an input
@@ -279,7 +278,8 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                 if needed is None:  # no inputs=: every reachable node runs
                     if tensor_hooks:
                         grads = _call_tensor_hooks(node, grads)
-                    outs = _evaluate(node, grads, retain_graph)
+                    outs = (_call_node(node, grads, retain_graph) if not anomaly_mode._enabled
+                            else _evaluate(node, grads, retain_graph))  # (one call less)
                 elif node not in needed:
                     if tensor_hooks and node in roots_pruned:
                         _call_tensor_hooks(node, grads)
