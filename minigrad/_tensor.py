@@ -82,6 +82,19 @@ class _VersionCounter:
         self.value += 1
 
 
+class _MadeOnFirstUse:
+    """``tensor._vc`` of a tensor that has no version counter yet: makes one (most op outputs
+    are never viewed, saved or modified in place, so most never need one). A non-data
+    descriptor: the counter it stores on the tensor shadows it from then on, and assigning
+    ``t._vc`` (a view sharing its base's counter) just sets the tensor's own."""
+
+    def __get__(self, t, owner=None):
+        if t is None:
+            return self
+        vc = t._vc = _VersionCounter()
+        return vc
+
+
 class Size(tuple):
     """A tensor shape (``torch.Size``): a tuple that prints as ``minigrad.Size([2, 3])``."""
 
@@ -130,6 +143,7 @@ class Tensor:
     _view_version = 0  # views: storage version when grad_fn was last set
     _inference = False  # created in inference mode
     _wrapped_number = False  # a Python scalar operand wrapped as a 0-dim tensor
+    _vc = _MadeOnFirstUse()  # the version counter, shared with views: made when first needed
 
     def _init(self, arr: np.ndarray) -> None:
         self._data = arr
@@ -144,7 +158,6 @@ class Tensor:
         writes and views work on 0-dim results too."""
         t = cls.__new__(cls)  # (Tensor._init, inlined: this runs for every op's output)
         t._data = arr if isinstance(arr, np.ndarray) else np.asarray(arr)
-        t._vc = _VersionCounter()
         if grad_mode._tls.inference:
             t._inference = True
         if requires_grad:

@@ -24,9 +24,9 @@ from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad, SavedTensor, edge_of, zeros_grad
 
 
-def _dependencies(roots):
+def _reachable(roots):
     """Dependency counts (number of incoming edges) for every node reachable from ``roots``
-    (the roots included: 0 unless another root leads to them)."""
+    (the roots included: 0 unless another root leads to them), and the reachable nodes."""
     deps = dict.fromkeys(roots, 0)
     stack = list(roots)
     while stack:
@@ -38,7 +38,7 @@ def _dependencies(roots):
             else:  # first visit
                 deps[child] = 1
                 stack.append(child)
-    return deps
+    return deps, deps.keys()
 
 
 def _needed(roots, targets):
@@ -234,7 +234,7 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
             raise RuntimeError(f"element {i} of tensors does not require grad and does not "
                                "have a grad_fn")
     root_nodes = list(dict.fromkeys(n for n, _ in root_edges))
-    deps = _dependencies(root_nodes)
+    deps, _ = _reachable(root_nodes)
 
     captures: dict = {}  # node -> [(input_nr, result index)]
     results = None
