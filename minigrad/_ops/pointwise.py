@@ -22,6 +22,7 @@ from ._util import (
     cast,
     is_scalar,
     quiet_fp,
+    quietly,
     result_dtype,
     sum_to,
     wrap_scalar,
@@ -115,8 +116,7 @@ class RsubBackward1(Node):
 def add(input, other, *, alpha=1):
     """``input + alpha * other`` with broadcasting (``torch.add``); node ``AddBackward0``."""
     a, b, x, y = _binary(input, other)
-    with quiet_fp():
-        out = Tensor._make(np.add(x, y if alpha == 1 else y * alpha))
+    out = Tensor._make(quietly(np.add, x, y if alpha == 1 else y * alpha))
     record(AddBackward0, out, (a, b), a, b, alpha)
     return out
 
@@ -130,8 +130,7 @@ def sub(input, other, *, alpha=1):
     if x.dtype == np.bool_:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
-    with quiet_fp():
-        out = Tensor._make(np.subtract(x, y if alpha == 1 else y * alpha))
+    out = Tensor._make(quietly(np.subtract, x, y if alpha == 1 else y * alpha))
     record(SubBackward0, out, (a, b), a, b, alpha)
     return out
 
@@ -183,8 +182,7 @@ class DivBackward0(_Binary):
 def mul(input, other):
     """Elementwise product with broadcasting (``torch.mul``); node ``MulBackward0``."""
     a, b, x, y = _binary(input, other)
-    with quiet_fp():  # inf * 0 is nan, silently, as in torch
-        out = Tensor._make(np.multiply(x, y))
+    out = Tensor._make(quietly(np.multiply, x, y))  # inf * 0 is nan, silently, as in torch
     record(MulBackward0, out, (a, b), a, b)
     return out
 
@@ -201,8 +199,7 @@ def div(input, other, *, rounding_mode=None):
         return Tensor._make(res.astype(x.dtype))
     if x.dtype.kind != "f":  # (integers and bools: float32)
         x, y = x.astype(np.float32), y.astype(np.float32)
-    with quiet_fp():
-        out = Tensor._make(np.divide(x, y))
+    out = Tensor._make(quietly(np.divide, x, y))
     record(DivBackward0, out, (a, b), a, b)
     return out
 
@@ -428,8 +425,7 @@ class SigmoidBackwardBackward0(_FusedDerivative):
 
 
 def _fused(node_cls, kernel, grad_output, output):
-    with quiet_fp():
-        res = Tensor._make(kernel(grad_output._data, output._data))
+    res = Tensor._make(quietly(kernel, grad_output._data, output._data))
     record(node_cls, res, (grad_output, output), grad_output, output)
     return res
 
@@ -504,8 +500,7 @@ def _unary(node_cls, fn, float_only=True):
         arr = input._data
         if float_only and arr.dtype.kind != "f":
             arr = arr.astype(np.float32)
-        with quiet_fp():
-            out = Tensor._make(fn(arr))
+        out = Tensor._make(quietly(fn, arr))
         node = record(node_cls, out, (input,), input) if node_cls is not None else None
         if node is not None and getattr(node_cls, "_saves", None) == "result":
             node._save("result", out, is_output=True)
