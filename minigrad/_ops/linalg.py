@@ -53,8 +53,9 @@ class MmBackward0(Node):
 
     def __init__(self, a, b):
         super().__init__()
-        _save_matrix(self, "mat2", b, a.requires_grad, b.requires_grad)
-        _save_matrix(self, "self", a, b.requires_grad, a.requires_grad)
+        # (record synced the inputs' view state: the flag, not the property)
+        _save_matrix(self, "mat2", b, a._requires_grad, b._requires_grad)
+        _save_matrix(self, "self", a, b._requires_grad, a._requires_grad)
 
     def backward(self, g):
         nf = self.next_functions
@@ -72,8 +73,8 @@ class AddmmBackward0(Node):
         super().__init__()
         self._save("alpha", alpha)
         self._save("beta", beta)
-        _save_matrix(self, "mat1", m1, m2.requires_grad, m1.requires_grad)
-        _save_matrix(self, "mat2", m2, m1.requires_grad, m2.requires_grad)
+        _save_matrix(self, "mat1", m1, m2._requires_grad, m1._requires_grad)
+        _save_matrix(self, "mat2", m2, m1._requires_grad, m2._requires_grad)
         self._bias_shape = bias.shape
 
     def backward(self, g):

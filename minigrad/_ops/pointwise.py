@@ -153,8 +153,8 @@ class MulBackward0(_Binary):
 
     def __init__(self, a, b):
         super().__init__(a, b)
-        self._save("other", b if a.requires_grad else None)
-        self._save("self", a if b.requires_grad else None)
+        self._save("other", b if a._requires_grad else None)  # (record synced views: the
+        self._save("self", a if b._requires_grad else None)  # flag, not the property)
 
     def backward(self, g):
         ga = g * self._get("other") if self._needs(0) else None
@@ -170,7 +170,7 @@ class DivBackward0(_Binary):
     def __init__(self, a, b):
         super().__init__(a, b)
         self._save("other", b)
-        self._save("self", a if b.requires_grad else None)
+        self._save("self", a if b._requires_grad else None)
 
     def backward(self, g):
         other = self._get("other")

@@ -155,7 +155,7 @@ def _as_input_dtype(child, nr, g):
     if isinstance(child, AccumulateGrad):
         want = child.variable._data.dtype
     elif nr < len(child._out_meta):
-        want = child._out_meta[nr][1].np
+        want = child._out_meta[nr][1]
     else:
         return g
     have = g._data.dtype
