@@ -148,7 +148,7 @@ class Tensor:
     def _init(self, arr: np.ndarray) -> None:
         self._data = arr
         self._vc = _VersionCounter()
-        if grad_mode._tls.inference:
+        if grad_mode.inference_active():
             self._inference = True
 
     @classmethod
@@ -158,8 +158,8 @@ class Tensor:
         writes and views work on 0-dim results too."""
         t = cls.__new__(cls)  # (Tensor._init, inlined: this runs for every op's output)
         t._data = arr if isinstance(arr, np.ndarray) else np.asarray(arr)
-        if grad_mode._tls.inference:
-            t._inference = True
+        if grad_mode._inference_blocks and grad_mode._tls.inference:  # (inference_active(),
+            t._inference = True  # inlined: every op makes tensors)
         if requires_grad:
             t._requires_grad = True
         return t
@@ -174,7 +174,7 @@ class Tensor:
         t._vc = self._vc
         t._view_version = self._vc.value
         t._inference = self._inference  # views of normal tensors stay normal tensors
-        if grad_mode._tls.inference and not self._inference:
+        if grad_mode.inference_active() and not self._inference:
             t._creation_meta = "inference"
         elif not grad_mode.is_grad_enabled():
             t._creation_meta = "no_grad"
