@@ -52,10 +52,9 @@ def _binary(a, b):
         tb = b if isinstance(b, Tensor) else wrap_scalar(b) if is_scalar(b) else as_tensor(b)
     da = ta._data
     if tb._wrapped_number and da.dtype.kind == "f":  # a float tensor and a number (`x * 0.9`):
-        dt = da.dtype  # the tensor's dtype, and a number broadcasts to any shape
-    else:
-        dt = result_dtype(ta, tb)
-        broadcast_shapes(da.shape, tb._data.shape)
+        return ta, tb, da, cast(tb, da.dtype)  # the tensor's dtype; a number broadcasts
+    dt = result_dtype(ta, tb)
+    broadcast_shapes(da.shape, tb._data.shape)
     return ta, tb, cast(ta, dt), cast(tb, dt)
 
 

@@ -152,10 +152,11 @@ def _add_to_buffer(buf, nr, g) -> None:
 def _as_input_dtype(child, nr, g):
     """``g`` cast to the dtype of the tensor it is the gradient of (PyTorch's
     ``validate_outputs``): a float32 input of a float64 op gets a float32 gradient."""
-    if isinstance(child, AccumulateGrad):
+    meta = child._out_meta
+    if nr < len(meta):
+        want = meta[nr][1]
+    elif isinstance(child, AccumulateGrad):  # (no _out_meta: the leaf's dtype may change)
         want = child.variable._data.dtype
-    elif nr < len(child._out_meta):
-        want = child._out_meta[nr][1]
     else:
         return g
     have = g._data.dtype
@@ -200,7 +201,7 @@ def _call_node(node, grads, retain_graph):
         outs = node.backward(grads[0]) if len(grads) == 1 else node.backward(*grads)
     if not retain_graph:
         node._release_variables()
-    if is_acc:
+    if is_acc and node.variable._post_accumulate_grad_hooks:
         for fn in list(node.variable._post_accumulate_grad_hooks.values()):
             _check_post_accumulate_result(fn(node.variable), node.variable)
     for fn in list(node._post_hooks.values()) if raw is not None else ():

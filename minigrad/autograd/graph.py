@@ -304,8 +304,9 @@ class Node:
 
     def _release_variables(self) -> None:
         for value in self._saved.values():
-            if isinstance(value, SavedTensor):
-                value._release()
+            if type(value) is SavedTensor:
+                value._freed = True  # (SavedTensor._release, inlined: runs for every node)
+                value._tensor = value._data = None
 
     # -- hooks ------------------------------------------------------------------------------
     def register_hook(self, fn) -> RemovableHandle:
