@@ -158,6 +158,8 @@ class Tensor:
         writes and views work on 0-dim results too."""
         t = cls.__new__(cls)  # (Tensor._init, inlined: this runs for every op's output)
         t._data = arr if isinstance(arr, np.ndarray) else np.asarray(arr)
+        t._base = None  # (the class default, stored: ops read their inputs' _base, and a read
+        # that falls back to the class costs ~200 instructions more than an instance's own)
         if grad_mode._inference_blocks and grad_mode._tls.inference:  # (inference_active(),
             t._inference = True  # inlined: every op makes tensors)
         if requires_grad:
