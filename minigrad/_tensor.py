@@ -82,6 +82,19 @@ class _VersionCounter:
         self.value += 1
 
 
+class _MadeOnFirstUse:
+    """``tensor._vc`` of a tensor that has no version counter yet: makes one (most op outputs
+    are never viewed, saved or modified in place, so most never need one). A non-data
+    descriptor: the counter it stores on the tensor shadows it from then on, and assigning
+    ``t._vc`` (a view sharing its base's counter) just sets the tensor's own."""
+
+    def __get__(self, t, owner=None):
+        if t is None:
+            return self
+        vc = t._vc = _VersionCounter()
+        return vc
+
+
 class Size(tuple):
     """A tensor shape (``torch.Size``): a tuple that prints as ``minigrad.Size([2, 3])``."""
 
@@ -151,11 +164,12 @@ class Tensor:
     _view_version = 0  # views: storage version when grad_fn was last set
     _inference = False  # created in inference mode
     _wrapped_number = False  # a Python scalar operand wrapped as a 0-dim tensor
+    _vc = _MadeOnFirstUse()  # the version counter, shared with views: made when first needed
 
     def _init(self, arr: np.ndarray) -> None:
         self._data = arr
         self._vc = _VersionCounter()
-        if grad_mode._tls.inference:
+        if grad_mode.inference_active():
             self._inference = True
 
     @classmethod
@@ -167,9 +181,10 @@ class Tensor:
         t._data = arr if isinstance(arr, np.ndarray) else np.asarray(arr)
         if not t._data.size:
             t._data = _empty_layout(t._data)
-        t._vc = _VersionCounter()
-        if grad_mode._tls.inference:
-            t._inference = True
+        t._base = None  # (the class default, stored: ops read their inputs' _base, and a read
+        # that falls back to the class costs ~200 instructions more than an instance's own)
+        if grad_mode._inference_blocks and grad_mode._tls.inference:  # (inference_active(),
+            t._inference = True  # inlined: every op makes tensors)
         if requires_grad:
             t._requires_grad = True
         return t
@@ -186,7 +201,7 @@ class Tensor:
         t._vc = self._vc
         t._view_version = self._vc.value
         t._inference = self._inference  # views of normal tensors stay normal tensors
-        if grad_mode._tls.inference and not self._inference:
+        if grad_mode.inference_active() and not self._inference:
             t._creation_meta = "inference"
         elif not grad_mode.is_grad_enabled():
             t._creation_meta = "no_grad"

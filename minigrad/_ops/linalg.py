@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd import grad_mode
 from ..autograd.graph import Node, record
 from ._util import attach, broadcast_shapes, sum_to
 from .shape import _expand_target, _squeeze_dims, _unsafe_view
@@ -35,16 +36,31 @@ def _column_major(node, name: str) -> bool:
     return strides == (1, sizes[0])
 
 
+def _operand_t(m: Tensor) -> Tensor:
+    """``m.t()`` as an operand of a product in a derivative formula. Without ``create_graph``
+    (grad mode off) nothing but the product sees it, so it is a plain tensor on the
+    transposed array, without the view bookkeeping; with it, the ``t()`` view that PyTorch's
+    formula records (``TBackward0``)."""
+    if grad_mode._tls.grad_enabled:
+        return m.t()
+    return Tensor._make(m._data.T)
+
+
 def _mat1_grad(node, name, g, mat2):
     """grad @ mat2ᵀ; as PyTorch (``mm_mat1_backward``), computed as (mat2 @ gradᵀ)ᵀ when mat1
-    was column-major, so that the gradient has mat1's layout (no copy when it is accumulated)."""
-    return mm(mat2, g.t()).t() if _column_major(node, name) else mm(g, mat2.t())
+    was column-major, so that the gradient has mat1's layout (no copy when it is accumulated).
+    The result's ``.t()`` stays a view, as PyTorch's gradient is (hooks see its ``_base``)."""
+    if _column_major(node, name):
+        return mm(mat2, _operand_t(g)).t()
+    return mm(g, _operand_t(mat2))
 
 
 def _mat2_grad(node, name, g, mat1):
     """mat1ᵀ @ grad; as PyTorch (``mm_mat2_backward``), computed as (gradᵀ @ mat1)ᵀ when mat2
     was column-major (``linear``'s ``weight.t()``): ``weight.grad`` is then C-contiguous."""
-    return mm(g.t(), mat1).t() if _column_major(node, name) else mm(mat1.t(), g)
+    if _column_major(node, name):
+        return mm(_operand_t(g), mat1).t()
+    return mm(_operand_t(mat1), g)
 
 
 class MmBackward0(Node):
@@ -53,8 +69,9 @@ class MmBackward0(Node):
 
     def __init__(self, a, b):
         super().__init__()
-        _save_matrix(self, "mat2", b, a.requires_grad, b.requires_grad)
-        _save_matrix(self, "self", a, b.requires_grad, a.requires_grad)
+        # (record synced the inputs' view state: the flag, not the property)
+        _save_matrix(self, "mat2", b, a._requires_grad, b._requires_grad)
+        _save_matrix(self, "self", a, b._requires_grad, a._requires_grad)
 
     def backward(self, g):
         nf = self.next_functions
@@ -72,8 +89,8 @@ class AddmmBackward0(Node):
         super().__init__()
         self._save("alpha", alpha)
         self._save("beta", beta)
-        _save_matrix(self, "mat1", m1, m2.requires_grad, m1.requires_grad)
-        _save_matrix(self, "mat2", m2, m1.requires_grad, m2.requires_grad)
+        _save_matrix(self, "mat1", m1, m2._requires_grad, m1._requires_grad)
+        _save_matrix(self, "mat2", m2, m1._requires_grad, m2._requires_grad)
         self._bias_shape = bias.shape
 
     def backward(self, g):

@@ -23,6 +23,7 @@ from ._util import (
     empty_for,
     is_scalar,
     quiet_fp,
+    quietly,
     result_dtype,
     sum_to,
     wrap_scalar,
@@ -31,11 +32,11 @@ from ._util import (
 
 def _binary(a, b):
     """Both operands as tensors (Python scalars as wrapped numbers, see ``wrap_scalar``) and
-    the promoted dtype; checks that shapes broadcast."""
+    their arrays in the promoted dtype; checks that shapes broadcast."""
     if isinstance(a, Tensor) and isinstance(b, Tensor):  # the common cases, checked first
         da, db = a._data, b._data
         if da.dtype is db.dtype and da.shape == db.shape and da.ndim:
-            return a, b, da.dtype  # nothing to promote or broadcast
+            return a, b, da, db  # nothing to promote or broadcast
         ta, tb = a, b
     elif isinstance(a, Tensor) and type(b) in _PY_SCALARS:
         ta, tb = a, wrap_scalar(b)
@@ -50,9 +51,12 @@ def _binary(a, b):
                                 f"'{type(x).__name__}'")
         ta = a if isinstance(a, Tensor) else wrap_scalar(a) if is_scalar(a) else as_tensor(a)
         tb = b if isinstance(b, Tensor) else wrap_scalar(b) if is_scalar(b) else as_tensor(b)
+    da = ta._data
+    if tb._wrapped_number and da.dtype.kind == "f":  # a float tensor and a number (`x * 0.9`):
+        return ta, tb, da, cast(tb, da.dtype)  # the tensor's dtype; a number broadcasts
     dt = result_dtype(ta, tb)
-    broadcast_shapes(ta._data.shape, tb._data.shape)
-    return ta, tb, dt
+    broadcast_shapes(da.shape, tb._data.shape)
+    return ta, tb, cast(ta, dt), cast(tb, dt)
 
 
 class _Binary(Node):
@@ -111,13 +115,11 @@ class RsubBackward1(Node):
 
 def add(input, other, *, alpha=1):
     """``input + alpha * other`` with broadcasting (``torch.add``); node ``AddBackward0``."""
-    a, b, dt = _binary(input, other)
-    _check_alpha(dt, alpha)
-    if dt == np.bool_:  # (a bool result: alpha is cast to bool, as PyTorch does)
+    a, b, x, y = _binary(input, other)
+    _check_alpha(x.dtype, alpha)
+    if x.dtype == np.bool_:  # (a bool result: alpha is cast to bool, as PyTorch does)
         alpha = bool(alpha)
-    bd = cast(b, dt)
-    with quiet_fp():
-        out = Tensor._make(np.add(cast(a, dt), bd if alpha == 1 else bd * alpha))
+    out = Tensor._make(quietly(np.add, x, y if alpha == 1 else y * alpha))
     record(AddBackward0, out, (a, b), a, b, alpha)
     return out
 
@@ -137,14 +139,12 @@ def sub(input, other, *, alpha=1):
 
     Raises RuntimeError for bool tensors, as PyTorch does.
     """
-    a, b, dt = _binary(input, other)
-    if dt == np.bool_:
+    a, b, x, y = _binary(input, other)
+    if x.dtype == np.bool_:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
-    _check_alpha(dt, alpha)
-    bd = cast(b, dt)
-    with quiet_fp():
-        out = Tensor._make(np.subtract(cast(a, dt), bd if alpha == 1 else bd * alpha))
+    _check_alpha(x.dtype, alpha)
+    out = Tensor._make(quietly(np.subtract, x, y if alpha == 1 else y * alpha))
     record(SubBackward0, out, (a, b), a, b, alpha)
     return out
 
@@ -168,8 +168,8 @@ class MulBackward0(_Binary):
 
     def __init__(self, a, b):
         super().__init__(a, b)
-        self._save("other", b if a.requires_grad else None)
-        self._save("self", a if b.requires_grad else None)
+        self._save("other", b if a._requires_grad else None)  # (record synced views: the
+        self._save("self", a if b._requires_grad else None)  # flag, not the property)
 
     def backward(self, g):
         ga = g * self._get("other") if self._needs(0) else None
@@ -185,7 +185,7 @@ class DivBackward0(_Binary):
     def __init__(self, a, b):
         super().__init__(a, b)
         self._save("other", b)
-        self._save("self", a if b.requires_grad else None)
+        self._save("self", a if b._requires_grad else None)
 
     def backward(self, g):
         other = self._get("other")
@@ -196,27 +196,25 @@ class DivBackward0(_Binary):
 
 def mul(input, other):
     """Elementwise product with broadcasting (``torch.mul``); node ``MulBackward0``."""
-    a, b, dt = _binary(input, other)
-    with quiet_fp():  # inf * 0 is nan, silently, as in torch
-        out = Tensor._make(np.multiply(cast(a, dt), cast(b, dt)))
+    a, b, x, y = _binary(input, other)
+    out = Tensor._make(quietly(np.multiply, x, y))  # inf * 0 is nan, silently, as in torch
     record(MulBackward0, out, (a, b), a, b)
     return out
 
 
 def div(input, other, *, rounding_mode=None):
     """True division (``torch.div``); integer inputs give float32; node ``DivBackward0``."""
-    a, b, dt = _binary(input, other)
+    a, b, x, y = _binary(input, other)
     if rounding_mode is not None:
         with quiet_fp():
             fn = np.floor_divide if rounding_mode == "floor" else np.divide
-            res = fn(cast(a, dt), cast(b, dt))
+            res = fn(x, y)
             if rounding_mode == "trunc":
                 res = np.trunc(res)
-        return Tensor._make(res.astype(dt))
-    if dt.kind != "f":
-        dt = np.dtype(np.float32)
-    with quiet_fp():
-        out = Tensor._make(np.divide(cast(a, dt), cast(b, dt)))
+        return Tensor._make(res.astype(x.dtype))
+    if x.dtype.kind != "f":  # (integers and bools: float32)
+        x, y = x.astype(np.float32), y.astype(np.float32)
+    out = Tensor._make(quietly(np.divide, x, y))
     record(DivBackward0, out, (a, b), a, b)
     return out
 
@@ -305,9 +303,9 @@ def pow(input, exponent):
             out = Tensor._make(np.power(cast(input, dt), np.asarray(exponent, dt)))
         record(PowBackward0, out, (input,), input, exponent)
         return out
-    a, b, dt = _binary(input, exponent)
+    a, b, x, y = _binary(input, exponent)
     with quiet_fp():
-        out = Tensor._make(np.power(cast(a, dt), cast(b, dt)))
+        out = Tensor._make(np.power(x, y))
     node = record(PowBackward1, out, (a, b), a, b)
     if node:
         node._save("result", out, is_output=True)
@@ -442,8 +440,7 @@ class SigmoidBackwardBackward0(_FusedDerivative):
 
 
 def _fused(node_cls, kernel, grad_output, output):
-    with quiet_fp():
-        res = Tensor._make(kernel(grad_output._data, output._data))
+    res = Tensor._make(quietly(kernel, grad_output._data, output._data))
     record(node_cls, res, (grad_output, output), grad_output, output)
     return res
 
@@ -518,8 +515,7 @@ def _unary(node_cls, fn, float_only=True):
         arr = input._data
         if float_only and arr.dtype.kind != "f":
             arr = arr.astype(np.float32)
-        with quiet_fp():
-            out = Tensor._make(fn(arr))
+        out = Tensor._make(quietly(fn, arr))
         node = record(node_cls, out, (input,), input) if node_cls is not None else None
         if node is not None and getattr(node_cls, "_saves", None) == "result":
             node._save("result", out, is_output=True)
@@ -732,16 +728,16 @@ class MinimumBackward0(MaximumBackward0):
 
 def maximum(input, other):
     """Elementwise maximum of two tensors (``torch.maximum``); node ``MaximumBackward0``."""
-    a, b, dt = _binary(input, other)
-    out = Tensor._make(np.maximum(cast(a, dt), cast(b, dt)))
+    a, b, x, y = _binary(input, other)
+    out = Tensor._make(np.maximum(x, y))
     record(MaximumBackward0, out, (a, b), a, b)
     return out
 
 
 def minimum(input, other):
     """Elementwise minimum of two tensors (``torch.minimum``); node ``MinimumBackward0``."""
-    a, b, dt = _binary(input, other)
-    out = Tensor._make(np.minimum(cast(a, dt), cast(b, dt)))
+    a, b, x, y = _binary(input, other)
+    out = Tensor._make(np.minimum(x, y))
     record(MinimumBackward0, out, (a, b), a, b)
     return out
 
@@ -773,9 +769,9 @@ def where(condition, input, other):
     if cond._data.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {cond.dtype._legacy[:-6]}")
-    a, b, dt = _binary(input, other)
+    a, b, x, y = _binary(input, other)
     broadcast_shapes(cond.shape, broadcast_shapes(a.shape, b.shape))
-    out = Tensor._make(np.where(cond._data, cast(a, dt), cast(b, dt)))
+    out = Tensor._make(np.where(cond._data, x, y))
     record(WhereBackward0, out, (a, b), cond, a, b)
     return out
 
@@ -837,8 +833,8 @@ def masked_fill(input, mask, value):
 # ----------------------------------------------------------------------------- comparisons
 def _compare(fn):
     def op(input, other):
-        a, b, dt = _binary(input, other)
-        return Tensor._make(fn(cast(a, dt), cast(b, dt)))
+        a, b, x, y = _binary(input, other)
+        return Tensor._make(fn(x, y))
 
     op.__name__ = fn.__name__
     op.__doc__ = f"Elementwise ``{fn.__name__}`` → bool tensor, never requires grad."

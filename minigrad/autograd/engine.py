@@ -27,22 +27,20 @@ from .graph import EXEC_INFO, AccumulateGrad, SavedTensor, edge_of, zeros_grad
 
 
 def _reachable(roots):
-    """Dependency counts (number of incoming edges) for every node reachable from ``roots``."""
-    deps: dict = {}
-    seen = set()
+    """Dependency counts (number of incoming edges) for every node reachable from ``roots``
+    (the roots included: 0 unless another root leads to them), and the reachable nodes."""
+    deps = dict.fromkeys(roots, 0)
     stack = list(roots)
-    for r in roots:
-        seen.add(r)
     while stack:
-        node = stack.pop()
-        for child, _ in node.next_functions:
+        for child, _ in stack.pop().next_functions:
             if child is None:
                 continue
-            deps[child] = deps.get(child, 0) + 1
-            if child not in seen:
-                seen.add(child)
+            if child in deps:
+                deps[child] += 1
+            else:  # first visit
+                deps[child] = 1
                 stack.append(child)
-    return deps, seen
+    return deps, deps.keys()
 
 
 def _needed(roots, targets):
@@ -157,10 +155,11 @@ def _add_to_buffer(buf, nr, g) -> None:
 def _as_input_dtype(child, nr, g):
     """``g`` cast to the dtype of the tensor it is the gradient of (PyTorch's
     ``validate_outputs``): a float32 input of a float64 op gets a float32 gradient."""
-    if isinstance(child, AccumulateGrad):
+    meta = child._out_meta
+    if nr < len(meta):
+        want = meta[nr][1]
+    elif isinstance(child, AccumulateGrad):  # (no _out_meta: the leaf's dtype may change)
         want = child.variable._data.dtype
-    elif nr < len(child._out_meta):
-        want = child._out_meta[nr][1].np
     else:
         return g
     have = g._data.dtype
@@ -182,7 +181,8 @@ def _call_node(node, grads, retain_graph):
             new = fn(tuple(grads))
             if new is not None:
                 grads = _check_hook_tuple(fn, new, grads)
-    raw = tuple(grads)  # what post hooks see as grad_outputs (None where nothing arrived)
+    # what post hooks see as grad_outputs (None where nothing arrived)
+    raw = tuple(grads) if node._post_hooks else None
     custom = node._forward_cls is not None  # a custom Function's node
     is_acc = isinstance(node, AccumulateGrad)
     if not custom and (grads[0] is None if len(grads) == 1 else all(g is None for g in grads)):
@@ -194,18 +194,20 @@ def _call_node(node, grads, retain_graph):
             grads = [g if g is not None else zeros_grad(*meta) for g, meta in
                      zip(grads, node._out_meta)]
         if is_acc:  # may .grad take this gradient over (no copy)?
-            node._stealable = _sole_owner(grads[0], 2, storage=False)  # `grads`, `raw`
+            node._stealable = _sole_owner(grads[0], 1 if raw is None else 2,
+                                          storage=False)  # `grads` (and `raw`)
         if not custom:  # PyTorch's generated nodes unpack every saved variable first, so a
             for v in node._saved.values():  # stale or freed one fails even when unused
-                if type(v) is SavedTensor:
-                    v._check()
-        outs = node.backward(*grads)
+                if type(v) is SavedTensor and (v._freed or v._vc.value != v._saved_version):
+                    v._check()  # (raises; the test inlined, as this runs for every node)
+        # (one gradient, the common case: a plain call, cheaper than unpacking a list)
+        outs = node.backward(grads[0]) if len(grads) == 1 else node.backward(*grads)
     if not retain_graph:
         node._release_variables()
-    if is_acc:
+    if is_acc and node.variable._post_accumulate_grad_hooks:
         for fn in list(node.variable._post_accumulate_grad_hooks.values()):
             _check_post_accumulate_result(fn(node.variable), node.variable)
-    for fn in list(node._post_hooks.values()) if node._post_hooks else ():
+    for fn in list(node._post_hooks.values()) if raw is not None else ():
         new = fn(tuple(outs), raw)
         if new is not None:
             outs = tuple(_check_hook_tuple(fn, new, tuple(outs)))
@@ -236,7 +238,7 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
             raise RuntimeError(f"element {i} of tensors does not require grad and does not "
                                "have a grad_fn")
     root_nodes = list(dict.fromkeys(n for n, _ in root_edges))
-    deps, reachable = _reachable(root_nodes)
+    deps, _ = _reachable(root_nodes)
 
     captures: dict = {}  # node -> [(input_nr, result index)]
     results = None
@@ -261,7 +263,7 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
         _add_to_buffer(buf, nr, g)
 
     counter = itertools.count()
-    heap = [(-n._seq, next(counter), n) for n in root_nodes if deps.get(n, 0) == 0]
+    heap = [(-n._seq, next(counter), n) for n in root_nodes if deps[n] == 0]
     # a single root is where PyTorch's engine starts: it is evaluated even when inputs= prunes
     # it (its tensor hooks and retain_grad run); several roots hang under a GraphRoot node,
     # which only schedules the ones that lead to an input
@@ -281,7 +283,8 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                 if needed is None:  # no inputs=: every reachable node runs
                     if tensor_hooks:
                         grads = _call_tensor_hooks(node, grads)
-                    outs = _evaluate(node, grads, retain_graph)
+                    outs = (_call_node(node, grads, retain_graph) if not anomaly_mode._enabled
+                            else _evaluate(node, grads, retain_graph))  # (one call less)
                 elif node not in needed:
                     if tensor_hooks and node in roots_pruned:
                         _call_tensor_hooks(node, grads)

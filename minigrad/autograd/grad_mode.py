@@ -24,6 +24,24 @@ class _State(threading.local):
 
 _tls = _State()
 
+# How many ``inference_mode(True)`` blocks are open, in all threads together. Reading a
+# thread-local flag costs about 7 times a module attribute, and every new tensor checks for
+# inference mode: while no block is open anywhere, ``inference_active()`` is False and the
+# flag need not be read. (A count, not a flag: threads enter and leave blocks independently.)
+_inference_blocks = 0
+_count_lock = threading.Lock()
+
+
+def inference_active() -> bool:
+    """``is_inference_mode_enabled()``, answered from the open-block count when it is 0."""
+    return _inference_blocks != 0 and _tls.inference
+
+
+def _count_inference_block(step: int) -> None:
+    global _inference_blocks
+    with _count_lock:
+        _inference_blocks += step
+
 
 def is_grad_enabled() -> bool:
     """True when new operations record backward nodes (``torch.is_grad_enabled``)."""
@@ -174,11 +192,15 @@ class inference_mode(_GradModeContext):
 
     def __enter__(self) -> None:
         self._prev = (_tls.grad_enabled, _tls.inference)
+        if self._inference:
+            _count_inference_block(1)
         _tls.inference = self._inference
         _set(not self._inference)
 
     def __exit__(self, *exc):
         _tls.grad_enabled, _tls.inference = self._prev
+        if self._inference:
+            _count_inference_block(-1)
         return False
 
     def _fresh(self):

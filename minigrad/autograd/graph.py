@@ -262,7 +262,7 @@ class Node:
     def __init__(self, _seq=None):
         self._seq = next(_sequence) if _seq is None else _seq
         self._saved: dict = {}  # name -> SavedTensor or plain value (see _save)
-        self._out_meta: list = []  # (shape, dtype) per output, to materialise missing grads
+        self._out_meta: list = []  # (shape, NumPy dtype) per output (to make missing grads)
         if anomaly_mode._enabled:  # remember the forward call that made this node
             anomaly_mode.on_node_created(self)
 
@@ -324,8 +324,9 @@ class Node:
 
     def _release_variables(self) -> None:
         for value in self._saved.values():
-            if isinstance(value, SavedTensor):
-                value._release()
+            if type(value) is SavedTensor:
+                value._freed = True  # (SavedTensor._release, inlined: runs for every node)
+                value._tensor = value._data = None
 
     # -- hooks ------------------------------------------------------------------------------
     def register_hook(self, fn) -> RemovableHandle:
@@ -457,10 +458,11 @@ def record(node_cls, outputs, inputs, *args):
     ``outputs``: a Tensor or a sequence of Tensors (multi-output ops); ``inputs``: the
     differentiable inputs in PyTorch's slot order (None or a tensor that does not require grad
     gives an empty slot). Returns the node, or None when nothing requires grad or grad mode
-    is off — callers then skip saving anything.
+    is off — callers then skip saving anything. ``node_cls(*args)`` runs after every input's
+    view state is synced, so a constructor may read an input's ``_requires_grad`` directly.
     """
-    tls = grad_mode._tls
-    if not tls.grad_enabled or tls.inference:
+    if not grad_mode._tls.grad_enabled or (grad_mode._inference_blocks and  # (inference_active()
+                                           grad_mode._tls.inference):  # inlined)
         return None  # (enable_grad inside inference_mode still records nothing, as PyTorch)
     needed = False
     for t in inputs:
@@ -483,12 +485,13 @@ def record(node_cls, outputs, inputs, *args):
             out._grad_fn = node
             if nr:
                 out._output_nr = nr
-            node._out_meta.append((arr.shape, from_numpy_dtype(arr.dtype)))
+            node._out_meta.append((arr.shape, arr.dtype))
     if anomaly_mode._enabled:
         anomaly_mode.on_outputs(node, outs)
     return node
 
 
 def zeros_grad(shape, dtype):
-    """A zero gradient (used to materialise gradients of unused outputs)."""
-    return _tensor_cls()._make(np.zeros(shape, dtype=dtype.np))
+    """A zero gradient (used to materialise gradients of unused outputs); ``dtype`` a NumPy
+    dtype."""
+    return _tensor_cls()._make(np.zeros(shape, dtype=dtype))
