@@ -106,7 +106,6 @@ class Size(tuple):
         return int(np.prod(self, dtype=np.int64))
 
 
-
 def _empty_layout(arr: np.ndarray, keep: bool = False) -> np.ndarray:
     """An empty array as PyTorch lays it out. NumPy gives every new empty array strides 0;
     PyTorch gives a new empty tensor contiguous strides (each dim's stride the product of the
