@@ -106,24 +106,39 @@ class Size(tuple):
         return int(np.prod(self, dtype=np.int64))
 
 
+def contiguous_strides(shape) -> list:
+    """Row-major strides in elements (a size of 0 counted as 1, as PyTorch does)."""
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return strides[::-1]
+
+
+def empty_strided(shape, strides, dtype) -> np.ndarray:
+    """An uninitialised array with ``strides`` in elements (``torch.empty_strided``); the
+    strides must be dense (or the array empty): the buffer holds exactly its elements."""
+    dtype = np.dtype(dtype)
+    size = int(np.prod(shape, dtype=np.int64))
+    return np.lib.stride_tricks.as_strided(np.empty(size, dtype), tuple(shape),
+                                           [st * dtype.itemsize for st in strides])
+
+
 def _empty_layout(arr: np.ndarray, keep: bool = False) -> np.ndarray:
     """An empty array as PyTorch lays it out. NumPy gives every new empty array strides 0;
-    PyTorch gives a new empty tensor contiguous strides (each dim's stride the product of the
-    later sizes, a 0 counted as 1), which ``.grad``'s layout contract compares: a gradient of
-    an empty leaf is copied (``_version`` 1) when the strides differ. With ``keep`` (a view,
-    ``torch.tensor`` of an ndarray) the array's own strides stay. Either way the result views
-    a fresh empty buffer through ``as_strided``; that marks it as laid out, so wrapping it
-    again (``detach``, a stolen gradient) keeps its strides, and it is writable (an empty
+    PyTorch gives a new empty tensor contiguous strides, which ``.grad``'s layout contract
+    compares: a gradient of an empty leaf is copied (``_version`` 1) when the strides differ.
+    With ``keep`` (a view, ``torch.tensor`` of an ndarray) the array's own strides stay. The
+    result views a fresh buffer through ``as_strided``; that marks it as laid out, so wrapping
+    it again (``detach``, a stolen gradient) keeps its strides, and it is writable (an empty
     expanded view has no element two could share)."""
-    if not keep:
-        if arr.base is not None and not isinstance(arr.base, np.ndarray):
-            return arr  # (laid out already: as_strided's base is not an ndarray)
-        strides, step = [], arr.itemsize
-        for n in reversed(arr.shape):
-            strides.append(step)
-            step *= max(n, 1)
-        arr = np.lib.stride_tricks.as_strided(arr, arr.shape, strides[::-1])
-    return np.lib.stride_tricks.as_strided(np.empty(0, arr.dtype), arr.shape, arr.strides)
+    if keep:
+        strides = [st // arr.itemsize for st in arr.strides]
+    elif arr.base is not None and not isinstance(arr.base, np.ndarray):
+        return arr  # (laid out already: as_strided's base is not an ndarray)
+    else:
+        strides = contiguous_strides(arr.shape)
+    return empty_strided(arr.shape, strides, arr.dtype)
 
 
 class Tensor:

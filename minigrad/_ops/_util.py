@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor, contiguous_strides, empty_strided
 from ..autograd.graph import _is_dense
 
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}
@@ -225,6 +225,14 @@ def attach(cls, **methods) -> None:
         setattr(cls, name, fn)
 
 
+def copy_preserving(a: np.ndarray, dtype=None) -> np.ndarray:
+    """A copy of ``a`` (cast to ``dtype``) laid out as PyTorch's ``clone()`` / ``to()`` in
+    ``preserve_format``: see :func:`empty_preserving`."""
+    out = empty_preserving(a, dtype)
+    out[...] = a
+    return out
+
+
 def empty_preserving(a: np.ndarray, dtype=None) -> np.ndarray:
     """An uninitialised array (of ``dtype``, default a's) laid out as PyTorch's
     ``empty_like(a, preserve_format)``: a's own strides if it is dense; otherwise dense
@@ -233,20 +241,19 @@ def empty_preserving(a: np.ndarray, dtype=None) -> np.ndarray:
     if min(a.strides, default=0) < 0:  # (not a layout PyTorch has)
         return np.empty(a.shape, dtype)
     if _is_dense(a):
-        strides = [st // a.itemsize for st in a.strides]
-    else:
-        strides = _dense_strides_in_order(a)
-    return np.lib.stride_tricks.as_strided(np.empty(a.size, dtype), a.shape,
-                                           [st * dtype.itemsize for st in strides])
+        return empty_strided(a.shape, [st // a.itemsize for st in a.strides], dtype)
+    perm = dims_by_stride(a.shape, [a.strides])
+    return empty_strided(a.shape, _strides_in_order(a.shape, perm), dtype)
 
 
-def _dense_strides_in_order(a: np.ndarray) -> list:
-    """Dense strides (in elements) that keep ``a``'s order of strides: the smallest stride
-    innermost, a dim of stride 0 where it is (c10's ``infer_dense_strides``)."""
-    strides, step = [0] * a.ndim, 1
-    for d in dims_by_stride(a.shape, [a.strides]):
+def _strides_in_order(shape, perm, zero_as_one: bool = True) -> list:
+    """Dense strides (in elements) with the dims of ``perm`` from innermost to outermost; a
+    size of 0 multiplies the later strides by 1 (``infer_dense_strides``) or, with
+    ``zero_as_one=False``, by 0 (TensorIterator's ``compatible_stride``)."""
+    strides, step = [0] * len(shape), 1
+    for d in perm:
         strides[d] = step
-        step *= max(a.shape[d], 1)
+        step *= max(shape[d], 1) if zero_as_one else shape[d]
     return strides
 
 
@@ -258,30 +265,14 @@ def iterator_strides(shape, operands) -> list:
     perm = dims_by_stride(shape, operands)
     if perm == list(range(len(shape)))[::-1]:
         return contiguous_strides(shape)
-    strides, step = [0] * len(shape), 1
-    for d in perm:
-        strides[d] = step
-        step *= shape[d]
-    return strides
+    return _strides_in_order(shape, perm, zero_as_one=False)
 
 
 def empty_for(shape, dtype, *inputs: np.ndarray) -> np.ndarray:
     """An uninitialised result of ``shape`` laid out as TensorIterator lays out the output of
     an elementwise op over ``inputs`` (broadcast to ``shape``): see :func:`iterator_strides`."""
-    dtype = np.dtype(dtype)
     operands = [[st // a.itemsize for st in np.broadcast_to(a, shape).strides] for a in inputs]
-    strides = [st * dtype.itemsize for st in iterator_strides(tuple(shape), operands)]
-    size = int(np.prod(shape, dtype=np.int64))
-    return np.lib.stride_tricks.as_strided(np.empty(size, dtype), shape, strides)
-
-
-def contiguous_strides(shape) -> list:
-    """Row-major strides in elements (a size of 0 counted as 1, as PyTorch does)."""
-    strides, step = [], 1
-    for n in reversed(shape):
-        strides.append(step)
-        step *= max(n, 1)
-    return strides[::-1]
+    return empty_strided(shape, iterator_strides(tuple(shape), operands), dtype)
 
 
 def dims_by_stride(shape, operands) -> list:

@@ -24,7 +24,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from .._tensor import _CPP_NAMES, Tensor
 from ..autograd.graph import Node, record
-from ._util import empty_preserving
+from ._util import copy_preserving
 from .nn_activation import no_double_backward
 
 
@@ -301,8 +301,7 @@ def constant_pad_nd(input, pad, value=0.0) -> Tensor:
         dst[d] = slice(max(left, 0), max(left, 0) + max(stop - start, 0))
         shape[d] = size
     if all(p <= 0 for p in pad):  # only crops: PyTorch clones the narrowed input (keeping
-        arr = empty_preserving(input._data[tuple(src)])  # its layout, as clone does)
-        arr[...] = input._data[tuple(src)]
+        arr = copy_preserving(input._data[tuple(src)])  # its layout, as clone does)
     else:
         arr = np.full(shape, value, dtype=input._data.dtype)
         arr[tuple(dst)] = input._data[tuple(src)]

@@ -12,7 +12,14 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
-from ._util import attach, contiguous_strides, iterator_strides, normalize_dim, saved_int
+from ._util import (
+    attach,
+    contiguous_strides,
+    empty_strided,
+    iterator_strides,
+    normalize_dim,
+    saved_int,
+)
 
 INT64_MAX = 2**63 - 1
 
@@ -339,10 +346,11 @@ def _in_index_layout(src: np.ndarray, np_index: tuple, out: np.ndarray) -> np.nd
     st = [s // src.itemsize for s in src.strides]
     operands = [[st[k] for k in before] + [0] * len(index_shape) + [st[k] for k in after],
                 [0] * len(before) + contiguous_strides(index_shape) + [0] * len(after)]
-    want = [s * out.itemsize for s in iterator_strides(out.shape, operands)]
-    if not out.size or all(n == 1 or a == b for n, a, b in zip(out.shape, out.strides, want)):
+    want = iterator_strides(out.shape, operands)
+    if not out.size or all(n == 1 or a == b * out.itemsize
+                           for n, a, b in zip(out.shape, out.strides, want)):
         return out
-    arr = np.lib.stride_tricks.as_strided(np.empty(out.size, out.dtype), out.shape, want)
+    arr = empty_strided(out.shape, want, out.dtype)
     arr[...] = out
     return arr
 

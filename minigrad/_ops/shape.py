@@ -19,7 +19,7 @@ from .._tensor import Tensor
 from ..autograd.graph import Node, record
 from ._util import (
     attach,
-    empty_preserving,
+    copy_preserving,
     internal_overlap,
     normalize_dim,
     normalize_dims,
@@ -428,7 +428,8 @@ def clone(self, *, memory_format=preserve_format) -> Tensor:
 
     ``memory_format``: ``preserve_format`` (default) keeps the layout of a dense tensor (a
     transposed one stays transposed: not contiguous) and lays out others densely in the same
-    order of strides (NumPy's ``order="K"``); ``contiguous_format`` gives row-major strides.
+    order of strides (c10's ``infer_dense_strides``); ``contiguous_format`` gives row-major
+    strides.
     TypeError for any other value."""
     if memory_format is not preserve_format and memory_format is not contiguous_format:
         raise TypeError(f"clone(): memory_format must be minigrad.preserve_format or "
@@ -436,8 +437,7 @@ def clone(self, *, memory_format=preserve_format) -> Tensor:
     if memory_format is contiguous_format:
         arr = np.array(self._data, copy=True, order="C")
     else:
-        arr = empty_preserving(self._data)
-        arr[...] = self._data
+        arr = copy_preserving(self._data)
     out = Tensor._make(arr)
     record(CloneBackward0, out, (self,))
     return out
@@ -460,9 +460,7 @@ def to_dtype(self, dtype) -> Tensor:
     np_dt = D.to_numpy_dtype(dtype)
     if self._data.dtype == np_dt:
         return self
-    arr = empty_preserving(self._data, np_dt)  # (a dense tensor keeps its layout)
-    arr[...] = self._data
-    out = Tensor._make(arr)
+    out = Tensor._make(copy_preserving(self._data, np_dt))  # (a dense tensor keeps its layout)
     if out.dtype.is_floating_point:
         record(ToCopyBackward0, out, (self,), self.dtype)
     return out
