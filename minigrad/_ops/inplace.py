@@ -420,10 +420,8 @@ def copy_(self, src, non_blocking: bool = False) -> Tensor:
         record(CopyBackwards, out, (self, src), src)
         return out
 
-    if same:  # (of an expanded tensor too: it writes no element)
-        return _apply_inplace(self, compute, (src,), overlap_ok=True,
-                              where=lambda: np.zeros(self.shape, dtype=bool))
-    return _apply_inplace(self, compute, (src,))
+    # identical data: even an expanded tensor takes it (each cell gets the value it has)
+    return _apply_inplace(self, compute, (src,), overlap_ok=same)
 
 
 def _index_put_(self, np_index, saved_indices, values: Tensor) -> Tensor:
