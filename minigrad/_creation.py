@@ -111,8 +111,12 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False) -> Ten
     """
     if isinstance(data, Tensor):
         warnings.warn(COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
-    _, dtypes = _infer(data)
-    dt = _dtype.to_numpy_dtype(dtype) if dtype is not None else _promote(dtypes)
+    if isinstance(data, np.ndarray):  # (the common case, e.g. a batch: no promotion)
+        own = _dtype.from_numpy_dtype(data.dtype)  # (TypeError for a dtype minigrad lacks)
+        dt = own.np if dtype is None else _dtype.to_numpy_dtype(dtype)
+    else:
+        _, dtypes = _infer(data)
+        dt = _dtype.to_numpy_dtype(dtype) if dtype is not None else _promote(dtypes)
     with quiet_fp():
         arr = np.array(_unwrap(data), dtype=dt)
     return _finish(arr, requires_grad, keep_layout=isinstance(data, np.ndarray))

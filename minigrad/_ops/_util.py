@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor, contiguous_strides, empty_strided
+from ..autograd import grad_mode
 from ..autograd.graph import _is_dense
 
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}
@@ -208,15 +209,25 @@ def broadcast_shapes(a: tuple, b: tuple) -> tuple:
 
 
 def sum_to(g: Tensor, shape: tuple) -> Tensor:
-    """Reduce a broadcast gradient back to ``shape`` (sum over expanded dims)."""
-    if g._data.shape == tuple(shape):
+    """Reduce a broadcast gradient back to ``shape`` (sum over expanded dims), as PyTorch's
+    ``at::sum_to``: ``g.sum(dims, keepdim=True)``, then a ``view`` when leading dims go.
+    Used by backward formulas (``g`` a float gradient)."""
+    shape, have = tuple(shape), g._data.shape
+    if have == shape:
         return g
-    lead = g.ndim - len(shape)
-    dims = list(range(lead)) + [i + lead for i, s in enumerate(shape) if s == 1 and
-                                g.shape[i + lead] != 1]
+    lead = len(have) - len(shape)
+    dims = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
+                                      if s == 1 and have[i + lead] != 1)
+    if grad_mode._tls.grad_enabled:  # create_graph: record SumBackward1 / ViewBackward0
+        if dims:
+            g = g.sum(dims, keepdim=True)
+        return g.reshape(shape) if g._data.shape != shape else g
+    # Nothing is recorded: the same two results, made straight from the arrays (the bias
+    # gradient of every linear layer comes this way)
     if dims:
-        g = g.sum(dims, keepdim=True)
-    return g.reshape(shape) if g.shape != tuple(shape) else g
+        arr = g._data
+        g = Tensor._make(np.asarray(quietly(arr.sum, dims, None, None, True), dtype=arr.dtype))
+    return g._make_view(g._data.reshape(shape)) if g._data.shape != shape else g
 
 
 def attach(cls, **methods) -> None:

@@ -19,20 +19,26 @@ from .shape import _expand_target, _squeeze_dims, _unsafe_view
 
 
 def _strides(t: Tensor) -> tuple:
-    return tuple(s // t._data.itemsize for s in t._data.strides)
+    size = t._data.itemsize
+    return tuple([s // size for s in t._data.strides])
+
+
+_MATRIX_NAMES = {n: (n, f"{n}_sym_sizes", f"{n}_sym_strides") for n in ("self", "mat1", "mat2")}
 
 
 def _save_matrix(node, name, t, needed: bool, own_grad: bool):
     """Save ``t`` if the other operand needs it; sizes always; strides if ``t`` needs grad."""
-    node._save(name, t if needed else None)
-    node._save(f"{name}_sym_sizes", tuple(t.shape))
-    node._save(f"{name}_sym_strides", _strides(t) if own_grad else ())
+    tensor_name, sizes_name, strides_name = _MATRIX_NAMES[name]
+    node._save(tensor_name, t if needed else None)
+    node._save(sizes_name, t._data.shape)
+    node._save(strides_name, _strides(t) if own_grad else ())
 
 
 def _column_major(node, name: str) -> bool:
     """Was the saved matrix ``name`` column-major (a transposed contiguous matrix, as the
     ``weight.t()`` of ``linear``)? Its strides are saved when it needs a gradient."""
-    sizes, strides = node._saved[f"{name}_sym_sizes"], node._saved[f"{name}_sym_strides"]
+    _, sizes_name, strides_name = _MATRIX_NAMES[name]
+    sizes, strides = node._saved[sizes_name], node._saved[strides_name]
     return strides == (1, sizes[0])
 
 
@@ -91,7 +97,7 @@ class AddmmBackward0(Node):
         self._save("beta", beta)
         _save_matrix(self, "mat1", m1, m2._requires_grad, m1._requires_grad)
         _save_matrix(self, "mat2", m2, m1._requires_grad, m2._requires_grad)
-        self._bias_shape = bias.shape
+        self._bias_shape = bias._data.shape
 
     def backward(self, g):
         alpha, beta = self._saved["alpha"], self._saved["beta"]
@@ -190,7 +196,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
             raise RuntimeError(f"{name} must be a matrix, got {t.ndim}-D tensor")
     if m1.shape[1] != m2.shape[0]:
         raise _cannot(m1.shape, m2.shape)
-    _expand_target(input, (m1.shape[0], m2.shape[1]))
+    shape = (m1.shape[0], m2.shape[1])
+    if input._data.shape != shape[1:]:  # (a bias row, the common case, broadcasts)
+        _expand_target(input, shape)
     if input._data.dtype != m2.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got "
                            f"{_scalar_name(input)} and {_scalar_name(mat2)}")

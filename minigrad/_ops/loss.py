@@ -22,7 +22,7 @@ from .._tensor import Tensor
 from ..autograd.graph import Node, record
 from . import activation as A
 from . import pointwise as P
-from ._util import quiet_fp
+from ._util import quietly
 from .reduction import _np_mean
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -148,22 +148,32 @@ def _check_nll(input, target, weight, n_classes):
 
 def _nll(input, target, weight, reduction: int, ignore_index: int, node_cls, class_axis):
     """Core of ``nll_loss`` for input (N, C) / (C,) [class_axis 1 / 0] or (N, C, H, W)."""
-    x, t = input._data, target._data.astype(np.int64)
+    x, t = input._data, target._data.astype(np.int64, copy=False)
     c = x.shape[class_axis]
     _check_nll(input, target, weight, c)
     valid = t != ignore_index
-    bad = valid & ((t < 0) | (t >= c))
-    if bad.any():
-        raise IndexError(f"Target {t[bad].flat[0]} is out of bounds.")
-    safe = np.where(valid, t, 0)
-    w = np.ones(c, x.dtype) if weight is None else weight._data
-    if c == 0:  # no classes: every target was ignored (else the bounds check raised)
-        wt, losses = np.zeros(t.shape, x.dtype), np.zeros(t.shape, x.dtype)
+    outside = (t < 0) | (t >= c)
+    if outside.any():
+        bad = valid & outside
+        if bad.any():
+            raise IndexError(f"Target {t[bad].flat[0]} is out of bounds.")
+    everyone = valid.all()  # (the common case: no ignored target, no masking below)
+    safe = t if everyone else np.where(valid, t, 0)
+    if weight is None:  # weight of each target: 1, or 0 if ignored
+        wt = valid.astype(x.dtype)
     else:
-        wt = np.where(valid, w[safe], 0).astype(x.dtype)  # weight of each target, 0 if ignored
-        picked = np.take_along_axis(x, np.expand_dims(safe, class_axis), class_axis)
-        losses = np.where(valid, -np.squeeze(picked, class_axis) * wt, 0)  # (ignored: 0, even
-    # where the input is inf or nan)
+        wt = np.where(valid, weight._data[safe], 0).astype(x.dtype)
+    # the target's position in the input, for each sample (and pixel)
+    at = [np.arange(n).reshape([-1 if i == d else 1 for i in range(t.ndim)])
+          for d, n in enumerate(t.shape)]
+    at.insert(class_axis, safe)
+    at = tuple(at)
+    if c == 0:  # no classes: every target was ignored (else the bounds check raised)
+        losses = np.zeros(t.shape, x.dtype)
+    else:
+        losses = -x[at] * wt
+        if not everyone:  # an ignored target gives 0, even where the input is inf or nan
+            losses = np.where(valid, losses, 0)
     # one sample (1-D input) is reduced like 'sum' even for 'none', as PyTorch does
     red = 2 if reduction == 0 and x.ndim == 1 else reduction
     total = np.asarray(wt.sum(dtype=x.dtype) if red else 0, dtype=x.dtype)
@@ -171,16 +181,13 @@ def _nll(input, target, weight, reduction: int, ignore_index: int, node_cls, cla
         res = losses
     elif red == 2:
         res = np.asarray(losses.sum(dtype=x.dtype))
-    else:
-        with quiet_fp():  # all ignored: 0/0 = nan
-            res = np.asarray(losses.sum(dtype=x.dtype) / total, dtype=x.dtype)
+    else:  # (all ignored: 0/0 = nan, silently)
+        res = np.asarray(quietly(np.divide, losses.sum(dtype=x.dtype), total), dtype=x.dtype)
     out = Tensor._make(np.asarray(res, dtype=x.dtype))
     if input.requires_grad:
         coef = np.zeros_like(x)
-        scale = -wt / total if red == 1 and total != 0 else -wt
         if c:
-            np.put_along_axis(coef, np.expand_dims(safe, class_axis),
-                              np.expand_dims(scale.astype(x.dtype), class_axis), class_axis)
+            coef[at] = -wt / total if red == 1 and total != 0 else -wt
         record(node_cls, out, (input,), input, target, weight, reduction, ignore_index,
                Tensor._make(total), Tensor._make(coef))
     return out
