@@ -72,31 +72,86 @@ def relu(input) -> Tensor:
 
 
 class SoftmaxBackward0(Node):
-    """z = softmax(self, dim).  dz/dself = result * (grad - sum(grad * result, dim)).
-    Saves: dim (as given, see ``saved_int``), result."""
+    """z = softmax(self, dim).  dz/dself = _softmax_backward_data(grad, result, dim) =
+    result * (grad - sum(grad * result, dim)), one kernel as in PyTorch (under create_graph
+    the gradient's node is ``SoftmaxBackwardDataBackward0``). Saves: dim (as given, see
+    ``saved_int``), result."""
 
     def __init__(self, dim, d):
         super().__init__()
         self._save("dim", saved_int(dim))
-        self._d = d
+        self._dim, self._d = dim, d
 
     def backward(self, g):
-        r, d = self._get("result"), self._d
-        return (r * (g - (g * r).sum(d, keepdim=True)),)
+        return (_softmax_backward_data(g, self._get("result"), self._dim, self._d),)
 
 
-class LogSoftmaxBackward0(Node):
-    """z = log_softmax(self, dim).  dz/dself = grad - exp(result) * sum(grad, dim).
-    Saves: dim, result."""
+class LogSoftmaxBackward0(SoftmaxBackward0):
+    """z = log_softmax(self, dim).  dz/dself = _log_softmax_backward_data(grad, result, dim) =
+    grad - exp(result) * sum(grad, dim), one kernel (``LogSoftmaxBackwardDataBackward0`` under
+    create_graph). Saves: dim, result."""
 
-    def __init__(self, dim, d):
+    def backward(self, g):
+        return (_log_softmax_backward_data(g, self._get("result"), self._dim, self._d),)
+
+
+class SoftmaxBackwardDataBackward0(Node):
+    """z = _softmax_backward_data(grad_output, output, dim) = output * (grad_output -
+    sum(grad_output * output, dim)).
+    dz/dgrad_output = _softmax_backward_data(grad, output, dim);
+    dz/doutput = grad * grad_output - sum(output * grad_output, dim) * grad
+    - grad_output * sum(output * grad, dim) (PyTorch's ``softmax_double_backward``).
+    Saves: dim, grad_output, output."""
+
+    def __init__(self, grad_output, output, dim, d):
         super().__init__()
         self._save("dim", saved_int(dim))
-        self._d = d
+        self._save("grad_output", grad_output)
+        self._save("output", output)
+        self._dim, self._d = dim, d
 
     def backward(self, g):
-        r, d = self._get("result"), self._d
-        return (g - r.exp() * g.sum(d, keepdim=True),)
+        (n_go, _), (n_out, _) = self.next_functions
+        go, out, d = self._get("grad_output"), self._get("output"), self._d
+        g_go = _softmax_backward_data(g, out, self._dim, d) if n_go else None
+        g_out = (g * go - (out * go).sum(d, keepdim=True) * g
+                 - go * (out * g).sum(d, keepdim=True)) if n_out else None
+        return g_go, g_out
+
+
+class LogSoftmaxBackwardDataBackward0(SoftmaxBackwardDataBackward0):
+    """z = _log_softmax_backward_data(grad_output, output, dim) = grad_output - exp(output) *
+    sum(grad_output, dim).
+    dz/dgrad_output = grad - sum(grad * exp(output), dim);
+    dz/doutput = -sum(grad_output, dim) * exp(output) * grad. Saves: dim, grad_output, output."""
+
+    def backward(self, g):
+        (n_go, _), (n_out, _) = self.next_functions
+        go, out, d = self._get("grad_output"), self._get("output"), self._d
+        g_go = g - (g * out.exp()).sum(d, keepdim=True) if n_go else None
+        g_out = -go.sum(d, keepdim=True) * out.exp() * g if n_out else None
+        return g_go, g_out
+
+
+def _softmax_backward_data(grad_output, output, dim, d) -> Tensor:
+    """The gradient of softmax given its output (``aten::_softmax_backward_data``), one kernel;
+    ``d`` is ``dim`` normalised. Node ``SoftmaxBackwardDataBackward0`` (create_graph)."""
+    go, out = grad_output._data, output._data
+    res = out * (go - (go * out).sum(axis=d, keepdims=True))
+    t = Tensor._make(res.astype(out.dtype, copy=False))
+    record(SoftmaxBackwardDataBackward0, t, (grad_output, output), grad_output, output, dim, d)
+    return t
+
+
+def _log_softmax_backward_data(grad_output, output, dim, d) -> Tensor:
+    """The gradient of log_softmax given its output (``aten::_log_softmax_backward_data``), one
+    kernel. Node ``LogSoftmaxBackwardDataBackward0`` (create_graph)."""
+    go, out = grad_output._data, output._data
+    res = go - np.exp(out) * go.sum(axis=d, keepdims=True)
+    t = Tensor._make(res.astype(out.dtype, copy=False))
+    record(LogSoftmaxBackwardDataBackward0, t, (grad_output, output), grad_output, output,
+           dim, d)
+    return t
 
 
 def _shifted(x: np.ndarray, d: int) -> np.ndarray:
@@ -127,7 +182,10 @@ def _float_only(name: str, input, d: int) -> None:
 
 def softmax(input, dim: int, dtype=None) -> Tensor:
     """Softmax along ``dim`` (``torch.softmax``), computed stably; node ``SoftmaxBackward0``.
-    NotImplementedError for integer input, as PyTorch's float-only kernels."""
+    ``dtype`` casts the input first (``ToCopyBackward0``). NotImplementedError for integer
+    input (without ``dtype``), as PyTorch's float-only kernels."""
+    if dtype is not None:  # (cast first: ToCopyBackward0 below SoftmaxBackward0)
+        input = input.to(dtype)
     d = normalize_dim(dim, input.ndim)
     _float_only("softmax", input, d)
     out = Tensor._make(quietly(_softmax_kernel, input._data, d))
@@ -139,7 +197,10 @@ def softmax(input, dim: int, dtype=None) -> Tensor:
 
 def log_softmax(input, dim: int, dtype=None) -> Tensor:
     """Log of softmax along ``dim``, computed stably (``torch.log_softmax``); node
-    ``LogSoftmaxBackward0``. NotImplementedError for integer input."""
+    ``LogSoftmaxBackward0``. ``dtype`` casts the input first. NotImplementedError for integer
+    input."""
+    if dtype is not None:
+        input = input.to(dtype)
     d = normalize_dim(dim, input.ndim)
     _float_only("log_softmax", input, d)
     out = Tensor._make(quietly(_log_softmax_kernel, input._data, d))

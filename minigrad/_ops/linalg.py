@@ -172,9 +172,8 @@ def mm(input, mat2) -> Tensor:
     dtypes differ (no promotion).
     """
     a, b = input._data, mat2._data  # (checks on the arrays: no Size / dtype objects made)
-    for t, name in ((a, "self"), (b, "mat2")):
-        if t.ndim != 2:
-            raise RuntimeError(f"{name} must be a matrix")
+    if a.ndim != 2 or b.ndim != 2:
+        raise RuntimeError(f"{'self' if a.ndim != 2 else 'mat2'} must be a matrix")
     if a.shape[1] != b.shape[0]:
         raise _cannot(a.shape, b.shape)
     if a.dtype != b.dtype:
@@ -191,9 +190,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
     its values are not read (a nan in it does not reach the result). RuntimeError on shape or
     dtype mismatch."""
     m1, m2 = mat1._data, mat2._data  # (checks on the arrays: no Size / dtype objects made)
-    for t, name in ((m1, "mat1"), (m2, "mat2")):
-        if t.ndim != 2:
-            raise RuntimeError(f"{name} must be a matrix, got {t.ndim}-D tensor")
+    if m1.ndim != 2 or m2.ndim != 2:
+        name, t = ("mat1", m1) if m1.ndim != 2 else ("mat2", m2)
+        raise RuntimeError(f"{name} must be a matrix, got {t.ndim}-D tensor")
     if m1.shape[1] != m2.shape[0]:
         raise _cannot(m1.shape, m2.shape)
     shape = (m1.shape[0], m2.shape[1])

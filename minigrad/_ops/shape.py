@@ -16,6 +16,7 @@ import numpy as np
 
 from .._memory_format import contiguous_format, preserve_format
 from .._tensor import Tensor
+from ..autograd import grad_mode
 from ..autograd.graph import Node, record
 from ._util import (
     attach,
@@ -67,7 +68,8 @@ def _try_view(arr: np.ndarray, shape: tuple):
 
 def _view_of(base: Tensor, arr: np.ndarray, node_cls, *args) -> Tensor:
     out = base._make_view(arr)
-    record(node_cls, out, (base,), *args)
+    if grad_mode._tls.grad_enabled:  # (else record() does nothing: views in derivative
+        record(node_cls, out, (base,), *args)  # formulas skip the call)
     return out
 
 

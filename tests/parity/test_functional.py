@@ -126,6 +126,9 @@ ACTIVATIONS = {
     "softmax_neg_dim": lambda F, x: F.softmax(x, -1),
     "log_softmax": lambda F, x: F.log_softmax(x, 1),
     "log_softmax_dtype": lambda F, x: F.log_softmax(x, 0, dtype=x.double().dtype),
+    # the Tensor methods (and torch.softmax / torch.log_softmax) take dtype too
+    "softmax_method_dtype": lambda F, x: x.softmax(1, dtype=x.double().dtype),
+    "log_softmax_method_dtype": lambda F, x: x.log_softmax(-1, dtype=x.double().dtype),
 }
 
 

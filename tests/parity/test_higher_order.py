@@ -3,9 +3,11 @@ mixed second derivatives between two inputs, for pointwise ops, matmul, reductio
 softmax/log_softmax, MSE and cross-entropy; third derivatives; ``backward(create_graph=True)``
 followed by a backward through ``x.grad``.
 
-Minigrad's backward formulas are written with tensor ops, so the gradient graphs are built from
-different nodes than PyTorch's (``MulBackward0`` chains instead of e.g.
-``SoftmaxBackwardDataBackward0``): values and ``requires_grad`` are compared, not node names.
+Most of minigrad's backward formulas are written with tensor ops, so deep gradient graphs are
+built from partly different nodes than PyTorch's (``mean``'s ``/ numel`` is ``DivBackward0``
+here, ``DivBackward1`` there): values and ``requires_grad`` are compared, not node names. The
+fused derivative kernels (tanh, sigmoid, relu, softmax, log_softmax) record PyTorch's own nodes,
+checked in test_node_coverage.
 """
 
 import numpy as np

@@ -91,6 +91,16 @@ def _relu_double(lib, t):
     return lib.autograd.grad(x.relu(), x, y, create_graph=True)[0]
 
 
+def _softmax_double(lib, t):
+    x, y = t["x"], t["y"]
+    return lib.autograd.grad(x.softmax(1), x, y, create_graph=True)[0]
+
+
+def _log_softmax_double(lib, t):
+    x, y = t["x"], t["y"]
+    return lib.autograd.grad(x.log_softmax(-1), x, y, create_graph=True)[0]
+
+
 def _sigmoid_double(lib, t):
     x, y = t["x"], t["y"]
     return lib.autograd.grad(x.sigmoid(), x, y, create_graph=True)[0]
@@ -232,6 +242,8 @@ CASES = {
     "TBackward0": "t['x'].t()",
     "TanhBackward0": "t['x'].tanh()",
     "TanhBackwardBackward0": _tanh_double,
+    "SoftmaxBackwardDataBackward0": _softmax_double,
+    "LogSoftmaxBackwardDataBackward0": _log_softmax_double,
     "ThresholdBackwardBackward0": _relu_double,
     "ToCopyBackward0": "t['x'].float()",
     "TransposeBackward0": "t['a3'].transpose(0, 2)",
