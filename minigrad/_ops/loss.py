@@ -101,11 +101,15 @@ def div_scalar(input: Tensor, other) -> Tensor:
 class NllLossBackward0(Node):
     """z = -Σ weight[t] * self[..., t, ...] over non-ignored targets t (then / total_weight for
     ``'mean'``; per element for ``'none'``).
-    dz/dself = grad (broadcast over the class dim) * C, where the constant C holds
-    -weight[t] (/ total_weight for mean) at each target position and 0 elsewhere.
+    dz/dself = nll_loss_backward(grad, ...): zeros shaped like self, holding grad *
+    -weight[t] (/ total_weight for mean) at each non-ignored target position — one kernel, as
+    PyTorch's (under create_graph the gradient's node is ``NllLossBackwardBackward0``).
     Saves: ignore_index, reduction, self, target, total_weight, weight."""
 
-    def __init__(self, input, target, weight, reduction, ignore_index, total_weight, coef):
+    _double = None  # the node class of this backward's own derivative (set below)
+    _size_error = None
+
+    def __init__(self, input, target, weight, reduction, ignore_index, total_weight, where):
         super().__init__()
         self._save("ignore_index", int(ignore_index) % 2**64)
         self._save("reduction", reduction)
@@ -113,22 +117,72 @@ class NllLossBackward0(Node):
         self._save("target", target)
         self._save("total_weight", total_weight)
         self._save("weight", weight)
-        self._coef = coef  # the constant C above, shaped like self
-
-    _size_error = None
+        self._ignore_index = ignore_index
+        # (the target positions in self, the value per unit of grad there, the mask of the
+        # targets not ignored or None when none is; see _nll)
+        self._where = where
 
     def backward(self, g):
         if self._size_error:
             raise RuntimeError(self._size_error)
-        self._get("self")  # unpacking checks that self was not modified in place since
-        if self._saved["reduction"] == 0 and g.ndim > 0:
-            g = g.unsqueeze(1)
-        return (g * self._coef,)
+        return (_nll_loss_backward(g, self._get("self"), self),)
 
 
 class NllLoss2DBackward0(NllLossBackward0):
     """``nll_loss`` over (N, C, H, W) input and (N, H, W) target: the same formula and saved
-    values as ``NllLossBackward0``."""
+    values as ``NllLossBackward0``; ``NllLoss2DBackwardBackward0`` under create_graph."""
+
+
+class NllLossBackwardBackward0(Node):
+    """z = nll_loss_backward(grad_output, self, target, weight, ...), the gradient of
+    ``nll_loss``: linear in grad_output, constant in self.
+    dz/dgrad_output = nll_loss(grad, target, weight, reduction, ignore_index);
+    dz/dself = 0 (``zeros_like(grad)``, no graph). Saves: ignore_index, reduction, target,
+    weight."""
+
+    def __init__(self, target, weight, reduction, ignore_index):
+        super().__init__()
+        self._save("ignore_index", int(ignore_index) % 2**64)
+        self._save("reduction", reduction)
+        self._save("target", target)
+        self._save("weight", weight)
+        self._ignore_index = ignore_index
+
+    def _loss(self, g, target, weight):
+        return nll_loss(g, target, weight, self._ignore_index,
+                        ("none", "mean", "sum")[self._saved["reduction"]])
+
+    def backward(self, g):
+        (n_go, _), (n_self, _) = self.next_functions
+        g_go = self._loss(g, self._get("target"), self._get("weight")) if n_go else None
+        return g_go, Tensor._make(np.zeros_like(g._data)) if n_self else None
+
+
+class NllLoss2DBackwardBackward0(NllLossBackwardBackward0):
+    """The gradient of ``nll_loss2d``: as ``NllLossBackwardBackward0``, with nll_loss2d."""
+
+    def _loss(self, g, target, weight):
+        return _nll2d(g, target, weight, self._saved["reduction"], self._ignore_index)
+
+
+NllLossBackward0._double = NllLossBackwardBackward0
+NllLoss2DBackward0._double = NllLoss2DBackwardBackward0
+
+
+def _nll_loss_backward(grad_output, input, node) -> Tensor:
+    """PyTorch's ``nll_loss_backward`` kernel: zeros like ``input`` with ``grad_output`` times
+    the node's per-target values written at the target positions (``grad_output`` is 0-d, or
+    shaped like the target for ``'none'``). Records ``node._double`` (create_graph)."""
+    at, scale, keep = node._where
+    res = np.zeros_like(input._data)
+    if at is not None:  # (None: no classes, nothing to write)
+        vals = grad_output._data * scale
+        res[at] = vals if keep is None else np.where(keep, vals, 0)  # (ignored: 0, even for
+    out = Tensor._make(res)  # an infinite grad)
+    s = node._saved
+    record(node._double, out, (grad_output, input), node._get("target"), node._get("weight"),
+           s["reduction"], node._ignore_index)
+    return out
 
 
 def _check_nll(input, target, weight, n_classes):
@@ -184,12 +238,11 @@ def _nll(input, target, weight, reduction: int, ignore_index: int, node_cls, cla
     else:  # (all ignored: 0/0 = nan, silently)
         res = np.asarray(quietly(np.divide, losses.sum(dtype=x.dtype), total), dtype=x.dtype)
     out = Tensor._make(np.asarray(res, dtype=x.dtype))
-    if input.requires_grad:
-        coef = np.zeros_like(x)
-        if c:
-            coef[at] = -wt / total if red == 1 and total != 0 else -wt
+    if input.requires_grad:  # (the backward writes grad * scale at the targets' positions)
+        scale = -wt / total if red == 1 and total != 0 else -wt
+        where = (at if c else None, scale, None if everyone else valid)
         record(node_cls, out, (input,), input, target, weight, reduction, ignore_index,
-               Tensor._make(total), Tensor._make(coef))
+               Tensor._make(total), where)
     return out
 
 

@@ -91,6 +91,18 @@ def _relu_double(lib, t):
     return lib.autograd.grad(x.relu(), x, y, create_graph=True)[0]
 
 
+def _nll_double(lib, t):
+    x, v = t["x"], t["v"][:3]  # v: a per-sample grad_output (reduction 'none') needing grad
+    loss = lib.nn.functional.nll_loss(x, lib.tensor(np.array([0, 3, 1])), reduction="none")
+    return lib.autograd.grad(loss, x, v, create_graph=True)[0]
+
+
+def _nll2d_double(lib, t):
+    target = lib.tensor(RNG_TARGET2D)
+    loss = lib.nn.functional.nll_loss(t["img"], target, ignore_index=1)
+    return lib.autograd.grad(loss, t["img"], t["u"].sum(), create_graph=True)[0]
+
+
 def _softmax_double(lib, t):
     x, y = t["x"], t["y"]
     return lib.autograd.grad(x.softmax(1), x, y, create_graph=True)[0]
@@ -242,6 +254,8 @@ CASES = {
     "TBackward0": "t['x'].t()",
     "TanhBackward0": "t['x'].tanh()",
     "TanhBackwardBackward0": _tanh_double,
+    "NllLossBackwardBackward0": _nll_double,
+    "NllLoss2DBackwardBackward0": _nll2d_double,
     "SoftmaxBackwardDataBackward0": _softmax_double,
     "LogSoftmaxBackwardDataBackward0": _log_softmax_double,
     "ThresholdBackwardBackward0": _relu_double,
