@@ -19,7 +19,7 @@ from ..autograd import grad_mode
 __all__ = ["Optimizer", "required"]
 
 
-def add_scaled_(dst: np.ndarray, src: np.ndarray, alpha, block: int = 1 << 16) -> None:
+def add_scaled_(dst: np.ndarray, src: np.ndarray, alpha, block: int = 1 << 17) -> None:
     """``dst += alpha * src`` in place (PyTorch's ``dst.add_(src, alpha=alpha)``), computing
     ``alpha * src`` one block at a time: a whole-array temporary would be as large as the
     parameter and raise the peak memory of an optimizer step by that much. Same arithmetic,

@@ -128,6 +128,27 @@ def test_steps_with_nn_linear(opt_name, kwargs, device):
     assert_parity(train_trace, opt_name, kwargs, use_nn=True, device=device)
 
 
+def test_sgd_on_a_parameter_larger_than_one_update_block(device):
+    """SGD adds ``-lr * buf`` to a large parameter one block at a time (``add_scaled_``, so
+    that the step needs no parameter-sized temporary); 280,400 elements are two whole blocks
+    and a part: the values and versions are PyTorch's."""
+    big = RNG.standard_normal((400, 701)).astype(np.float32)
+    coef = RNG.standard_normal((400, 701)).astype(np.float32)
+
+    def scenario(lib, device):
+        p = lib.nn.Parameter(mk(lib, device, big))
+        opt = lib.optim.SGD([p], lr=0.1, momentum=0.9)
+        trace = []
+        for _ in range(2):
+            opt.zero_grad()
+            (p * mk(lib, device, coef)).sum().backward()
+            opt.step()
+            trace.append((to_numpy(p), p._version, to_numpy(opt.state[p]["momentum_buffer"])))
+        return trace
+
+    assert_parity(scenario, device=device)
+
+
 def test_hyperparameter_validation():
     def scenario(lib):
         p = [lib.nn.Parameter(lib.ones(2))]
