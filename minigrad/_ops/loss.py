@@ -8,8 +8,8 @@ PyTorch saves it, an unsigned 64-bit integer (``-100`` → 18446744073709551516)
 
 Backward formulas are tensor ops (the NLL gradient is ``grad`` times a constant matrix, the MSE
 gradient is ``2 * (self - target) * grad``), so ``create_graph=True`` works through them.
-Also defines ``MulBackward1`` / ``DivBackward1``: the nodes PyTorch records when C++ code
-multiplies or divides a tensor by a plain number (the label-smoothing and soft-target paths).
+The label-smoothing and soft-target paths multiply and divide by plain numbers as PyTorch's C++
+code does (``MulBackward1`` / ``DivBackward1``, from :mod:`._ops.scalar`).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from . import activation as A
 from . import pointwise as P
 from ._util import quietly
 from .reduction import _np_mean
+from .scalar import add_scalar, div_scalar, mul_scalar
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -44,57 +45,6 @@ def legacy_reduction(size_average, reduce) -> str:
     warnings.warn(f"size_average and reduce args will be deprecated, please use "
                   f"reduction='{ret}' instead.", UserWarning, stacklevel=3)
     return ret
-
-
-# ----------------------------------------------------------------------------- scalar mul/div
-class MulBackward1(Node):
-    """z = self * other, ``other`` a plain number.  dz/dself = grad * other. Saves: other."""
-
-    def __init__(self, other):
-        super().__init__()
-        self._save("other", other)
-
-    def backward(self, g):
-        return (g * self._saved["other"],)
-
-
-class DivBackward1(Node):
-    """z = self / other, ``other`` a plain number.  dz/dself = grad / other. Saves: other."""
-
-    def __init__(self, other):
-        super().__init__()
-        self._save("other", other)
-
-    def backward(self, g):
-        return (g / self._saved["other"],)
-
-
-class AddBackward1(Node):
-    """z = self + other, ``other`` a plain number.  dz/dself = grad. Saves nothing."""
-
-    def backward(self, g):
-        return (g,)
-
-
-def add_scalar(input: Tensor, other) -> Tensor:
-    """``input + other`` recorded as ``AddBackward1`` (PyTorch's C++ Tensor-Scalar overload)."""
-    out = Tensor._make(np.asarray(np.add(input._data, other), dtype=input._data.dtype))
-    record(AddBackward1, out, (input,))
-    return out
-
-
-def mul_scalar(input: Tensor, other) -> Tensor:
-    """``input * other`` recorded as ``MulBackward1`` (PyTorch's C++ Tensor-Scalar overload)."""
-    out = Tensor._make(np.asarray(np.multiply(input._data, other), dtype=input._data.dtype))
-    record(MulBackward1, out, (input,), other)
-    return out
-
-
-def div_scalar(input: Tensor, other) -> Tensor:
-    """``input / other`` recorded as ``DivBackward1`` (PyTorch's C++ Tensor-Scalar overload)."""
-    out = Tensor._make(np.asarray(np.divide(input._data, other), dtype=input._data.dtype))
-    record(DivBackward1, out, (input,), other)
-    return out
 
 
 # ----------------------------------------------------------------------------- nll_loss

@@ -24,6 +24,7 @@ from ._util import (
     saved_dims,
     saved_int,
 )
+from .scalar import div_scalar, mul_scalar
 
 max_result = namedtuple("max", ["values", "indices"])
 min_result = namedtuple("min", ["values", "indices"])
@@ -83,8 +84,10 @@ class MeanBackward0(Node):
         self._dtype = a.dtype
 
     def backward(self, g):
-        s = self._saved  # expand, then divide: a dense gradient, as PyTorch's formula
-        return (_grad_dtype(g, self._dtype).expand(s["self_sym_sizes"]) / s["self_sym_numel"],)
+        s = self._saved  # expand, then divide by the number: a dense gradient (DivBackward1
+        # under create_graph), as PyTorch's formula
+        return (div_scalar(_grad_dtype(g, self._dtype).expand(s["self_sym_sizes"]),
+                           s["self_sym_numel"]),)
 
 
 class MeanBackward1(Node):
@@ -103,7 +106,7 @@ class MeanBackward1(Node):
     def backward(self, g):
         s = self._saved
         g = _unsqueeze_dims(_grad_dtype(g, self._dtype), self._dims, s["keepdim"])
-        return (g.expand(s["self_sym_sizes"]) / self._count,)
+        return (div_scalar(g.expand(s["self_sym_sizes"]), self._count),)
 
 
 def _reduce_dims(dim, ndim: int) -> tuple:
@@ -313,9 +316,11 @@ class AmaxBackward0(Node):
     def backward(self, g):
         s, dims, keep = self._get("self"), self._dims, self._saved["keepdim"]
         r = _unsqueeze_dims(self._get("result"), dims, keep)
-        mask = (s._data == r._data).astype(g._data.dtype)
-        mask = mask / mask.sum(axis=dims, keepdims=True)
-        return (_unsqueeze_dims(g, dims, keep) * Tensor._make(mask),)
+        mask = s._data == r._data
+        count = Tensor._make(mask.sum(axis=dims, keepdims=True))
+        if not keep:  # (PyTorch's restore_reduced_dims: a reshape, ViewBackward0)
+            g = g.reshape(r.shape)
+        return ((g / count) * Tensor._make(mask),)  # (PyTorch's scale_grad_by_count)
 
 
 class AminBackward0(AmaxBackward0):
@@ -385,7 +390,7 @@ class VarBackward0(Node):
         self._save("dim", None if dim is None else saved_dims(dim))
         self._save("keepdim", keepdim)
         self._save("self", a)
-        self._dims, self._corr = dims, correction
+        self._dim, self._dims, self._corr = dim, dims, correction
         self._all = dim is None or a.ndim == 0
         # PyTorch's backward counts the reduced elements over the dims *as given*: an empty
         # list reduces everything in the forward but counts as 1 element here
@@ -395,16 +400,21 @@ class VarBackward0(Node):
     def _var_grad(self, g):
         """``var_backward`` for an incoming gradient ``g`` of the reduced shape."""
         s, dims = self._get("self"), self._dims
-        g = _unsqueeze_dims(g, dims, self._saved["keepdim"])
-        centered = s - s.mean(dims, keepdim=True)
+        if self._all:  # (as PyTorch's var_backward: a 0-dim grad broadcasts, a full mean)
+            centered = s - s.mean()
+        else:
+            if s.ndim > 1:
+                g = _unsqueeze_dims(g, dims, self._saved["keepdim"])
+            centered = s - s.mean(self._dim, keepdim=True)
         dof = self._n - self._corr
         with quiet_fp():
             if self._all and dof <= 0:
                 nan_inf = np.where(centered._data == 0, np.nan, np.inf).astype(s._data.dtype)
                 return g * Tensor._make(nan_inf)
             # PyTorch's order, (2 / dof * grad) * centered: with an infinite factor (dof 0) the
-            # gradients of the gradient are inf or nan as in PyTorch only in that order
-            return g * (2.0 / dof if dof != 0 else float("inf")) * centered
+            # gradients of the gradient are inf or nan as in PyTorch only in that order; the
+            # factor is a plain number (MulBackward1 under create_graph)
+            return mul_scalar(g, 2.0 / dof if dof != 0 else float("inf")) * centered
 
     def backward(self, g):
         return (self._var_grad(g),)
@@ -416,11 +426,11 @@ class StdBackward0(VarBackward0):
     Saves: correction, dim, keepdim, result, self."""
 
     def backward(self, g):
-        from .pointwise import where
+        from .pointwise import masked_fill
 
         r = self._get("result")
-        with quiet_fp():
-            gv = where(r == 0, Tensor._make(np.zeros((), r._data.dtype)), g / (r * 2))
+        with quiet_fp():  # (PyTorch: (grad / (result * 2)).masked_fill_(result == 0, 0))
+            gv = masked_fill(g / mul_scalar(r, 2), r == 0, 0)
         return (self._var_grad(gv),)
 
 

@@ -167,18 +167,36 @@ def test_grad_of_grad_graph_and_accumulation(device):
 
 SUMS = {"dim": lambda x: x.sum(1), "dims": lambda x: x.sum((0, 2)), "negative": lambda x: x.sum(-1),
         "keepdim": lambda x: x.sum(1, keepdim=True), "all": lambda x: x.sum()}
+# formulas written as PyTorch's (plain-number factors as Tensor-Scalar ops, fused kernels)
+SAME_GRAPH = {
+    **{f"sum_{k}": f for k, f in SUMS.items()},
+    "mean": lambda x: x.mean(), "mean_dims": lambda x: x.mean((0, 2)),
+    "mean_keepdim": lambda x: x.mean(-1, keepdim=True),
+    "var": lambda x: x.var(1), "var_all": lambda x: x.var(), "std": lambda x: x.std(1),
+    "std_keepdim": lambda x: x.std(2, keepdim=True, correction=0),
+    "amax": lambda x: x.amax(1), "amin_all": lambda x: x.amin((0, 1, 2)),
+    "amax_keepdim": lambda x: x.amax(-1, keepdim=True),
+    "softmax": lambda x: x.softmax(1), "log_softmax": lambda x: x.log_softmax(-1),
+    "relu": lambda x: x.relu(), "tanh": lambda x: x.tanh(), "sigmoid": lambda x: x.sigmoid(),
+}
 
 
-@pytest.mark.parametrize("name", list(SUMS))
-def test_sum_backward_graph_under_create_graph(name, device):
-    """Where minigrad's formula is PyTorch's, so is the gradient's graph: sum's backward puts the
-    reduced dims back one ``unsqueeze`` at a time (UnsqueezeBackward0 nodes, not a reshape's
-    ViewBackward0), then expands."""
+@pytest.mark.parametrize("name", list(SAME_GRAPH))
+def test_gradient_graph_under_create_graph(name, device):
+    """Where minigrad's formula is PyTorch's, so is the gradient's graph, node for node: sum's
+    backward puts the reduced dims back one ``unsqueeze`` at a time (UnsqueezeBackward0 nodes,
+    not a reshape's ViewBackward0), then expands; mean divides by a plain number
+    (DivBackward1), var scales by one (MulBackward1), std masks with masked_fill, amax divides
+    by the count of maxima and multiplies by their mask; (log_)softmax, relu, tanh and sigmoid
+    are fused kernels with their own double-backward nodes."""
+    f = SAME_GRAPH[name]
 
     def scenario(lib, device):
         x = mk(lib, device, RNG3, requires_grad=True)
-        w = mk(lib, device, np.ones(tuple(SUMS[name](x).shape)), requires_grad=True)
-        g, = lib.autograd.grad((SUMS[name](x) * w).sum(), x, create_graph=True)
+        shape = tuple(f(x).shape)
+        w = mk(lib, device, np.linspace(0.5, 2, int(np.prod(shape))).reshape(shape),
+               requires_grad=True)
+        g, = lib.autograd.grad((f(x) * w).sum(), x, create_graph=True)
         return graph_trace(g), to_numpy(g)
 
     assert_parity(scenario, device=device)
