@@ -273,7 +273,7 @@ def cross_entropy(input, target, weight=None, ignore_index: int = -100, reductio
     """
     red = reduction_enum(reduction)
     class_dim = 0 if input.ndim == 1 else 1  # (1 for a 0-d input too: log_softmax then fails)
-    if tuple(target.shape) == tuple(input.shape):
+    if target._data.shape == input._data.shape:
         if not target.dtype.is_floating_point:
             raise RuntimeError(f"Expected floating point type for target with class "
                                f"probabilities, got {target.dtype._legacy[:-6]}")
@@ -372,7 +372,7 @@ class MseLossBackward0(Node):
 
 def _broadcast_pair(input, target):
     """Warn (UserWarning, PyTorch's text) when shapes differ, then expand both to one shape."""
-    if tuple(target.shape) == tuple(input.shape):
+    if target._data.shape == input._data.shape:
         return input, target
     warnings.warn(f"Using a target size ({target.shape!r}) that is different to the input size "
                   f"({input.shape!r}). This will likely lead to incorrect results due to "

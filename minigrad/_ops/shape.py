@@ -293,7 +293,7 @@ def transpose(self, dim0: int, dim1: int) -> Tensor:
 
 def t(self) -> Tensor:
     """2-D transpose (``torch.t``); node ``TBackward0``. RuntimeError above 2 dims."""
-    if self.ndim > 2:
+    if self._data.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
     return _view_of(self, self._data.T, TBackward0)
 

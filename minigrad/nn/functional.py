@@ -46,10 +46,11 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     followed by an in-place ``add_(bias)`` when there is a bias.
     Raises RuntimeError ``mat1 and mat2 shapes cannot be multiplied (...)`` on a size mismatch.
     """
-    if input.ndim == 0 or weight.ndim == 0:
+    ndim = input._data.ndim
+    if ndim == 0 or weight._data.ndim == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
                            f"{input.ndim}D and {weight.ndim}D")
-    if bias is not None and input.ndim == 2:
+    if bias is not None and ndim == 2:
         return _addmm(bias, input, weight.t())
     if bias is not None and bias.ndim == 1 and input.is_contiguous():
         lead = input.shape[:-1]

@@ -52,14 +52,13 @@ class SGD(Optimizer):
         loss = self._run_closure(closure)
         for group in self.param_groups:
             lr, wd, momentum = group["lr"], group["weight_decay"], group["momentum"]
-            dampening, nesterov = group["dampening"], group["nesterov"]
+            dampening, nesterov, maximize = group["dampening"], group["nesterov"], group["maximize"]
             for p in group["params"]:
-                if p.grad is None:
+                grad = p._grad  # (optimized tensors are leaves: .grad never warns)
+                if grad is None:
                     continue
                 dt = p._data.dtype.type  # Python scalars are cast to the parameter's dtype
-                g = p.grad._data
-                if group["maximize"]:
-                    g = -g
+                g = -grad._data if maximize else grad._data
                 if wd != 0:
                     g = g + dt(wd) * p._data
                 if momentum != 0:

@@ -66,10 +66,10 @@ def reset_grads(params, set_to_none: bool = True) -> None:
     """``.grad = None`` for each parameter, or zero it in place (detached; same object,
     ``_version`` + 1). Shared by ``Module.zero_grad`` and ``Optimizer.zero_grad``."""
     for p in params:
-        if p.grad is None:
+        if p._grad is None:  # (a parameter is a leaf: reading .grad would never warn)
             continue
         if set_to_none:
-            p.grad = None
+            p._grad = None
             continue
         if p.grad.grad_fn is not None:
             p.grad.detach_()
