@@ -345,8 +345,9 @@ def _soft_cross_entropy(input, target, weight, red, eps, class_dim):
 # ----------------------------------------------------------------------------- mse / l1
 class MseLossBackward0(Node):
     """z = (self - target)² (then mean or sum).
-    dz/dself = 2 * (self - target) * grad (/ numel for mean); dz/dtarget = -dz/dself.
-    Saves: reduction, self, target."""
+    dz/dself = mse_loss_backward(grad, self, target) = 2 * (self - target) * grad (/ numel for
+    mean); dz/dtarget = mse_loss_backward(grad, target, self) — one kernel each, as PyTorch's
+    (``MseLossBackwardBackward0`` under create_graph). Saves: reduction, self, target."""
 
     def __init__(self, input, target, reduction):
         super().__init__()
@@ -355,19 +356,70 @@ class MseLossBackward0(Node):
         self._save("target", target)
 
     def backward(self, g):
-        x, t = self._get("self"), self._get("target")
-        n = x.numel()  # (an empty input has an empty gradient whatever the scale)
-        scale = (2.0 / n if n else float("nan")) if self._saved["reduction"] == 1 else 2.0
-        gx = (x - t) * scale * g
+        x, t, red = self._get("self"), self._get("target"), self._saved["reduction"]
         nf = self.next_functions
-        gt = -gx if nf[1][0] is not None else None
-        gx = gx if nf[0][0] is not None else None
+        gx = mse_loss_backward(g, x, t, red) if nf[0][0] is not None else None
+        gt = mse_loss_backward(g, t, x, red) if nf[1][0] is not None else None
         # mixed dtypes compute in the promoted one; each input gets a grad of its own dtype
         if gx is not None and gx.dtype is not x.dtype:
             gx = gx.to(x.dtype)
         if gt is not None and gt.dtype is not t.dtype:
             gt = gt.to(t.dtype)
         return gx, gt
+
+
+class MseLossBackwardBackward0(Node):
+    """z = mse_loss_backward(grad_output, self, target) = norm * (self - target) *
+    grad_output, norm = 2 (/ numel for mean).
+    dz/dgrad_output = mse_loss_backward(grad, self, target), summed unless reduction is
+    'none'; dz/dself = 2 * grad * grad_output (/ numel for mean); dz/dtarget = -dz/dself
+    (PyTorch's ``mse_loss_double_backward``). Saves: grad_output, reduction, self, target."""
+
+    def __init__(self, grad_output, input, target, reduction):
+        super().__init__()
+        self._save("grad_output", grad_output)
+        self._save("reduction", reduction)
+        self._save("self", input)
+        self._save("target", target)
+
+    def backward(self, g):
+        (n_go, _), (n_self, _), (n_t, _) = self.next_functions
+        red = self._saved["reduction"]
+        x, t = self._get("self"), self._get("target")
+        g_go = None
+        if n_go:
+            g_go = mse_loss_backward(g, x, t, red)
+            g_go = g_go if red == 0 else g_go.sum()
+        g_self = g_t = None
+        if n_self or n_t:
+            scaled = mul_scalar(g * self._get("grad_output"), 2)
+            if red == 1:
+                scaled = div_scalar(scaled, x.numel())
+            g_self = scaled if n_self else None
+            g_t = -scaled if n_t else None
+        return g_go, g_self, g_t
+
+
+def mse_loss_backward(grad_output, self, target, reduction: int) -> Tensor:
+    """``norm * (self - target) * grad_output``, norm = 2 (``/ numel`` for mean), in the
+    promoted dtype (``aten::mse_loss_backward``): one kernel. Node ``MseLossBackwardBackward0``
+    (create_graph)."""
+    from ._util import result_dtype
+
+    x, t = self._data, target._data
+    dt = result_dtype(self, target)
+    n = x.size  # (an empty input has an empty gradient whatever the scale)
+    norm = (2.0 / n if n else float("nan")) if reduction == 1 else 2.0
+    res = quietly(_mse_grad_kernel, norm, x.astype(dt, copy=False), t.astype(dt, copy=False),
+                  grad_output._data)
+    out = Tensor._make(np.asarray(res, dtype=np.result_type(dt, grad_output._data.dtype)))
+    record(MseLossBackwardBackward0, out, (grad_output, self, target), grad_output, self, target,
+           reduction)
+    return out
+
+
+def _mse_grad_kernel(norm, x, t, g):
+    return (x - t) * norm * g
 
 
 def _broadcast_pair(input, target):

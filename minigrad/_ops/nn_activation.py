@@ -6,8 +6,10 @@ scalar arguments, except ``LeakyReluBackward1`` (the in-place ``leaky_relu_``), 
 result. ``relu``, ``softmax`` and ``log_softmax`` live in ``activation.py``; ``sigmoid`` and
 ``tanh`` in ``pointwise.py``.
 
-Backward formulas use tensor ops where the derivative is expressible with them (``silu``,
-``softplus``, ``gelu(approximate='tanh')``, ``leaky_relu``), so ``create_graph=True`` works.
+``leaky_relu`` and ``softplus`` backward are PyTorch's fused kernels (``leaky_relu_backward``,
+``softplus_backward``: ``LeakyReluBackwardBackward0`` / ``SoftplusBackwardBackward0`` under
+``create_graph``); ``silu`` and ``gelu(approximate='tanh')`` use tensor ops, so
+``create_graph=True`` works through them too (with other nodes than PyTorch's).
 Exact ``gelu`` needs ``erf``, which minigrad has no tensor op for: its derivative is computed in
 NumPy and double backward through ``GeluBackward0(approximate='none')`` raises
 NotImplementedError.
@@ -45,7 +47,9 @@ def no_double_backward(node: Node) -> None:
 # ----------------------------------------------------------------------------- leaky_relu
 class LeakyReluBackward0(Node):
     """z = self if self > 0 else negative_slope * self.
-    dz/dself = grad where self > 0, else negative_slope * grad. Saves: negative_slope, self."""
+    dz/dself = leaky_relu_backward(grad, self, negative_slope): grad where self > 0, else
+    negative_slope * grad, one kernel (``LeakyReluBackwardBackward0`` under create_graph).
+    Saves: negative_slope, self."""
 
     def __init__(self, input, negative_slope):
         super().__init__()
@@ -53,24 +57,48 @@ class LeakyReluBackward0(Node):
         self._save("self", input)
 
     def backward(self, g):
-        x = self._get("self")._data
-        slope = self._saved["negative_slope"]
-        return (g * _const(np.where(x > 0, 1.0, slope), g),)
+        return (leaky_relu_backward(g, self._get("self"), self._saved["negative_slope"]),)
 
 
 class LeakyReluBackward1(Node):
     """In-place ``leaky_relu_``: z = self if self > 0 else negative_slope * self.
-    dz/dself = grad where result > 0, else negative_slope * grad. Saves: negative_slope,
-    result."""
+    dz/dself = leaky_relu_backward(grad, result, negative_slope) (the result is positive where
+    self is). Saves: negative_slope, result."""
 
     def __init__(self, negative_slope):
         super().__init__()
         self._save("negative_slope", negative_slope)
 
     def backward(self, g):
-        r = self._get("result")._data
-        slope = self._saved["negative_slope"]
-        return (g * _const(np.where(r > 0, 1.0, slope), g),)
+        return (leaky_relu_backward(g, self._get("result"), self._saved["negative_slope"]),)
+
+
+class LeakyReluBackwardBackward0(Node):
+    """z = leaky_relu_backward(grad_output, self, negative_slope): linear in grad_output.
+    dz/dgrad_output = leaky_relu_backward(grad, self, negative_slope); dz/dself = 0
+    (``zeros_like(grad)``, no graph). Saves: negative_slope, self."""
+
+    def __init__(self, input, negative_slope):
+        super().__init__()
+        self._save("negative_slope", negative_slope)
+        self._save("self", input)
+
+    def backward(self, g):
+        (n_go, _), (n_self, _) = self.next_functions
+        s = self._get("self")
+        g_go = leaky_relu_backward(g, s, self._saved["negative_slope"]) if n_go else None
+        return g_go, Tensor._make(np.zeros_like(g._data)) if n_self else None
+
+
+def leaky_relu_backward(grad_output, self, negative_slope) -> Tensor:
+    """``grad_output`` where ``self > 0``, else ``negative_slope * grad_output``
+    (``aten::leaky_relu_backward``): one product with a per-element factor (exact: the factor
+    is 1 or the slope). Node ``LeakyReluBackwardBackward0`` (create_graph)."""
+    g = grad_output._data
+    one, slope = np.ones((), g.dtype), np.asarray(negative_slope, g.dtype)
+    out = Tensor._make((g * np.where(self._data > 0, one, slope)).astype(g.dtype, copy=False))
+    record(LeakyReluBackwardBackward0, out, (grad_output, self), self, negative_slope)
+    return out
 
 
 def _leaky(x: np.ndarray, slope) -> np.ndarray:
@@ -198,8 +226,9 @@ def silu(input: Tensor) -> Tensor:
 # ----------------------------------------------------------------------------- softplus
 class SoftplusBackward0(Node):
     """z = log(1 + exp(beta * self)) / beta, or self where beta * self > threshold.
-    dz/dself = grad * sigmoid(beta * self), or grad where beta * self > threshold.
-    Saves: beta, self, threshold."""
+    dz/dself = softplus_backward(grad, self, beta, threshold) = grad * e / (e + 1), e =
+    exp(beta * self), or grad where beta * self > threshold — one kernel
+    (``SoftplusBackwardBackward0`` under create_graph). Saves: beta, self, threshold."""
 
     def __init__(self, input, beta, threshold):
         super().__init__()
@@ -208,10 +237,52 @@ class SoftplusBackward0(Node):
         self._save("threshold", threshold)
 
     def backward(self, g):
-        x = self._get("self")
-        bx = x * self._saved["beta"]
-        linear = Tensor._make(bx._data > self._saved["threshold"])
-        return (P.where(linear, g, g * P.sigmoid(bx)),)
+        s = self._saved
+        return (softplus_backward(g, self._get("self"), s["beta"], s["threshold"]),)
+
+
+class SoftplusBackwardBackward0(Node):
+    """z = softplus_backward(grad_output, self, beta, threshold).
+    dz/dgrad_output = softplus_backward(grad, self, beta, threshold);
+    dz/dself = sigmoid_backward(grad * grad_output, sigmoid(beta * self)) * (beta * self <
+    threshold) * beta (PyTorch's ``softplus_double_backward``).
+    Saves: beta, grad_output, self, threshold."""
+
+    def __init__(self, grad_output, input, beta, threshold):
+        super().__init__()
+        self._save("beta", beta)
+        self._save("grad_output", grad_output)
+        self._save("self", input)
+        self._save("threshold", threshold)
+
+    def backward(self, g):
+        from .scalar import mul_scalar
+
+        (n_go, _), (n_self, _) = self.next_functions
+        s = self._saved
+        x, beta, threshold = self._get("self"), s["beta"], s["threshold"]
+        g_go = softplus_backward(g, x, beta, threshold) if n_go else None
+        g_self = None
+        if n_self:
+            bx = mul_scalar(x, beta)
+            below = Tensor._make((bx._data < threshold).astype(g._data.dtype))
+            g_self = mul_scalar(P.sigmoid_backward(g * self._get("grad_output"), P.sigmoid(bx))
+                                * below, beta)
+        return g_go, g_self
+
+
+def softplus_backward(grad_output, self, beta, threshold) -> Tensor:
+    """The derivative of softplus given its input (``aten::softplus_backward``), one kernel.
+    Node ``SoftplusBackwardBackward0`` (create_graph)."""
+    g, x = grad_output._data, self._data
+    bx = x * np.asarray(beta, x.dtype)
+    with quiet_fp():  # (PyTorch's kernel: e / (e + 1), inf / inf is nan)
+        e = np.exp(bx)
+        res = np.where(bx > threshold, g, g * e / (e + 1)).astype(g.dtype, copy=False)
+    out = Tensor._make(res)
+    record(SoftplusBackwardBackward0, out, (grad_output, self), grad_output, self, beta,
+           threshold)
+    return out
 
 
 def softplus(input: Tensor, beta=1, threshold=20) -> Tensor:

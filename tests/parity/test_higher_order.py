@@ -36,6 +36,9 @@ FUNCS = {
     "softmax": lambda lib, a, b: (a.softmax(1) * b.t()).sum() + (a.softmax(0) ** 2).sum(),
     "log_softmax": lambda lib, a, b: (a.log_softmax(1) * b.t()).sum()
     + lib.nn.functional.log_softmax(a * b.t(), 0).exp().pow(3).sum(),
+    "leaky_relu_softplus": lambda lib, a, b: (lib.nn.functional.leaky_relu(a, 0.2)
+                                              * lib.nn.functional.softplus(b.t(), 2, 1.5)).sum()
+    + lib.nn.functional.softplus(a * b.t()).pow(2).sum(),
     "mse": lambda lib, a, b: lib.nn.functional.mse_loss(a.tanh(), b.t())
     + lib.nn.functional.mse_loss(a, b.t() * 2, reduction="sum"),
     "cross_entropy": lambda lib, a, b: lib.nn.functional.cross_entropy(
@@ -91,7 +94,8 @@ def test_hessian(fn, device):
     assert_parity(scenario, device=device, rtol=1e-9, atol=1e-10)
 
 
-@pytest.mark.parametrize("fn", ["softmax", "log_softmax", "mse", "matmul"])
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax", "leaky_relu_softplus", "mse",
+                                "matmul"])
 def test_third_order(fn, device):
     """Differentiate a Hessian-vector product once more."""
 
@@ -179,24 +183,41 @@ SAME_GRAPH = {
     "softmax": lambda x: x.softmax(1), "log_softmax": lambda x: x.log_softmax(-1),
     "relu": lambda x: x.relu(), "tanh": lambda x: x.tanh(), "sigmoid": lambda x: x.sigmoid(),
 }
+# (functions of the library too)
+SAME_GRAPH_F = {
+    "leaky_relu": lambda lib, x: lib.nn.functional.leaky_relu(x, 0.1),
+    "leaky_relu_inplace": lambda lib, x: lib.nn.functional.leaky_relu(x * 1, 0.1, inplace=True),
+    "softplus": lambda lib, x: lib.nn.functional.softplus(x, 2, 1.0),
+    "mse_mean": lambda lib, x: lib.nn.functional.mse_loss(x, x * 0.5 + 1),
+    "mse_sum": lambda lib, x: lib.nn.functional.mse_loss(x, x * 0.5 + 1, reduction="sum"),
+    "mse_none": lambda lib, x: lib.nn.functional.mse_loss(x, x * 0.5 + 1, reduction="none"),
+}
 
 
-@pytest.mark.parametrize("name", list(SAME_GRAPH))
+def _of_x(f):
+    return lambda lib, x: f(x)
+
+
+SAME_GRAPH_F.update({k: _of_x(f) for k, f in SAME_GRAPH.items()})
+
+
+@pytest.mark.parametrize("name", list(SAME_GRAPH_F))
 def test_gradient_graph_under_create_graph(name, device):
     """Where minigrad's formula is PyTorch's, so is the gradient's graph, node for node: sum's
     backward puts the reduced dims back one ``unsqueeze`` at a time (UnsqueezeBackward0 nodes,
     not a reshape's ViewBackward0), then expands; mean divides by a plain number
     (DivBackward1), var scales by one (MulBackward1), std masks with masked_fill, amax divides
-    by the count of maxima and multiplies by their mask; (log_)softmax, relu, tanh and sigmoid
-    are fused kernels with their own double-backward nodes."""
-    f = SAME_GRAPH[name]
+    by the count of maxima and multiplies by their mask; (log_)softmax, relu, tanh, sigmoid,
+    leaky_relu, softplus and mse_loss are fused kernels with their own double-backward
+    nodes."""
+    f = SAME_GRAPH_F[name]
 
     def scenario(lib, device):
         x = mk(lib, device, RNG3, requires_grad=True)
-        shape = tuple(f(x).shape)
+        shape = tuple(f(lib, x).shape)
         w = mk(lib, device, np.linspace(0.5, 2, int(np.prod(shape))).reshape(shape),
                requires_grad=True)
-        g, = lib.autograd.grad((f(x) * w).sum(), x, create_graph=True)
+        g, = lib.autograd.grad((f(lib, x) * w).sum(), x, create_graph=True)
         return graph_trace(g), to_numpy(g)
 
     assert_parity(scenario, device=device)

@@ -103,6 +103,23 @@ def _nll2d_double(lib, t):
     return lib.autograd.grad(loss, t["img"], t["u"].sum(), create_graph=True)[0]
 
 
+def _leaky_relu_double(lib, t):
+    x, y = t["x"], t["y"]
+    return lib.autograd.grad(lib.nn.functional.leaky_relu(x, 0.2), x, y, create_graph=True)[0]
+
+
+def _softplus_double(lib, t):
+    x, y = t["x"], t["y"]
+    out = lib.nn.functional.softplus(x, 2, 1.0)
+    return lib.autograd.grad(out, x, y, create_graph=True)[0]
+
+
+def _mse_double(lib, t):
+    x, y, v = t["x"], t["y"], t["u"]  # both inputs and the grad_output (0-d) need grad
+    out = lib.nn.functional.mse_loss(x, y)
+    return lib.autograd.grad(out, x, v.sum(), create_graph=True)[0]
+
+
 def _softmax_double(lib, t):
     x, y = t["x"], t["y"]
     return lib.autograd.grad(x.softmax(1), x, y, create_graph=True)[0]
@@ -257,6 +274,9 @@ CASES = {
     "NllLossBackwardBackward0": _nll_double,
     "NllLoss2DBackwardBackward0": _nll2d_double,
     "SoftmaxBackwardDataBackward0": _softmax_double,
+    "MseLossBackwardBackward0": _mse_double,
+    "LeakyReluBackwardBackward0": _leaky_relu_double,
+    "SoftplusBackwardBackward0": _softplus_double,
     "LogSoftmaxBackwardDataBackward0": _log_softmax_double,
     "ThresholdBackwardBackward0": _relu_double,
     "ToCopyBackward0": "t['x'].float()",
