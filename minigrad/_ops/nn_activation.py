@@ -200,8 +200,9 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 # ----------------------------------------------------------------------------- silu
 class SiluBackward0(Node):
-    """z = self * sigmoid(self).  dz/dself = grad * s * (1 + self * (1 - s)), s = sigmoid(self).
-    Saves: self."""
+    """z = self * sigmoid(self).  dz/dself = grad * s * (1 + self * (1 - s)), s = sigmoid(self):
+    one kernel (PyTorch's ``silu_backward``), or under create_graph the same formula in tensor
+    ops, as PyTorch's ``infinitely_differentiable_silu_backward``. Saves: self."""
 
     def __init__(self, input):
         super().__init__()
@@ -209,8 +210,14 @@ class SiluBackward0(Node):
 
     def backward(self, g):
         x = self._get("self")
-        s = P.sigmoid(x)
-        return (g * (s * (x * (1 - s) + 1)),)
+        if not grad_mode.is_grad_enabled():
+            xs, s = x._data, P._sigmoid(x._data)
+            return (Tensor._make((g._data * s * (1 + xs * (1 - s))).astype(xs.dtype, copy=False)),)
+        from ._util import wrap_scalar
+        from .scalar import add_scalar
+
+        s = P.sigmoid(x)  # (C++'s 1.0 - s wraps the number: SubBackward0, not RsubBackward1)
+        return ((g * s) * add_scalar(x * P.sub(wrap_scalar(1.0), s), 1.0),)
 
 
 def silu(input: Tensor) -> Tensor:

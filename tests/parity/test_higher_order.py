@@ -39,6 +39,8 @@ FUNCS = {
     "leaky_relu_softplus": lambda lib, a, b: (lib.nn.functional.leaky_relu(a, 0.2)
                                               * lib.nn.functional.softplus(b.t(), 2, 1.5)).sum()
     + lib.nn.functional.softplus(a * b.t()).pow(2).sum(),
+    "silu": lambda lib, a, b: (lib.nn.functional.silu(a) * lib.nn.functional.silu(b.t())).sum()
+    + lib.nn.functional.silu(a * b.t()).pow(2).sum(),
     "mse": lambda lib, a, b: lib.nn.functional.mse_loss(a.tanh(), b.t())
     + lib.nn.functional.mse_loss(a, b.t() * 2, reduction="sum"),
     "cross_entropy": lambda lib, a, b: lib.nn.functional.cross_entropy(
@@ -188,6 +190,7 @@ SAME_GRAPH_F = {
     "leaky_relu": lambda lib, x: lib.nn.functional.leaky_relu(x, 0.1),
     "leaky_relu_inplace": lambda lib, x: lib.nn.functional.leaky_relu(x * 1, 0.1, inplace=True),
     "softplus": lambda lib, x: lib.nn.functional.softplus(x, 2, 1.0),
+    "silu": lambda lib, x: lib.nn.functional.silu(x),
     "mse_mean": lambda lib, x: lib.nn.functional.mse_loss(x, x * 0.5 + 1),
     "mse_sum": lambda lib, x: lib.nn.functional.mse_loss(x, x * 0.5 + 1, reduction="sum"),
     "mse_none": lambda lib, x: lib.nn.functional.mse_loss(x, x * 0.5 + 1, reduction="none"),
