@@ -28,6 +28,7 @@ from ._util import (
     sum_to,
     wrap_scalar,
 )
+from .scalar import mul_scalar
 
 
 def _binary(a, b):
@@ -242,7 +243,10 @@ class PowBackward0(Node):
             # PyTorch's pow_backward returns zeros_like(self): not a function of grad, so
             # under create_graph it has no graph
             return (Tensor._make(np.zeros_like(self._get("self")._data)),)
-        return (g * (self._get("self") ** (e - 1)) * e,)
+        # PyTorch's pow_backward: grad * (exponent * self.pow(exponent - 1)), the exponent a
+        # double (a Tensor-Scalar product: MulBackward1 under create_graph)
+        e = float(e) if isinstance(e, int) and not isinstance(e, bool) else e
+        return (g * mul_scalar(self._get("self") ** (e - 1), e),)
 
 
 class PowBackward1(_Binary):
@@ -378,10 +382,11 @@ class RsqrtBackward0(_Unary):
 
 
 class AbsBackward0(_Unary):
-    """z = |self|.  dz/dself = grad * sign(self). Saves: self."""
+    """z = |self|.  dz/dself = grad * sgn(self) (``SgnBackward0`` under create_graph, as
+    PyTorch's formula). Saves: self."""
 
     def backward(self, g):
-        return (g * self._val().sign(),)
+        return (g * sgn(self._val()),)
 
 
 class TanhBackward0(_Unary):
@@ -475,10 +480,10 @@ class SinBackward0(_Unary):
 
 
 class CosBackward0(_Unary):
-    """z = cos(self).  dz/dself = -grad * sin(self). Saves: self."""
+    """z = cos(self).  dz/dself = grad * -sin(self) (PyTorch's order). Saves: self."""
 
     def backward(self, g):
-        return (-g * self._val().sin(),)
+        return (g * -self._val().sin(),)
 
 
 class _ZeroGrad(_Unary):
@@ -494,6 +499,14 @@ class _ZeroGrad(_Unary):
 
 class SignBackward0(_ZeroGrad):
     """z = sign(self).  dz/dself = 0."""
+
+
+class SgnBackward0(_ZeroGrad):
+    """z = sgn(self) (sign(self) for real tensors).  dz/dself = 0 (PyTorch's ``sgn_backward``
+    for real tensors; PyTorch returns it as an "efficient zero" tensor, minigrad as plain
+    zeros). Saves: result, self."""
+
+    _saves = "self"
 
 
 class RoundBackward0(_ZeroGrad):
@@ -573,6 +586,18 @@ neg = _no_bool(_unary(NegBackward0, np.negative, float_only=False), RuntimeError
     "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
     "invert a mask, use the `~` or `logical_not()` operator instead."))
 sign = _unary(SignBackward0, _sign, float_only=False)
+sign.__name__ = "sign"
+_sgn = _unary(SgnBackward0, _sign, float_only=False)
+
+
+def sgn(input) -> Tensor:
+    """``torch.sgn``: ``sign`` for real tensors (the sign of a complex number elsewhere); node
+    ``SgnBackward0``, which saves its input and its result as PyTorch's does."""
+    out = _sgn(input)
+    node = out._grad_fn
+    if node is not None and type(node) is SgnBackward0:
+        node._save("result", out, is_output=True)
+    return out
 round = _no_bool(_unary(RoundBackward0, np.round, float_only=False),  # (ints stay ints)
                  NotImplementedError('"round_vml_cpu" not implemented for \'Bool\''))
 floor = _no_bool(_unary(FloorBackward0, np.floor, float_only=False),
@@ -943,7 +968,7 @@ attach(
     Tensor,
     add=add, sub=sub, mul=mul, div=div, pow=pow, neg=neg, exp=exp, log=log, sqrt=sqrt,
     rsqrt=rsqrt, abs=abs, tanh=tanh, sigmoid=sigmoid, sin=sin, cos=cos, reciprocal=reciprocal,
-    sign=sign, round=round, floor=floor, ceil=ceil, clamp=clamp, clip=clamp,
+    sign=sign, sgn=sgn, round=round, floor=floor, ceil=ceil, clamp=clamp, clip=clamp,
     clamp_min=clamp_min, maximum=maximum, minimum=minimum, square=square,
     masked_fill=masked_fill, eq=eq, ne=ne, lt=lt, le=le, gt=gt, ge=ge,
     isclose=isclose, allclose=allclose, equal=equal,

@@ -33,6 +33,10 @@ def to_numpy(t):
         t = t.detach()
     if hasattr(t, "cpu"):
         t = t.cpu()
+    if getattr(t, "_is_zerotensor", None) is not None and t._is_zerotensor():
+        # PyTorch's "efficient zeros" (e.g. the gradient sgn's backward returns) refuse a plain
+        # .numpy(); minigrad has no such tensors, its zeros are ordinary
+        return np.array(t.numpy(force=True), copy=True)
     return np.array(t.numpy(), copy=True)
 
 

@@ -191,6 +191,8 @@ SAME_GRAPH_F = {
     "leaky_relu_inplace": lambda lib, x: lib.nn.functional.leaky_relu(x * 1, 0.1, inplace=True),
     "softplus": lambda lib, x: lib.nn.functional.softplus(x, 2, 1.0),
     "silu": lambda lib, x: lib.nn.functional.silu(x),
+    "abs": lambda lib, x: x.abs(), "cos": lambda lib, x: x.cos(),
+    "pow_int": lambda lib, x: x ** 3, "pow_float": lambda lib, x: (x * x + 1) ** 1.5,
     "mse_mean": lambda lib, x: lib.nn.functional.mse_loss(x, x * 0.5 + 1),
     "mse_sum": lambda lib, x: lib.nn.functional.mse_loss(x, x * 0.5 + 1, reduction="sum"),
     "mse_none": lambda lib, x: lib.nn.functional.mse_loss(x, x * 0.5 + 1, reduction="none"),
@@ -212,7 +214,7 @@ def test_gradient_graph_under_create_graph(name, device):
     (DivBackward1), var scales by one (MulBackward1), std masks with masked_fill, amax divides
     by the count of maxima and multiplies by their mask; (log_)softmax, relu, tanh, sigmoid,
     leaky_relu, softplus and mse_loss are fused kernels with their own double-backward
-    nodes."""
+    nodes; abs multiplies by sgn, cos by -sin, pow by exponent * self^(exponent - 1)."""
     f = SAME_GRAPH_F[name]
 
     def scenario(lib, device):

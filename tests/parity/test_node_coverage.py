@@ -250,6 +250,7 @@ CASES = {
     "SigmoidBackward0": "t['x'].sigmoid()",
     "SigmoidBackwardBackward0": _sigmoid_double,
     "SignBackward0": "t['x'].sign()",
+    "SgnBackward0": "t['x'].sgn() * t['y']",
     "SiluBackward0": f"{F}.silu(t['x'])",
     "SinBackward0": "t['x'].sin()",
     "SliceBackward0": "t['x'][1:]",

@@ -90,6 +90,7 @@ UNARY = [
     C("sin", lambda L, x: x.sin(), In(3, 4)),
     C("cos", lambda L, x: x.cos(), In(3, 4)),
     C("sign", lambda L, x: x.sign(), In(3, 4)),
+    C("sgn", lambda L, x: L.sgn(x) * x.sgn(), In(3, 4)),
     C("round", lambda L, x: (x * 3).round(), In(3, 4)),
     C("floor", lambda L, x: x.floor(), In(3, 4)),
     C("ceil", lambda L, x: x.ceil(), In(3, 4)),
