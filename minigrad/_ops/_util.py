@@ -176,6 +176,7 @@ def wrap_scalar(x) -> Tensor:
             np.int64 if isinstance(x, (int, np.integer)) else np.float64
     t = Tensor._make(np.array(x, dtype=dt))
     t._wrapped_number = True
+    t._requires_grad = False  # (the class default, stored: every op taking it reads it)
     return t
 
 
