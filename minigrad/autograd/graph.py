@@ -468,8 +468,9 @@ def record(node_cls, outputs, inputs, *args):
     is off — callers then skip saving anything. ``node_cls(*args)`` runs after every input's
     view state is synced, so a constructor may read an input's ``_requires_grad`` directly.
     """
-    if not grad_mode._tls.grad_enabled or (grad_mode._inference_blocks and  # (inference_active()
-                                           grad_mode._tls.inference):  # inlined)
+    # (is_grad_enabled() and inference_active(), inlined)
+    if (grad_mode._grad_off_threads and not grad_mode._tls.grad_enabled) or (
+            grad_mode._inference_blocks and grad_mode._tls.inference):
         return None  # (enable_grad inside inference_mode still records nothing, as PyTorch)
     needed = False
     for t in inputs:
