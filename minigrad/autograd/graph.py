@@ -454,6 +454,11 @@ def edge_of(t):
         return (None, 0)
     if t._grad_fn is not None:
         return (t._grad_fn, t._output_nr)
+    return _leaf_edge(t)
+
+
+def _leaf_edge(t):
+    """The edge to a leaf ``t`` that requires grad: its gradient accumulator."""
     if t._via_base:  # requires grad only through its base: no accumulator (as PyTorch)
         return (None, 0)
     return (t._grad_accumulator(), 0)
@@ -473,16 +478,23 @@ def record(node_cls, outputs, inputs, *args):
             grad_mode._inference_blocks and grad_mode._tls.inference):
         return None  # (enable_grad inside inference_mode still records nothing, as PyTorch)
     needed = False
+    edges = []  # (edge_of(t) for each input, inlined: one pass, no call per input)
     for t in inputs:
-        if t is not None:
-            if t._base is not None:
-                t._sync_view()  # a view of storage modified in place may have joined a graph
-            if t._requires_grad:
-                needed = True
+        if t is None:
+            edges.append((None, 0))
+            continue
+        if t._base is not None:
+            t._sync_view()  # a view of storage modified in place may have joined a graph
+        if not t._requires_grad:
+            edges.append((None, 0))
+            continue
+        needed = True
+        fn = t._grad_fn
+        edges.append((fn, t._output_nr) if fn is not None else _leaf_edge(t))
     if not needed:
         return None
     node = node_cls(*args)
-    node.next_functions = tuple([edge_of(t) for t in inputs])
+    node.next_functions = tuple(edges)
     outs = outputs if isinstance(outputs, (list, tuple)) else (outputs,)
     for nr, out in enumerate(outs):
         if out is None:
