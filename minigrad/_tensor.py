@@ -191,10 +191,12 @@ class Tensor:
         """Wrap an ndarray without copying (internal constructor used by every op). A NumPy
         scalar (what NumPy returns for 0-dim operands) becomes a 0-dim array, so in-place
         writes and views work on 0-dim results too."""
+        if not isinstance(arr, np.ndarray):
+            arr = np.asarray(arr)
+        if not arr.size:
+            arr = _empty_layout(arr)
         t = cls.__new__(cls)  # (Tensor._init, inlined: this runs for every op's output)
-        t._data = arr if isinstance(arr, np.ndarray) else np.asarray(arr)
-        if not t._data.size:
-            t._data = _empty_layout(t._data)
+        t._data = arr
         t._base = None  # (the class default, stored: ops read their inputs' _base, and a read
         # that falls back to the class costs ~200 instructions more than an instance's own)
         if grad_mode._inference_blocks and grad_mode._tls.inference:  # (inference_active(),

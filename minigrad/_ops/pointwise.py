@@ -53,7 +53,7 @@ def _binary(a, b):
         tb = b if isinstance(b, Tensor) else wrap_scalar(b) if is_scalar(b) else as_tensor(b)
     da = ta._data
     if tb._wrapped_number and da.dtype.kind == "f":  # a float tensor and a number (`x * 0.9`):
-        return ta, tb, da, cast(tb, da.dtype)  # the tensor's dtype; a number broadcasts
+        return ta, tb, da, tb._data.astype(da.dtype, copy=False)  # the tensor's dtype (cast())
     dt = result_dtype(ta, tb)
     broadcast_shapes(da.shape, tb._data.shape)
     return ta, tb, cast(ta, dt), cast(tb, dt)
@@ -73,8 +73,10 @@ class _Binary(Node):
 
     def _pair(self, ga, gb):
         (na, _), (nb, _) = self.next_functions  # (as _needs(0), _needs(1), without the calls)
-        return (sum_to(ga, self._shapes[0]) if ga is not None and na is not None else None,
-                sum_to(gb, self._shapes[1]) if gb is not None and nb is not None else None)
+        sa, sb = self._shapes
+        ga = None if ga is None or na is None else ga if ga._data.shape == sa else sum_to(ga, sa)
+        gb = None if gb is None or nb is None else gb if gb._data.shape == sb else sum_to(gb, sb)
+        return ga, gb  # (sum_to's first test inlined: most gradients have their input's shape)
 
 
 # ----------------------------------------------------------------------------- add / sub
@@ -118,8 +120,9 @@ class RsubBackward1(Node):
 def add(input, other, *, alpha=1):
     """``input + alpha * other`` with broadcasting (``torch.add``); node ``AddBackward0``."""
     a, b, x, y = _binary(input, other)
-    _check_alpha(x.dtype, alpha)
-    if x.dtype == np.bool_:  # (a bool result: alpha is cast to bool, as PyTorch does)
+    if type(alpha) is not int:  # (an int alpha, 1 by default, passes every check)
+        _check_alpha(x.dtype, alpha)
+    if x.dtype.kind == "b":  # (a bool result: alpha is cast to bool, as PyTorch does)
         alpha = bool(alpha)
     out = Tensor._make(quietly(np.add, x, y if alpha == 1 else y * alpha))
     record(AddBackward0, out, (a, b), a, b, alpha)
@@ -519,9 +522,11 @@ def _unary(node_cls, fn, float_only=True):
             arr = arr.astype(np.float32)
         out = Tensor._make(quietly(fn, arr))
         node = record(node_cls, out, (input,), input) if node_cls is not None else None
-        if node is not None and getattr(node_cls, "_saves", None) == "result":
+        if node is not None and saves_result:
             node._save("result", out, is_output=True)
         return out
+
+    saves_result = getattr(node_cls, "_saves", None) == "result"  # (read once, not per call)
 
     op.__name__ = fn.__name__
     op.__doc__ = f"Elementwise ``{fn.__name__}`` (``torch.{fn.__name__}``); node " \
