@@ -496,7 +496,9 @@ def record(node_cls, outputs, inputs, *args):
         return None
     node = node_cls(*args)
     node.next_functions = tuple(edges)
-    outs = outputs if isinstance(outputs, (list, tuple)) else (outputs,)
+    # (most ops make one Tensor: the type test first, cheaper than the isinstance of a tuple)
+    single = type(outputs) is _TENSOR or not isinstance(outputs, (list, tuple))
+    outs = (outputs,) if single else outputs
     for nr, out in enumerate(outs):
         if out is None:
             continue
