@@ -185,7 +185,7 @@ def _call_node(node, grads, retain_graph):
     # what post hooks see as grad_outputs (None where nothing arrived)
     raw = tuple(grads) if hooked and node._post_hooks else None
     custom = node._forward_cls is not None  # a custom Function's node
-    is_acc = isinstance(node, AccumulateGrad)
+    is_acc = type(node) is AccumulateGrad  # (no subclasses; an isinstance that fails costs more)
     if not custom and (grads[0] is None if len(grads) == 1 else all(g is None for g in grads)):
         outs = (None,) * len(node.next_functions)
     else:
@@ -278,7 +278,7 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
             while heap:
                 node = heapq.heappop(heap)[2]
                 grads = buffers.pop(node, None) or [None] * (len(node._out_meta) or 1)
-                is_acc = isinstance(node, AccumulateGrad)
+                is_acc = type(node) is AccumulateGrad  # (see _call_node)
                 tensor_hooks = graph.tables_made and (  # (see _call_node)
                     node._tensor_pre_hooks or node._retains_grad or (
                         is_acc and node.variable._backward_hooks))  # (a leaf's hooks live on it)
