@@ -275,8 +275,14 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
     EXEC_INFO.needed = needed  # (a hook may run a nested backward: restored below)
     try:
         with quiet_fp():  # inf and nan gradients come without warnings, as in PyTorch
-            while heap:
-                node = heapq.heappop(heap)[2]
+            # ``ready``: a node that became ready while the heap was empty, so the heap would
+            # give it back at once; it is kept out of it (in a chain of ops, every node is)
+            ready = None
+            while heap or ready is not None:
+                if ready is not None:
+                    node, ready = ready, None
+                else:
+                    node = heapq.heappop(heap)[2]
                 grads = buffers.pop(node, None) or [None] * (len(node._out_meta) or 1)
                 is_acc = type(node) is AccumulateGrad  # (see _call_node)
                 tensor_hooks = graph.tables_made and (  # (see _call_node)
@@ -329,6 +335,12 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                     left = deps[child] - 1
                     deps[child] = left
                     if not left:
+                        if not heap and ready is None:
+                            ready = child
+                            continue
+                        if ready is not None:  # a second one: both go to the heap, in order
+                            heapq.heappush(heap, (-ready._seq, next(counter), ready))
+                            ready = None
                         heapq.heappush(heap, (-child._seq, next(counter), child))
                 outs = g = grads = None  # the buffers now own the gradients (see _sole_owner)
     finally:
