@@ -186,15 +186,18 @@ class Tensor:
         if grad_mode.inference_active():
             self._inference = True
 
-    @classmethod
-    def _make(cls, arr: np.ndarray, requires_grad: bool = False) -> Tensor:
+    @staticmethod
+    def _make(arr: np.ndarray, requires_grad: bool = False) -> Tensor:
         """Wrap an ndarray without copying (internal constructor used by every op). A NumPy
         scalar (what NumPy returns for 0-dim operands) becomes a 0-dim array, so in-place
-        writes and views work on 0-dim results too."""
-        t = cls.__new__(cls)  # (Tensor._init, inlined: this runs for every op's output)
-        t._data = arr if isinstance(arr, np.ndarray) else np.asarray(arr)
-        if not t._data.size:
-            t._data = _empty_layout(t._data)
+        writes and views work on 0-dim results too. Always a plain Tensor (a staticmethod: a
+        classmethod call makes a bound method object every time)."""
+        if not isinstance(arr, np.ndarray):
+            arr = np.asarray(arr)
+        if not arr.size:
+            arr = _empty_layout(arr)
+        t = Tensor.__new__(Tensor)  # (Tensor._init, inlined: this runs for every op's output)
+        t._data = arr
         t._base = None  # (the class default, stored: ops read their inputs' _base, and a read
         # that falls back to the class costs ~200 instructions more than an instance's own)
         if grad_mode._inference_blocks and grad_mode._tls.inference:  # (inference_active(),

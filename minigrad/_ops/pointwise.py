@@ -54,7 +54,7 @@ def _binary(a, b):
         tb = b if isinstance(b, Tensor) else wrap_scalar(b) if is_scalar(b) else as_tensor(b)
     da = ta._data
     if tb._wrapped_number and da.dtype.kind == "f":  # a float tensor and a number (`x * 0.9`):
-        return ta, tb, da, cast(tb, da.dtype)  # the tensor's dtype; a number broadcasts
+        return ta, tb, da, tb._data.astype(da.dtype, copy=False)  # the tensor's dtype (cast())
     dt = result_dtype(ta, tb)
     broadcast_shapes(da.shape, tb._data.shape)
     return ta, tb, cast(ta, dt), cast(tb, dt)
@@ -63,8 +63,10 @@ def _binary(a, b):
 class _Binary(Node):
     """Base for binary nodes: remembers both input shapes to reduce broadcast gradients."""
 
+    # (the nodes here call their base's __init__ by name: super() costs ~800 instructions,
+    # more than the rest of a small node's __init__, and a node is made for every op)
     def __init__(self, a, b):
-        super().__init__()
+        Node.__init__(self)
         self._shapes = (a._data.shape, b._data.shape)
 
     def _needs(self, i: int) -> bool:
@@ -72,8 +74,10 @@ class _Binary(Node):
 
     def _pair(self, ga, gb):
         (na, _), (nb, _) = self.next_functions  # (as _needs(0), _needs(1), without the calls)
-        return (sum_to(ga, self._shapes[0]) if ga is not None and na is not None else None,
-                sum_to(gb, self._shapes[1]) if gb is not None and nb is not None else None)
+        sa, sb = self._shapes
+        ga = None if ga is None or na is None else ga if ga._data.shape == sa else sum_to(ga, sa)
+        gb = None if gb is None or nb is None else gb if gb._data.shape == sb else sum_to(gb, sb)
+        return ga, gb  # (sum_to's first test inlined: most gradients have their input's shape)
 
 
 # ----------------------------------------------------------------------------- add / sub
@@ -81,7 +85,7 @@ class AddBackward0(_Binary):
     """z = self + alpha * other.  dz/dself = grad; dz/dother = alpha * grad. Saves: alpha."""
 
     def __init__(self, a, b, alpha):
-        super().__init__(a, b)
+        _Binary.__init__(self, a, b)
         self._save("alpha", alpha)
 
     def backward(self, g):
@@ -93,7 +97,7 @@ class SubBackward0(_Binary):
     """z = self - alpha * other.  dz/dself = grad; dz/dother = -alpha * grad. Saves: alpha."""
 
     def __init__(self, a, b, alpha):
-        super().__init__(a, b)
+        _Binary.__init__(self, a, b)
         self._save("alpha", alpha)
 
     def backward(self, g):
@@ -106,7 +110,7 @@ class RsubBackward1(Node):
     Saves: alpha."""
 
     def __init__(self, alpha):
-        super().__init__()
+        Node.__init__(self)
         self._save("alpha", alpha)
 
     def backward(self, g):
@@ -117,8 +121,9 @@ class RsubBackward1(Node):
 def add(input, other, *, alpha=1):
     """``input + alpha * other`` with broadcasting (``torch.add``); node ``AddBackward0``."""
     a, b, x, y = _binary(input, other)
-    _check_alpha(x.dtype, alpha)
-    if x.dtype == np.bool_:  # (a bool result: alpha is cast to bool, as PyTorch does)
+    if type(alpha) is not int:  # (an int alpha, 1 by default, passes every check)
+        _check_alpha(x.dtype, alpha)
+    if x.dtype.kind == "b":  # (a bool result: alpha is cast to bool, as PyTorch does)
         alpha = bool(alpha)
     out = Tensor._make(quietly(np.add, x, y if alpha == 1 else y * alpha))
     record(AddBackward0, out, (a, b), a, b, alpha)
@@ -168,7 +173,7 @@ class MulBackward0(_Binary):
     Saves: other (when self needs grad), self (when other needs grad)."""
 
     def __init__(self, a, b):
-        super().__init__(a, b)
+        _Binary.__init__(self, a, b)
         self._save("other", b if a._requires_grad else None)  # (record synced views: the
         self._save("self", a if b._requires_grad else None)  # flag, not the property)
 
@@ -184,7 +189,7 @@ class DivBackward0(_Binary):
     Saves: other, self (when other needs grad)."""
 
     def __init__(self, a, b):
-        super().__init__(a, b)
+        _Binary.__init__(self, a, b)
         self._save("other", b)
         self._save("self", a if b._requires_grad else None)
 
@@ -233,7 +238,7 @@ class PowBackward0(Node):
     (zeros for exponent 0). Saves: exponent, self."""
 
     def __init__(self, a, exponent):
-        super().__init__()
+        Node.__init__(self)
         self._save("exponent", exponent)
         self._save("self", a)
 
@@ -256,7 +261,7 @@ class PowBackward1(_Binary):
     Saves: exponent, result, self."""
 
     def __init__(self, a, b):
-        super().__init__(a, b)
+        _Binary.__init__(self, a, b)
         self._save("exponent", b)
         self._save("self", a)
 
@@ -276,7 +281,7 @@ class PowBackward2(Node):
     (0 where self == 0 and exponent >= 0). Saves: exponent, result, self (the scalar)."""
 
     def __init__(self, base, exponent):
-        super().__init__()
+        Node.__init__(self)
         self._save("self", base)
         self._save("exponent", exponent)
 
@@ -329,7 +334,7 @@ class _Unary(Node):
     _saves = "self"
 
     def __init__(self, a):
-        super().__init__()
+        Node.__init__(self)
         if self._saves == "self":
             self._save("self", a)
 
@@ -417,7 +422,7 @@ class _FusedDerivative(_Binary):
     """Node of a fused derivative kernel ``f(grad_output, output)``: saves both."""
 
     def __init__(self, grad_output, output):
-        super().__init__(grad_output, output)
+        _Binary.__init__(self, grad_output, output)
         self._save("grad_output", grad_output)
         self._save("output", output)
 
@@ -530,9 +535,11 @@ def _unary(node_cls, fn, float_only=True):
             arr = arr.astype(np.float32)
         out = Tensor._make(quietly(fn, arr))
         node = record(node_cls, out, (input,), input) if node_cls is not None else None
-        if node is not None and getattr(node_cls, "_saves", None) == "result":
+        if node is not None and saves_result:
             node._save("result", out, is_output=True)
         return out
+
+    saves_result = getattr(node_cls, "_saves", None) == "result"  # (read once, not per call)
 
     op.__name__ = fn.__name__
     op.__doc__ = f"Elementwise ``{fn.__name__}`` (``torch.{fn.__name__}``); node " \
@@ -612,7 +619,7 @@ class ClampBackward1(_Unary):
     inf gradient stays out of the clamped positions). Saves: max, min, self."""
 
     def __init__(self, a, lo, hi):
-        super().__init__(a)
+        _Unary.__init__(self, a)
         self._save("max", hi)
         self._save("min", lo)
 
@@ -631,7 +638,7 @@ class ClampMinBackward0(_Unary):
     """z = max(self, min).  dz/dself = where(self >= min, grad, 0). Saves: min, self."""
 
     def __init__(self, a, lo):
-        super().__init__(a)
+        _Unary.__init__(self, a)
         self._save("min", lo)
 
     def backward(self, g):
@@ -649,7 +656,7 @@ class ClampBackward0(Node):
     leaves out). Saves: max, min, self."""
 
     def __init__(self, a, lo, hi):
-        super().__init__()
+        Node.__init__(self)
         self._save("max", hi)
         self._save("min", lo)
         self._save("self", a)
@@ -729,7 +736,7 @@ class MaximumBackward0(_Binary):
     _smaller_loses = True
 
     def __init__(self, a, b):
-        super().__init__(a, b)
+        _Binary.__init__(self, a, b)
         self._save("other", b)
         self._save("self", a)
 
@@ -773,7 +780,7 @@ class WhereBackward0(_Binary):
     dz/dother = grad where not condition. Saves: condition."""
 
     def __init__(self, cond, a, b):
-        super().__init__(a, b)
+        _Binary.__init__(self, a, b)
         self._save("condition", cond)
 
     def backward(self, g):
@@ -806,7 +813,7 @@ class MaskedFillBackward0(Node):
     positions zeroed. Saves: mask."""
 
     def __init__(self, mask):
-        super().__init__()
+        Node.__init__(self)
         self._save("mask", mask)
 
     def backward(self, g):
@@ -819,7 +826,7 @@ class MaskedFillBackward1(Node):
     masked positions zeroed; dz/dvalue = sum of grad over masked positions. Saves: mask."""
 
     def __init__(self, mask):
-        super().__init__()
+        Node.__init__(self)
         self._save("mask", mask)
 
     def backward(self, g):

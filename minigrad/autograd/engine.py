@@ -22,7 +22,7 @@ import sys
 import numpy as np
 
 from .._dtype import from_numpy_dtype
-from . import anomaly_mode, grad_mode
+from . import anomaly_mode, grad_mode, graph
 from .graph import EXEC_INFO, AccumulateGrad, SavedTensor, edge_of, zeros_grad
 
 
@@ -176,15 +176,16 @@ def _capture(caps, grads, results) -> None:
 
 
 def _call_node(node, grads, retain_graph):
-    if node._pre_hooks:
+    hooked = graph.tables_made  # (False: no node has hooks; their tables need not be read)
+    if hooked and node._pre_hooks:
         for fn in list(node._pre_hooks.values()):
             new = fn(tuple(grads))
             if new is not None:
                 grads = _check_hook_tuple(fn, new, grads)
     # what post hooks see as grad_outputs (None where nothing arrived)
-    raw = tuple(grads) if node._post_hooks else None
+    raw = tuple(grads) if hooked and node._post_hooks else None
     custom = node._forward_cls is not None  # a custom Function's node
-    is_acc = isinstance(node, AccumulateGrad)
+    is_acc = type(node) is AccumulateGrad  # (no subclasses; an isinstance that fails costs more)
     if not custom and (grads[0] is None if len(grads) == 1 else all(g is None for g in grads)):
         outs = (None,) * len(node.next_functions)
     else:
@@ -204,7 +205,7 @@ def _call_node(node, grads, retain_graph):
         outs = node.backward(grads[0]) if len(grads) == 1 else node.backward(*grads)
     if not retain_graph:
         node._release_variables()
-    if is_acc and node.variable._post_accumulate_grad_hooks:
+    if is_acc and hooked and node.variable._post_accumulate_grad_hooks:
         for fn in list(node.variable._post_accumulate_grad_hooks.values()):
             _check_post_accumulate_result(fn(node.variable), node.variable)
     for fn in list(node._post_hooks.values()) if raw is not None else ():
@@ -274,12 +275,19 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
     EXEC_INFO.needed = needed  # (a hook may run a nested backward: restored below)
     try:
         with quiet_fp():  # inf and nan gradients come without warnings, as in PyTorch
-            while heap:
-                node = heapq.heappop(heap)[2]
+            # ``ready``: a node that became ready while the heap was empty, so the heap would
+            # give it back at once; it is kept out of it (in a chain of ops, every node is)
+            ready = None
+            while heap or ready is not None:
+                if ready is not None:
+                    node, ready = ready, None
+                else:
+                    node = heapq.heappop(heap)[2]
                 grads = buffers.pop(node, None) or [None] * (len(node._out_meta) or 1)
-                is_acc = isinstance(node, AccumulateGrad)
-                tensor_hooks = node._tensor_pre_hooks or node._retains_grad or (
-                    is_acc and node.variable._backward_hooks)  # (a leaf's hooks live on it)
+                is_acc = type(node) is AccumulateGrad  # (see _call_node)
+                tensor_hooks = graph.tables_made and (  # (see _call_node)
+                    node._tensor_pre_hooks or node._retains_grad or (
+                        is_acc and node.variable._backward_hooks))  # (a leaf's hooks live on it)
                 if needed is None:  # no inputs=: every reachable node runs
                     if tensor_hooks:
                         grads = _call_tensor_hooks(node, grads)
@@ -314,7 +322,9 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                     if child is None:
                         continue
                     if g is not None:
-                        g = _as_input_dtype(child, nr, g)
+                        meta = child._out_meta  # (the common case, inlined: the right dtype)
+                        if nr >= len(meta) or g._data.dtype is not meta[nr][1]:
+                            g = _as_input_dtype(child, nr, g)
                         buf = buffers.get(child)
                         if buf is None:
                             buf = buffers[child] = [None] * (len(child._out_meta) or 1)
@@ -325,6 +335,12 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                     left = deps[child] - 1
                     deps[child] = left
                     if not left:
+                        if not heap and ready is None:
+                            ready = child
+                            continue
+                        if ready is not None:  # a second one: both go to the heap, in order
+                            heapq.heappush(heap, (-ready._seq, next(counter), ready))
+                            ready = None
                         heapq.heappush(heap, (-child._seq, next(counter), child))
                 outs = g = grads = None  # the buffers now own the gradients (see _sole_owner)
     finally:

@@ -32,6 +32,12 @@ _inference_blocks = 0
 _count_lock = threading.Lock()
 
 
+# How many threads have grad mode off right now, likewise: while none has, grad mode is on in
+# this thread too and ``record`` (every op) need not read the thread-local flag. (A thread that
+# ends with grad mode off leaves the count up for good: correct, only no longer a shortcut.)
+_grad_off_threads = 0
+
+
 def inference_active() -> bool:
     """``is_inference_mode_enabled()``, answered from the open-block count when it is 0."""
     return _inference_blocks != 0 and _tls.inference
@@ -45,7 +51,7 @@ def _count_inference_block(step: int) -> None:
 
 def is_grad_enabled() -> bool:
     """True when new operations record backward nodes (``torch.is_grad_enabled``)."""
-    return _tls.grad_enabled
+    return not _grad_off_threads or _tls.grad_enabled
 
 
 def is_inference_mode_enabled() -> bool:
@@ -54,7 +60,13 @@ def is_inference_mode_enabled() -> bool:
 
 
 def _set(mode: bool) -> None:
-    _tls.grad_enabled = bool(mode)
+    """Set this thread's grad mode (every change goes through here: see _grad_off_threads)."""
+    global _grad_off_threads
+    mode = bool(mode)
+    if _tls.grad_enabled is not mode:
+        with _count_lock:
+            _grad_off_threads += 1 if not mode else -1
+            _tls.grad_enabled = mode
 
 
 class _GradModeContext:
@@ -198,7 +210,8 @@ class inference_mode(_GradModeContext):
         _set(not self._inference)
 
     def __exit__(self, *exc):
-        _tls.grad_enabled, _tls.inference = self._prev
+        _set(self._prev[0])
+        _tls.inference = self._prev[1]
         if self._inference:
             _count_inference_block(-1)
         return False

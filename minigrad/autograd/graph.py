@@ -43,15 +43,21 @@ _TENSOR = None
 # tensors: read-only, so a registration must go through ``own_table`` and can never write into
 # another object's table.
 _EMPTY = types.MappingProxyType({})
+# False until ``own_table`` makes the first table: until then no node or tensor has a hook or
+# retains grad, and the engine need not read the (empty) tables of every node it runs (each read
+# falls back to the class default, which Python 3.11 does not speed up: ~200 instructions).
+tables_made = False
 
 
 def own_table(obj, table: str) -> dict:
     """``obj``'s own hook table ``table`` (a node's ``"_pre_hooks"``, a tensor's
     ``"_backward_hooks"``, ...), made on first use in place of the shared read-only default."""
+    global tables_made
     d = obj.__dict__.get(table)
     if d is None:
         d = HookDict()
         setattr(obj, table, d)
+        tables_made = True
     return d
 
 
@@ -115,9 +121,9 @@ class SavedTensor:
     freed (backward without ``retain_graph``) or the tensor was modified in place since.
     """
 
-    # defaults as class attributes: a save sets only what differs (ops save on every call)
-    _is_output = False
-    _freed = False
+    # defaults as class attributes: a save sets only what differs (ops save on every call);
+    # but ``_freed`` and ``_is_output``, read on every use, are the instance's own (a read that
+    # falls back to the class costs ~200 instructions more)
     _tensor = None  # an input: the tensor itself
     _data = None  # an output: its array (the tensor is not kept, see above)
 
@@ -126,8 +132,9 @@ class SavedTensor:
             raise RuntimeError(INFERENCE_SAVE_MSG)
         self._vc = vc = tensor._vc
         self._saved_version = vc.value
+        self._freed = False
+        self._is_output = is_output
         if is_output:
-            self._is_output = True
             self._data = tensor._data
             self._node = weakref.ref(node)
             self._node_cls = type(node)  # names the producer if the node is gone
@@ -150,7 +157,8 @@ class SavedTensor:
 
     def unpack(self):
         """Return the saved tensor; RuntimeError if freed or modified in place since saving."""
-        self._check()
+        if self._freed or self._vc.value != self._saved_version:  # (_check's test, inlined)
+            self._check()
         if not self._is_output:
             return self._tensor
         t = _tensor_cls()._make(self._data)
@@ -447,6 +455,11 @@ def edge_of(t):
         return (None, 0)
     if t._grad_fn is not None:
         return (t._grad_fn, t._output_nr)
+    return _leaf_edge(t)
+
+
+def _leaf_edge(t):
+    """The edge to a leaf ``t`` that requires grad: its gradient accumulator."""
     if t._via_base:  # requires grad only through its base: no accumulator (as PyTorch)
         return (None, 0)
     return (t._grad_accumulator(), 0)
@@ -461,21 +474,31 @@ def record(node_cls, outputs, inputs, *args):
     is off — callers then skip saving anything. ``node_cls(*args)`` runs after every input's
     view state is synced, so a constructor may read an input's ``_requires_grad`` directly.
     """
-    if not grad_mode._tls.grad_enabled or (grad_mode._inference_blocks and  # (inference_active()
-                                           grad_mode._tls.inference):  # inlined)
+    # (is_grad_enabled() and inference_active(), inlined)
+    if (grad_mode._grad_off_threads and not grad_mode._tls.grad_enabled) or (
+            grad_mode._inference_blocks and grad_mode._tls.inference):
         return None  # (enable_grad inside inference_mode still records nothing, as PyTorch)
     needed = False
+    edges = []  # (edge_of(t) for each input, inlined: one pass, no call per input)
     for t in inputs:
-        if t is not None:
-            if t._base is not None:
-                t._sync_view()  # a view of storage modified in place may have joined a graph
-            if t._requires_grad:
-                needed = True
+        if t is None:
+            edges.append((None, 0))
+            continue
+        if t._base is not None:
+            t._sync_view()  # a view of storage modified in place may have joined a graph
+        if not t._requires_grad:
+            edges.append((None, 0))
+            continue
+        needed = True
+        fn = t._grad_fn
+        edges.append((fn, t._output_nr) if fn is not None else _leaf_edge(t))
     if not needed:
         return None
     node = node_cls(*args)
-    node.next_functions = tuple([edge_of(t) for t in inputs])
-    outs = outputs if isinstance(outputs, (list, tuple)) else (outputs,)
+    node.next_functions = tuple(edges)
+    # (most ops make one Tensor: the type test first, cheaper than the isinstance of a tuple)
+    single = type(outputs) is _TENSOR or not isinstance(outputs, (list, tuple))
+    outs = (outputs,) if single else outputs
     for nr, out in enumerate(outs):
         if out is None:
             continue
@@ -483,8 +506,7 @@ def record(node_cls, outputs, inputs, *args):
         if arr.dtype.kind == "f":  # integer outputs (indices) are not differentiable:
             out._requires_grad = True  # no gradient slot for them, as in PyTorch
             out._grad_fn = node
-            if nr:
-                out._output_nr = nr
+            out._output_nr = nr  # (stored even when 0: edge_of reads it, see SavedTensor)
             node._out_meta.append((arr.shape, arr.dtype))
     if anomaly_mode._enabled:
         anomaly_mode.on_outputs(node, outs)
