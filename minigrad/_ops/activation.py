@@ -27,7 +27,7 @@ class ThresholdBackwardBackward0(Node):
     dz/dself = 0 (``zeros_like(grad)``, as PyTorch: no graph). Saves: self, threshold."""
 
     def __init__(self, input, threshold):
-        super().__init__()
+        Node.__init__(self)
         self._save("self", input)
         self._save("threshold", threshold)
 
@@ -78,7 +78,7 @@ class SoftmaxBackward0(Node):
     ``saved_int``), result."""
 
     def __init__(self, dim, d):
-        super().__init__()
+        Node.__init__(self)
         self._save("dim", saved_int(dim))
         self._dim, self._d = dim, d
 
@@ -104,7 +104,7 @@ class SoftmaxBackwardDataBackward0(Node):
     Saves: dim, grad_output, output."""
 
     def __init__(self, grad_output, output, dim, d):
-        super().__init__()
+        Node.__init__(self)
         self._save("dim", saved_int(dim))
         self._save("grad_output", grad_output)
         self._save("output", output)

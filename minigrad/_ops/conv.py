@@ -86,7 +86,7 @@ class ConvolutionBackward0(Node):
     """
 
     def __init__(self, input, weight, bias, stride, padding, dilation, groups, valid=False):
-        super().__init__()
+        Node.__init__(self)
         self._save("bias_sym_sizes_opt", tuple(bias.shape) if bias is not None else (0,))
         self._save("dilation", dilation)
         self._save("groups", groups)
@@ -262,7 +262,7 @@ class ConstantPadNdBackward0(Node):
     gradient cropped back to self's shape). Saves: pad."""
 
     def __init__(self, pad):
-        super().__init__()
+        Node.__init__(self)
         self._save("pad", tuple(pad))
 
     def backward(self, g):

@@ -30,7 +30,7 @@ class SelectBackward0(Node):
     ``saved_int``), self_sym_sizes."""
 
     def __init__(self, dim, index, sizes, d, i):
-        super().__init__()
+        Node.__init__(self)
         self._save("dim", saved_int(dim))
         self._save("index", saved_int(index))
         self._save("self_sym_sizes", tuple(sizes))
@@ -48,7 +48,7 @@ class SliceBackward0(Node):
     step, self_sym_sizes."""
 
     def __init__(self, dim, start, end, step, sizes, d, lo, hi):
-        super().__init__()
+        Node.__init__(self)
         self._save("dim", saved_int(dim))
         self._save("end", saved_int(end))
         self._save("self_sym_sizes", tuple(sizes))
@@ -114,7 +114,7 @@ class SelectBackwardBackward0(Node):
     """z = select_backward(grad, sizes, dim, index).  dz/dgrad = grad.select(dim, index)."""
 
     def __init__(self, d, i):
-        super().__init__()
+        Node.__init__(self)
         self._d, self._i = d, i
 
     def backward(self, g):
@@ -126,7 +126,7 @@ class SliceBackwardBackward0(Node):
     along dim."""
 
     def __init__(self, d, lo, hi, step):
-        super().__init__()
+        Node.__init__(self)
         self._region = (d, lo, hi, step)
 
     def backward(self, g):
@@ -139,7 +139,7 @@ class IndexPutImplBackward0(Node):
     dz/dvalues = grad[indices]."""
 
     def __init__(self, indices, np_index):
-        super().__init__()
+        Node.__init__(self)
         self._indices, self._np_index = indices, np_index
 
     def backward(self, g):

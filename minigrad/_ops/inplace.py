@@ -219,7 +219,7 @@ class AsStridedBackward0(Node):
     Saves: size, storage_offset, stride."""
 
     def __init__(self, base: Tensor, view: Tensor):
-        super().__init__()
+        Node.__init__(self)
         item = view._data.itemsize
         self._save("size", tuple(view.shape))
         self._save("storage_offset", int(
@@ -249,7 +249,7 @@ class CopySlices(Node):
     """
 
     def __init__(self, base: Tensor, view: Tensor, fn: Node):
-        super().__init__()
+        Node.__init__(self)
         self.fn = fn
         self._index = _base_index(base, view)
         self._view_overlaps = internal_overlap(view._data)
@@ -317,7 +317,7 @@ class CopyBackwards(Node):
     dtype). ``name()`` is ``torch::autograd::CopyBackwards``. Saves nothing."""
 
     def __init__(self, src):
-        super().__init__()
+        Node.__init__(self)
         self._src_shape, self._src_dtype = src.shape, src.dtype
 
     def name(self) -> str:
@@ -717,7 +717,7 @@ class _Ternary(Node):
     """Base of addcmul/addcdiv/lerp nodes: input shapes, to sum broadcast gradients back."""
 
     def __init__(self, *inputs):
-        super().__init__()
+        Node.__init__(self)
         self._shapes = [t.shape if isinstance(t, Tensor) else () for t in inputs]
 
     def _grads(self, *grads):

@@ -74,7 +74,7 @@ class MmBackward0(Node):
     Saves: mat2, mat2_sym_sizes, mat2_sym_strides, self, self_sym_sizes, self_sym_strides."""
 
     def __init__(self, a, b):
-        super().__init__()
+        Node.__init__(self)
         # (record synced the inputs' view state: the flag, not the property)
         _save_matrix(self, "mat2", b, a._requires_grad, b._requires_grad)
         _save_matrix(self, "self", a, b._requires_grad, a._requires_grad)
@@ -92,7 +92,7 @@ class AddmmBackward0(Node):
     Saves: alpha, beta, mat1 (+sizes, strides), mat2 (+sizes, strides)."""
 
     def __init__(self, bias, m1, m2, beta, alpha):
-        super().__init__()
+        Node.__init__(self)
         self._save("alpha", alpha)
         self._save("beta", beta)
         _save_matrix(self, "mat1", m1, m2._requires_grad, m1._requires_grad)
@@ -116,7 +116,7 @@ class BmmBackward0(Node):
     Saves: mat2, self."""
 
     def __init__(self, a, b):
-        super().__init__()
+        Node.__init__(self)
         self._save("mat2", b if a.requires_grad else None)
         self._save("self", a if b.requires_grad else None)
 
@@ -131,7 +131,7 @@ class DotBackward0(Node):
     Saves: self, tensor."""
 
     def __init__(self, a, b):
-        super().__init__()
+        Node.__init__(self)
         self._save("self", a if b.requires_grad else None)
         self._save("tensor", b if a.requires_grad else None)
 
@@ -146,7 +146,7 @@ class MvBackward0(Node):
     Saves: self, vec."""
 
     def __init__(self, a, b):
-        super().__init__()
+        Node.__init__(self)
         self._save("self", a if b.requires_grad else None)
         self._save("vec", b if a.requires_grad else None)
 

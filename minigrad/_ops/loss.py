@@ -60,7 +60,7 @@ class NllLossBackward0(Node):
     _size_error = None
 
     def __init__(self, input, target, weight, reduction, ignore_index, total_weight, where):
-        super().__init__()
+        Node.__init__(self)
         self._save("ignore_index", int(ignore_index) % 2**64)
         self._save("reduction", reduction)
         self._save("self", input)
@@ -91,7 +91,7 @@ class NllLossBackwardBackward0(Node):
     weight."""
 
     def __init__(self, target, weight, reduction, ignore_index):
-        super().__init__()
+        Node.__init__(self)
         self._save("ignore_index", int(ignore_index) % 2**64)
         self._save("reduction", reduction)
         self._save("target", target)
@@ -350,7 +350,7 @@ class MseLossBackward0(Node):
     (``MseLossBackwardBackward0`` under create_graph). Saves: reduction, self, target."""
 
     def __init__(self, input, target, reduction):
-        super().__init__()
+        Node.__init__(self)
         self._save("reduction", reduction)
         self._save("self", input)
         self._save("target", target)
@@ -376,7 +376,7 @@ class MseLossBackwardBackward0(Node):
     (PyTorch's ``mse_loss_double_backward``). Saves: grad_output, reduction, self, target."""
 
     def __init__(self, grad_output, input, target, reduction):
-        super().__init__()
+        Node.__init__(self)
         self._save("grad_output", grad_output)
         self._save("reduction", reduction)
         self._save("self", input)

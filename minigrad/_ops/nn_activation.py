@@ -52,7 +52,7 @@ class LeakyReluBackward0(Node):
     Saves: negative_slope, self."""
 
     def __init__(self, input, negative_slope):
-        super().__init__()
+        Node.__init__(self)
         self._save("negative_slope", negative_slope)
         self._save("self", input)
 
@@ -66,7 +66,7 @@ class LeakyReluBackward1(Node):
     self is). Saves: negative_slope, result."""
 
     def __init__(self, negative_slope):
-        super().__init__()
+        Node.__init__(self)
         self._save("negative_slope", negative_slope)
 
     def backward(self, g):
@@ -79,7 +79,7 @@ class LeakyReluBackwardBackward0(Node):
     (``zeros_like(grad)``, no graph). Saves: negative_slope, self."""
 
     def __init__(self, input, negative_slope):
-        super().__init__()
+        Node.__init__(self)
         self._save("negative_slope", negative_slope)
         self._save("self", input)
 
@@ -162,7 +162,7 @@ class GeluBackward0(Node):
     Saves: approximate, self. Double backward is supported for ``'tanh'`` only."""
 
     def __init__(self, input, approximate):
-        super().__init__()
+        Node.__init__(self)
         self._save("approximate", approximate)
         self._save("self", input)
 
@@ -205,7 +205,7 @@ class SiluBackward0(Node):
     ops, as PyTorch's ``infinitely_differentiable_silu_backward``. Saves: self."""
 
     def __init__(self, input):
-        super().__init__()
+        Node.__init__(self)
         self._save("self", input)
 
     def backward(self, g):
@@ -238,7 +238,7 @@ class SoftplusBackward0(Node):
     (``SoftplusBackwardBackward0`` under create_graph). Saves: beta, self, threshold."""
 
     def __init__(self, input, beta, threshold):
-        super().__init__()
+        Node.__init__(self)
         self._save("beta", beta)
         self._save("self", input)
         self._save("threshold", threshold)
@@ -256,7 +256,7 @@ class SoftplusBackwardBackward0(Node):
     Saves: beta, grad_output, self, threshold."""
 
     def __init__(self, grad_output, input, beta, threshold):
-        super().__init__()
+        Node.__init__(self)
         self._save("beta", beta)
         self._save("grad_output", grad_output)
         self._save("self", input)

@@ -125,7 +125,7 @@ class MaxPool2DWithIndicesBackward0(Node):
     Double backward is not supported (computed in NumPy)."""
 
     def __init__(self, input, kernel, stride, padding, dilation, ceil_mode):
-        super().__init__()
+        Node.__init__(self)
         self._save("ceil_mode", ceil_mode)
         self._save("dilation", dilation)
         self._save("kernel_size", kernel)
@@ -224,7 +224,7 @@ class AvgPool2DBackward0(Node):
 
     def __init__(self, input, kernel, stride, padding, ceil_mode, count_include_pad,
                  divisor_override, divisor, stride_used):
-        super().__init__()
+        Node.__init__(self)
         self._save("ceil_mode", ceil_mode)
         self._save("count_include_pad", count_include_pad)
         self._save("divisor_override", divisor_override)
@@ -297,7 +297,7 @@ class AdaptiveAvgPool2DBackward0(Node):
     Saves: self. Double backward is not supported (computed in NumPy)."""
 
     def __init__(self, input):
-        super().__init__()
+        Node.__init__(self)
         self._save("self", input)
 
     def backward(self, g):

@@ -49,7 +49,7 @@ class SumBackward0(Node):
     """z = self.sum().  dz/dself = grad expanded to self_sym_sizes. Saves: self_sym_sizes."""
 
     def __init__(self, a):
-        super().__init__()
+        Node.__init__(self)
         self._save("self_sym_sizes", tuple(a.shape))
         self._dtype = a.dtype
 
@@ -62,7 +62,7 @@ class SumBackward1(Node):
     self_sym_sizes. Saves: dim (as given, see ``saved_dims``), keepdim, self_sym_sizes."""
 
     def __init__(self, a, dim, dims, keepdim):
-        super().__init__()
+        Node.__init__(self)
         self._save("dim", saved_dims(dim))
         self._save("keepdim", keepdim)
         self._save("self_sym_sizes", tuple(a.shape))
@@ -78,7 +78,7 @@ class MeanBackward0(Node):
     self_sym_sizes."""
 
     def __init__(self, a):
-        super().__init__()
+        Node.__init__(self)
         self._save("self_sym_numel", a.numel())
         self._save("self_sym_sizes", tuple(a.shape))
         self._dtype = a.dtype
@@ -95,7 +95,7 @@ class MeanBackward1(Node):
     Saves: dim (as given), keepdim, self_sym_numel, self_sym_sizes."""
 
     def __init__(self, a, dim, dims, keepdim):
-        super().__init__()
+        Node.__init__(self)
         self._save("dim", saved_dims(dim))
         self._save("keepdim", keepdim)
         self._save("self_sym_numel", a.numel())
@@ -206,7 +206,7 @@ class MaxBackward1(Node):
     Saves: result, self."""
 
     def __init__(self, a):
-        super().__init__()
+        Node.__init__(self)
         self._save("self", a)
 
     def backward(self, g):
@@ -231,7 +231,7 @@ class MaxBackward0(Node):
     keepdim, self_sym_sizes."""
 
     def __init__(self, a, dim, d, keepdim):
-        super().__init__()
+        Node.__init__(self)
         self._save("dim", saved_int(dim))
         self._save("keepdim", keepdim)
         self._save("self_sym_sizes", tuple(a.shape))
@@ -307,7 +307,7 @@ class AmaxBackward0(Node):
     of each reduced slice. Saves: dim, keepdim, result, self."""
 
     def __init__(self, a, dim, dims, keepdim):
-        super().__init__()
+        Node.__init__(self)
         self._save("dim", saved_dims(dim))
         self._save("keepdim", keepdim)
         self._save("self", a)
@@ -385,7 +385,7 @@ class VarBackward0(Node):
     keepdim, self."""
 
     def __init__(self, a, dim, dims, correction, keepdim, saved_correction):
-        super().__init__()
+        Node.__init__(self)
         self._save("correction", saved_correction)
         self._save("dim", None if dim is None else saved_dims(dim))
         self._save("keepdim", keepdim)
@@ -477,7 +477,7 @@ class LogsumexpBackward0(Node):
     Saves: dim (as given), keepdim, result, self."""
 
     def __init__(self, a, dim, dims, keepdim):
-        super().__init__()
+        Node.__init__(self)
         self._save("dim", saved_dims(dim))
         self._save("keepdim", keepdim)
         self._save("self", a)

@@ -23,7 +23,7 @@ class MulBackward1(Node):
     Tensor-Scalar product: ``MulBackward1`` under create_graph). Saves: other."""
 
     def __init__(self, other):
-        super().__init__()
+        Node.__init__(self)
         self._save("other", other)
 
     def backward(self, g):
@@ -35,7 +35,7 @@ class DivBackward1(Node):
     (``DivBackward1`` under create_graph). Saves: other."""
 
     def __init__(self, other):
-        super().__init__()
+        Node.__init__(self)
         self._save("other", other)
 
     def backward(self, g):

@@ -78,7 +78,7 @@ class ViewBackward0(Node):
     """z = self.view(shape).  dz/dself = grad.reshape(self_sym_sizes). Saves: self_sym_sizes."""
 
     def __init__(self, sizes):
-        super().__init__()
+        Node.__init__(self)
         self._save("self_sym_sizes", tuple(sizes))
 
     def backward(self, g):
@@ -111,7 +111,7 @@ class ToCopyBackward0(Node):
     """z = self.to(dtype).  dz/dself = grad converted back to self's dtype. Saves nothing."""
 
     def __init__(self, dtype):
-        super().__init__()
+        Node.__init__(self)
         self._dtype = dtype
 
     def backward(self, g):
@@ -123,7 +123,7 @@ class TransposeBackward0(Node):
     Saves: dim0, dim1 (as given, see ``saved_int``)."""
 
     def __init__(self, dim0, dim1, d0, d1):
-        super().__init__()
+        Node.__init__(self)
         self._save("dim0", saved_int(dim0))
         self._save("dim1", saved_int(dim1))
         self._d = (d0, d1)
@@ -144,7 +144,7 @@ class PermuteBackward0(Node):
     given)."""
 
     def __init__(self, dims, nd):
-        super().__init__()
+        Node.__init__(self)
         self._save("dims", saved_dims(dims))
         self._inverse = tuple(np.argsort(nd).tolist())
 
@@ -156,7 +156,7 @@ class UnsqueezeBackward0(Node):
     """z = self.unsqueeze(dim).  dz/dself = grad.squeeze(dim). Saves: dim (as given)."""
 
     def __init__(self, dim, d):
-        super().__init__()
+        Node.__init__(self)
         self._save("dim", saved_int(dim))
         self._d = d
 
@@ -179,7 +179,7 @@ class SqueezeBackward0(Node):
     Saves: self_sym_sizes."""
 
     def __init__(self, sizes):
-        super().__init__()
+        Node.__init__(self)
         self._save("self_sym_sizes", tuple(sizes))
 
     def backward(self, g):
@@ -191,7 +191,7 @@ class SqueezeBackward1(Node):
     Saves: dim (as given), self_sym_sizes."""
 
     def __init__(self, dim, sizes):
-        super().__init__()
+        Node.__init__(self)
         self._save("dim", saved_int(dim))
         self._save("self_sym_sizes", tuple(sizes))
         self._dims = normalize_dims(dim, len(sizes))  # (the saved dim shows negatives unsigned)
@@ -205,7 +205,7 @@ class ExpandBackward0(Node):
     Saves: self_sym_sizes."""
 
     def __init__(self, sizes):
-        super().__init__()
+        Node.__init__(self)
         self._save("self_sym_sizes", tuple(sizes))
 
     def backward(self, g):
@@ -489,7 +489,7 @@ class SplitBackward0(Node):
     _sizes_name = "split_size"
 
     def __init__(self, dim, d, sizes, split_size):
-        super().__init__()
+        Node.__init__(self)
         self._save("dim", saved_int(dim))
         self._save("self_sym_sizes", tuple(sizes))
         self._save(self._sizes_name, split_size)
@@ -510,7 +510,7 @@ class UnbindBackward0(Node):
     """outs = self.unbind(dim).  dz/dself = stack(grads, dim). Saves: dim (as given)."""
 
     def __init__(self, dim, d):
-        super().__init__()
+        Node.__init__(self)
         self._save("dim", saved_int(dim))
         self._d = d
 
@@ -581,7 +581,7 @@ class RepeatBackward0(Node):
     Saves: repeats, self_sym_sizes."""
 
     def __init__(self, repeats, sizes):
-        super().__init__()
+        Node.__init__(self)
         self._save("repeats", tuple(repeats))
         self._save("self_sym_sizes", tuple(sizes))
 
@@ -632,7 +632,7 @@ class CatBackward0(Node):
     given)."""
 
     def __init__(self, dim, d, sizes):
-        super().__init__()
+        Node.__init__(self)
         self._save("dim", saved_int(dim))
         self._sizes, self._d = sizes, d
 
@@ -651,7 +651,7 @@ class StackBackward0(Node):
     """z = stack(tensors, dim).  Each input gets grad.select(dim, i). Saves: dim (as given)."""
 
     def __init__(self, dim, d):
-        super().__init__()
+        Node.__init__(self)
         self._save("dim", saved_int(dim))
         self._d = d
 
@@ -744,7 +744,7 @@ class SqueezeBackward2(Node):
     self_sym_sizes). Saves: dim (a tuple, as given), self_sym_sizes."""
 
     def __init__(self, dim, sizes):
-        super().__init__()
+        Node.__init__(self)
         self._save("dim", saved_dims(dim))
         self._save("self_sym_sizes", tuple(sizes))
         self._dims = normalize_dims(dim, len(sizes))  # (the saved dim shows negatives unsigned)

@@ -196,7 +196,7 @@ class Error(Node):
     shown as ``Error``). ``name()`` is ``torch::autograd::Error``. Saves nothing."""
 
     def __init__(self, msg: str):
-        super().__init__()
+        Node.__init__(self)
         self.msg = msg
 
     def name(self) -> str:
