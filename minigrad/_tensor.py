@@ -215,12 +215,14 @@ class Tensor:
         if not arr.size:  # (the strides NumPy derived from the base's)
             t._data = _empty_layout(arr, keep=True)
         t._base = self._base if self._base is not None else self
-        t._vc = self._vc
-        t._view_version = self._vc.value
+        t._vc = vc = self._vc
+        t._view_version = vc.value
         t._inference = self._inference  # views of normal tensors stay normal tensors
-        if grad_mode.inference_active() and not self._inference:
+        # (inference_active() and is_grad_enabled(), inlined: views are made in every
+        # linear layer's forward and backward)
+        if grad_mode._inference_blocks and grad_mode._tls.inference and not self._inference:
             t._creation_meta = "inference"
-        elif not grad_mode.is_grad_enabled():
+        elif not grad_mode._tls.grad_enabled:
             t._creation_meta = "no_grad"
         else:
             t._creation_meta = self._creation_meta

@@ -229,7 +229,7 @@ class AsStridedBackward0(Node):
         self._index = _base_index(base, view)
         self._base_shape = base.shape
         self.next_functions = (edge_of(base),)
-        self._out_meta.append((view.shape, view._data.dtype))
+        self._out_meta += ((view.shape, view._data.dtype),)
 
     def backward(self, g):
         unique = 0 not in self._saved["stride"]
@@ -254,7 +254,7 @@ class CopySlices(Node):
         self._index = _base_index(base, view)
         self._view_overlaps = internal_overlap(view._data)
         self.next_functions = (edge_of(base),) + fn.next_functions[1:]
-        self._out_meta.append((base.shape, base._data.dtype))
+        self._out_meta += ((base.shape, base._data.dtype),)
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"

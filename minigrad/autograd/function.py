@@ -159,7 +159,7 @@ class Function:
             converted = []
             for nr, o in enumerate(outs):
                 if isinstance(o, Tensor):
-                    ctx._out_meta.append((o.shape, o._data.dtype))
+                    ctx._out_meta += ((o.shape, o._data.dtype),)
                     differentiable = id(o) not in skip and o.dtype.is_floating_point
                     if any(o is t for t in dirty):
                         if differentiable:
@@ -238,7 +238,7 @@ def once_differentiable(fn):
             edges.append(edge_of(fake))
             alias = Tensor._make(o._data)
             alias._requires_grad, alias._grad_fn, alias._output_nr = True, node, nr
-            node._out_meta.append((o.shape, o._data.dtype))
+            node._out_meta += ((o.shape, o._data.dtype),)
             aliases.append(alias)
         node.next_functions = tuple(edges)
         return aliases[0] if single else tuple(aliases)

@@ -274,7 +274,10 @@ class Node:
     def __init__(self, _seq=None):
         self._seq = next(_sequence) if _seq is None else _seq
         self._saved: dict = {}  # name -> SavedTensor or plain value (see _save)
-        self._out_meta: list = []  # (shape, NumPy dtype) per output (to make missing grads)
+        # (shape, NumPy dtype) per output (to make missing grads): a tuple, not a list, so
+        # that the garbage collector stops tracking it (a graph's nodes live long enough to reach
+        # the old generations, whose collections walk every tracked object)
+        self._out_meta: tuple = ()
         if anomaly_mode._enabled:  # remember the forward call that made this node
             anomaly_mode.on_node_created(self)
 
@@ -434,6 +437,8 @@ def _copy_obeying_contract(grad, var):
 def _same_strides(g: np.ndarray, v: np.ndarray) -> bool:
     """PyTorch's layout contract for ``.grad`` (``obeys_layout_contract``): the leaf's strides,
     except in dims of size 1, where any stride but 0 will do (a 0 there marks a view)."""
+    if g.strides == v.strides and 0 not in g.strides:  # (the common case, without the loop)
+        return True
     return all(a != 0 if n == 1 else a == b for n, a, b in zip(v.shape, g.strides, v.strides))
 
 
@@ -511,7 +516,7 @@ def record(node_cls, outputs, inputs, *args):
             out._requires_grad = True  # no gradient slot for them, as in PyTorch
             out._grad_fn = node
             out._output_nr = nr  # (stored even when 0: edge_of reads it, see SavedTensor)
-            node._out_meta.append((arr.shape, arr.dtype))
+            node._out_meta += ((arr.shape, arr.dtype),)
     if anomaly_mode._enabled:
         anomaly_mode.on_outputs(node, outs)
     return node
