@@ -9,6 +9,7 @@ op-family modules in ``minigrad/_ops/`` (one file per family).
 
 from __future__ import annotations
 
+import copy
 import warnings
 import weakref
 
@@ -636,17 +637,31 @@ class Tensor:
         return _format(self)
 
     def __deepcopy__(self, memo):
+        """A new leaf with a copy of the data, ``requires_grad`` and ``.grad`` and deep copies of
+        the user's own attributes — but none of the autograd state (``Tensor.__deepcopy__``):
+        no hooks, and its own gradient accumulator (sharing the original's would send the
+        copy's gradients into the original, e.g. after ``copy.deepcopy(model)`` while a graph
+        of the model is alive)."""
         if not self.is_leaf:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
                                "support the deepcopy protocol at the moment.")
         new = type(self).__new__(type(self))
+        memo[id(self)] = new
         new._init(self._data.copy())
         new._requires_grad = self._requires_grad
         if self._grad is not None:
             new._grad = self._grad._detached_copy()
-        new.__dict__.update({k: v for k, v in self.__dict__.items() if k not in new.__dict__})
-        memo[id(self)] = new
+        for k, v in self.__dict__.items():
+            if k not in _AUTOGRAD_STATE and k not in new.__dict__:
+                new.__dict__[k] = copy.deepcopy(v, memo)
         return new
+
+
+# what a Tensor stores about autograd (the class defaults above, set per instance when they
+# differ): __deepcopy__ leaves it behind, as PyTorch's keeps only the Python attributes
+_AUTOGRAD_STATE = frozenset(
+    k for k, v in vars(Tensor).items() if k.startswith("_") and not k.startswith("__")
+    and not callable(v) and not isinstance(v, property)) | {"_data", "_vc"}
 
 
 # ---------------------------------------------------------------- repr (torch/_tensor_str.py)

@@ -532,6 +532,39 @@ def test_parameter_semantics():
     assert_parity(scenario)
 
 
+def test_deepcopy_leaves_autograd_state_behind():
+    """``copy.deepcopy`` of a leaf (and of a model) copies data, ``requires_grad``, ``.grad`` and
+    the user's attributes (deeply), not the autograd state: a copy made while a graph of the
+    original is alive gets its own gradients (they used to reach the original's ``.grad``), and
+    hooks are not copied."""
+
+    def scenario(lib):
+        out = {}
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        x.note = {"tags": [1]}
+        calls = []
+        x.register_hook(lambda g: calls.append("x"))
+        alive = (x * 2).sum()  # x's gradient accumulator exists while this graph does
+        z = copy.deepcopy(x)
+        (z * 3).sum().backward()
+        out["leaf"] = (to_numpy(x.grad) if x.grad is not None else None, to_numpy(z.grad),
+                       z.note, z.note is x.note, list(calls), z.requires_grad, z.is_leaf)
+        alive.backward()
+        out["original_after"] = (to_numpy(x.grad), list(calls))
+        lib.manual_seed(0)
+        model = lib.nn.Linear(2, 1)
+        loss = model(lib.tensor([[1.0, 2.0]])).sum()
+        twin = copy.deepcopy(model)
+        twin(lib.tensor([[1.0, -1.0]])).sum().backward()
+        out["model"] = (model.weight.grad is None, to_numpy(twin.weight.grad),
+                        type(twin.weight).__name__)
+        loss.backward()
+        out["model_after"] = to_numpy(model.weight.grad)
+        return out
+
+    assert_parity(scenario)
+
+
 # ------------------------------------------------------------------ containers
 def test_sequential_container():
     def scenario(lib):
