@@ -6,8 +6,10 @@ label-smoothing and class-probability branches), ``LossNLL2d.cpp`` and ``Loss.cp
 are PyTorch's enum: 0 = ``'none'``, 1 = ``'mean'``, 2 = ``'sum'``. ``ignore_index`` is saved as
 PyTorch saves it, an unsigned 64-bit integer (``-100`` → 18446744073709551516).
 
-Backward formulas are tensor ops (the NLL gradient is ``grad`` times a constant matrix, the MSE
-gradient is ``2 * (self - target) * grad``), so ``create_graph=True`` works through them.
+The backward of ``nll_loss`` and ``mse_loss`` is PyTorch's one-kernel ``nll_loss_backward`` /
+``mse_loss_backward``; each records its own node under ``create_graph=True``
+(``NllLossBackwardBackward0``, ``MseLossBackwardBackward0``), whose formulas are tensor ops, so
+higher derivatives work through them with PyTorch's graph.
 The label-smoothing and soft-target paths multiply and divide by plain numbers as PyTorch's C++
 code does (``MulBackward1`` / ``DivBackward1``, from :mod:`._ops.scalar`).
 """
