@@ -12,6 +12,7 @@ input that does not require grad — and the tensors its derivative formula need
 from __future__ import annotations
 
 import itertools
+import threading
 import types
 import weakref
 
@@ -234,10 +235,11 @@ class _SavedAttribute:
                              f"'{prefix}{self.name}'")
 
 
-class _ExecInfo:
+class _ExecInfo(threading.local):
     """What the running backward is computing for (PyTorch's ``GraphTask::exec_info_``):
     ``needed`` is the set of nodes that lead to an ``inputs=`` target, or None when everything
-    reachable runs. Set by the engine for the duration of a backward."""
+    reachable runs. Set by the engine for the duration of a backward; per thread, as grad mode
+    is (two threads may run backwards at once)."""
 
     needed = None
 

@@ -4,6 +4,7 @@ recursion-free traversal, pruning with ``inputs=``, grad mode restored on errors
 
 import gc
 import sys
+import threading
 import weakref
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 
 import minigrad
 from minigrad.autograd import engine, grad_mode
-from minigrad.autograd.graph import UINT64_MAX, AccumulateGrad
+from minigrad.autograd.graph import EXEC_INFO, UINT64_MAX, AccumulateGrad
 
 
 def leaf(values=(1.0, 2.0)):
@@ -149,3 +150,28 @@ def test_copy_slices_positions_for_non_contiguous_base():
     expected = np.ones((3, 4), dtype=np.float32)
     expected[1:, 1] = 0
     np.testing.assert_array_equal(x.grad.numpy(), expected)
+
+
+def test_inputs_pruning_state_is_per_thread():
+    """What a backward with ``inputs=`` computes for (the engine's ``EXEC_INFO.needed``, read by
+    ``Node._should_compute_output``) belongs to its thread: a backward running in another thread
+    at the same time sees only its own (here: none, everything runs)."""
+    seen = {}
+
+    def other_thread():
+        seen["other"] = EXEC_INFO.needed
+
+    def hook(g):
+        seen["own"] = EXEC_INFO.needed is not None
+        t = threading.Thread(target=other_thread)
+        t.start()
+        t.join()
+        return g
+
+    a = minigrad.tensor([1.0, 2.0], requires_grad=True)
+    b = minigrad.tensor([3.0], requires_grad=True)
+    y = a * 2
+    y.register_hook(hook)
+    (y.sum() + b.sum()).backward(inputs=[a])
+    assert seen == {"own": True, "other": None}
+    assert a.grad.tolist() == [2.0, 2.0] and b.grad is None
