@@ -24,7 +24,7 @@ from .._tensor import Tensor
 from ..autograd.graph import Node, record
 from . import activation as A
 from . import pointwise as P
-from ._util import quietly
+from ._util import broadcast_shapes, quietly, result_dtype
 from .reduction import _np_mean
 from .scalar import add_scalar, div_scalar, mul_scalar
 
@@ -406,8 +406,6 @@ def mse_loss_backward(grad_output, self, target, reduction: int) -> Tensor:
     """``norm * (self - target) * grad_output``, norm = 2 (``/ numel`` for mean), in the
     promoted dtype (``aten::mse_loss_backward``): one kernel. Node ``MseLossBackwardBackward0``
     (create_graph)."""
-    from ._util import result_dtype
-
     x, t = self._data, target._data
     dt = result_dtype(self, target)
     n = x.size  # (an empty input has an empty gradient whatever the scale)
@@ -432,8 +430,6 @@ def _broadcast_pair(input, target):
                   f"({input.shape!r}). This will likely lead to incorrect results due to "
                   "broadcasting. Please ensure they have the same size.", UserWarning,
                   stacklevel=4)
-    from ._util import broadcast_shapes
-
     shape = broadcast_shapes(input.shape, target.shape)
     return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in (input, target))
 
@@ -448,8 +444,6 @@ def mse_loss(input, target, reduction: str = "mean") -> Tensor:
     """
     red = reduction_enum(reduction)
     input, target = _broadcast_pair(input, target)
-    from ._util import result_dtype
-
     dt = result_dtype(input, target)  # (PyTorch's promotion: float32 input + int64 target)
     if dt.kind != "f":  # PyTorch's kernel is float-only
         name = {"i": "Long", "u": "Byte", "b": "Bool"}[dt.kind] if dt != np.int32 else "Int"

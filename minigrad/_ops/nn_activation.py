@@ -25,7 +25,8 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, record
 from . import pointwise as P
-from ._util import quiet_fp
+from ._util import quiet_fp, wrap_scalar
+from .scalar import add_scalar, mul_scalar
 
 
 def _const(arr: np.ndarray, like: Tensor) -> Tensor:
@@ -213,9 +214,6 @@ class SiluBackward0(Node):
         if not grad_mode.is_grad_enabled():
             xs, s = x._data, P._sigmoid(x._data)
             return (Tensor._make((g._data * s * (1 + xs * (1 - s))).astype(xs.dtype, copy=False)),)
-        from ._util import wrap_scalar
-        from .scalar import add_scalar
-
         s = P.sigmoid(x)  # (C++'s 1.0 - s wraps the number: SubBackward0, not RsubBackward1)
         return ((g * s) * add_scalar(x * P.sub(wrap_scalar(1.0), s), 1.0),)
 
@@ -263,8 +261,6 @@ class SoftplusBackwardBackward0(Node):
         self._save("threshold", threshold)
 
     def backward(self, g):
-        from .scalar import mul_scalar
-
         (n_go, _), (n_self, _) = self.next_functions
         s = self._saved
         x, beta, threshold = self._get("self"), s["beta"], s["threshold"]

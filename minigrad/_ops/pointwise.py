@@ -329,9 +329,11 @@ def square(input):
 # ----------------------------------------------------------------------------- unary
 class _Unary(Node):
     """Base for one-input nodes that save their input (``_saves = "self"``), their output
-    (``"result"``, saved by the forward function) or nothing (``None``)."""
+    (``"result"``, saved by the forward function) or nothing (``None``); ``_also_result``:
+    the output too, besides ``_saves``."""
 
     _saves = "self"
+    _also_result = False
 
     def __init__(self, a):
         Node.__init__(self)
@@ -512,6 +514,7 @@ class SgnBackward0(_ZeroGrad):
     zeros). Saves: result, self."""
 
     _saves = "self"
+    _also_result = True
 
 
 class RoundBackward0(_ZeroGrad):
@@ -526,8 +529,9 @@ class CeilBackward0(_ZeroGrad):
     """z = ceil(self).  dz/dself = 0."""
 
 
-def _unary(node_cls, fn, float_only=True):
-    """Build the forward function of a one-input op recorded as ``node_cls``."""
+def _unary(node_cls, fn, float_only=True, name=None):
+    """Build the forward function ``name`` (default: ``fn``'s name) of a one-input op recorded
+    as ``node_cls``."""
 
     def op(input):
         arr = input._data
@@ -539,10 +543,11 @@ def _unary(node_cls, fn, float_only=True):
             node._save("result", out, is_output=True)
         return out
 
-    saves_result = getattr(node_cls, "_saves", None) == "result"  # (read once, not per call)
+    saves_result = node_cls is not None and (  # (read once, not per call)
+        node_cls._saves == "result" or node_cls._also_result)
 
-    op.__name__ = fn.__name__
-    op.__doc__ = f"Elementwise ``{fn.__name__}`` (``torch.{fn.__name__}``); node " \
+    op.__name__ = name = name or fn.__name__
+    op.__doc__ = f"Elementwise ``{name}`` (``torch.{name}``); node " \
                  f"``{node_cls.__name__ if node_cls else 'none'}``."
     return op
 
@@ -561,13 +566,11 @@ exp = _unary(ExpBackward0, np.exp)
 log = _unary(LogBackward0, np.log)
 sqrt = _unary(SqrtBackward0, np.sqrt)
 tanh = _unary(TanhBackward0, np.tanh)
-sigmoid = _unary(SigmoidBackward0, _sigmoid)
-sigmoid.__name__ = "sigmoid"
+sigmoid = _unary(SigmoidBackward0, _sigmoid, name="sigmoid")
 sin = _unary(SinBackward0, np.sin)
 cos = _unary(CosBackward0, np.cos)
 reciprocal = _unary(ReciprocalBackward0, np.reciprocal)
-rsqrt = _unary(RsqrtBackward0, lambda a: 1.0 / np.sqrt(a))
-rsqrt.__name__ = "rsqrt"
+rsqrt = _unary(RsqrtBackward0, lambda a: 1.0 / np.sqrt(a), name="rsqrt")
 def _no_bool(op, error):
     """``op`` refusing bool tensors with PyTorch's ``error`` (an exception instance)."""
     def checked(input):
@@ -592,19 +595,8 @@ abs = _no_bool(_unary(AbsBackward0, np.abs, float_only=False),
 neg = _no_bool(_unary(NegBackward0, np.negative, float_only=False), RuntimeError(
     "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
     "invert a mask, use the `~` or `logical_not()` operator instead."))
-sign = _unary(SignBackward0, _sign, float_only=False)
-sign.__name__ = "sign"
-_sgn = _unary(SgnBackward0, _sign, float_only=False)
-
-
-def sgn(input) -> Tensor:
-    """``torch.sgn``: ``sign`` for real tensors (the sign of a complex number elsewhere); node
-    ``SgnBackward0``, which saves its input and its result as PyTorch's does."""
-    out = _sgn(input)
-    node = out._grad_fn
-    if node is not None and type(node) is SgnBackward0:
-        node._save("result", out, is_output=True)
-    return out
+sign = _unary(SignBackward0, _sign, float_only=False, name="sign")
+sgn = _unary(SgnBackward0, _sign, float_only=False, name="sgn")  # (sign, for real tensors)
 round = _no_bool(_unary(RoundBackward0, np.round, float_only=False),  # (ints stay ints)
                  NotImplementedError('"round_vml_cpu" not implemented for \'Bool\''))
 floor = _no_bool(_unary(FloorBackward0, np.floor, float_only=False),
