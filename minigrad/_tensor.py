@@ -16,7 +16,7 @@ import weakref
 import numpy as np
 
 from . import _dtype
-from .autograd import grad_mode
+from .autograd import grad_mode, graph
 from .autograd.graph import _EMPTY, AccumulateGrad, RemovableHandle, own_table
 
 NON_LEAF_GRAD_WARNING = (
@@ -107,6 +107,22 @@ class Size(tuple):
         return int(np.prod(self, dtype=np.int64))
 
 
+def _leaf_only_message(requires_grad: bool) -> str:
+    """PyTorch's ``requires_grad_leaf_error``: asking a non-leaf to stop requiring grad also
+    says how to get a tensor that does not."""
+    msg = "you can only change requires_grad flags of leaf variables."
+    if requires_grad:
+        return msg
+    return (msg + " If you want to use a computed variable in a subgraph that doesn't require "
+            "differentiation use var_no_grad = var.detach().")
+
+
+def _typename(obj) -> str:
+    """A type's name as PyTorch's messages print it: ``list``, but ``numpy.ndarray``."""
+    t = type(obj)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
 def contiguous_strides(shape) -> list:
     """Row-major strides in elements (a size of 0 counted as 1, as PyTorch does)."""
     strides, step = [], 1
@@ -167,7 +183,7 @@ class Tensor:
     _output_nr = 0
     _base = None
     _acc_ref = None  # weakref to this leaf's AccumulateGrad, reused while alive
-    _backward_hooks = _EMPTY  # register_hook on a leaf (own_table makes the tensor's own)
+    _backward_hooks = _EMPTY  # register_hook's table (own_table makes the tensor's own)
     _post_accumulate_grad_hooks = _EMPTY
     _hooked = False  # register_hook was called (PyTorch: ``_backward_hooks`` is not None)
     _retains_grad = False
@@ -258,6 +274,9 @@ class Tensor:
         if self._retains_grad and old is not None and old is not node:
             old._own("_retains_grad").pop(self._output_nr, None)
             node._own("_retains_grad")[output_nr] = weakref.ref(self)
+        if old is not node and "_backward_hooks" in self.__dict__:  # (the old node keeps the
+            del self._backward_hooks  # old table; the next hook starts a table on the new one)
+            self._hooked = False
         self._grad_fn, self._requires_grad, self._output_nr = node, True, output_nr
 
     def _sync_view(self, check: bool = True) -> None:
@@ -367,11 +386,20 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
-        if value and self._grad_fn is None and not self.dtype.is_floating_point:
+        # (PyTorch's THPVariable_set_requires_grad: stricter than requires_grad_())
+        if not isinstance(value, bool):
+            raise RuntimeError("requires_grad must be a bool")
+        if self.grad_fn is not None:  # even True: requires_grad_(True) is a no-op there
+            raise RuntimeError(_leaf_only_message(value))
+        if value and not self.dtype.is_floating_point:
             # the attribute setter words this error differently from requires_grad_()
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
         self.requires_grad_(value)
+
+    @requires_grad.deleter
+    def requires_grad(self) -> None:
+        raise RuntimeError("requires_grad must be a bool")
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` in place (leaves only); returns self.
@@ -380,11 +408,7 @@ class Tensor:
         """
         if self._grad_fn is not None:
             if not requires_grad:
-                raise RuntimeError(
-                    "you can only change requires_grad flags of leaf variables. If you want to use "
-                    "a computed variable in a subgraph that doesn't require differentiation use "
-                    "var_no_grad = var.detach()."
-                )
+                raise RuntimeError(_leaf_only_message(False))
             return self
         if requires_grad and not self.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
@@ -445,6 +469,8 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
             if value.shape != self.shape:
                 raise RuntimeError(
                     f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of "
@@ -459,6 +485,10 @@ class Tensor:
                 )
         self._grad = value
 
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None  # (``del t.grad`` is ``t.grad = None``, as in PyTorch)
+
     @property
     def data(self) -> Tensor:
         """A new tensor sharing this storage, detached, with its **own** version counter.
@@ -470,8 +500,19 @@ class Tensor:
 
     @data.setter
     def data(self, value) -> None:
-        arr = value._data if isinstance(value, Tensor) else np.asarray(value)
-        self._data = arr
+        # (PyTorch's VariableHooks::set_data: checks first, so a refused value changes nothing)
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {_typename(value)}")
+        if self.requires_grad and not value.dtype.is_floating_point:
+            raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                               "point or complex dtype")
+        if value._data.dtype != self._data.dtype:  # the gradient accumulator is for the old
+            self._acc_ref = None  # dtype: a new one is made on next use, as in PyTorch
+        self._data = value._data  # (the version counter stays this tensor's own)
+
+    @data.deleter
+    def data(self) -> None:
+        raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
 
     def _grad_accumulator(self) -> AccumulateGrad:
         """This leaf's AccumulateGrad node: the same object while any graph holds it."""
@@ -516,14 +557,15 @@ class Tensor:
             self._hooked = True  # makes the hook dict first): a stale special view raises once
             if self._base is not None:
                 self._sync_view()
-        if self._grad_fn is None:
-            hooks = own_table(self, "_backward_hooks")
-            handle = RemovableHandle(hooks)
-            hooks[handle.id] = hook
-        else:
-            hooks = self._grad_fn._own("_tensor_pre_hooks")
-            handle = RemovableHandle(hooks)
-            hooks[handle.id] = (self._output_nr, hook)
+        new_table = "_backward_hooks" not in self.__dict__
+        hooks = own_table(self, "_backward_hooks")
+        if new_table and self._grad_fn is not None:
+            # as PyTorch: the node gets one entry per hooked output tensor, which calls all of
+            # that tensor's hooks; entries in the order the tensors were first hooked
+            table = self._grad_fn._own("_tensor_pre_hooks")
+            table[len(table)] = (self._output_nr, hooks)
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
         return handle
 
     def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
@@ -550,8 +592,9 @@ class Tensor:
 
     # ---------------------------------------------------------------- conversions
     def numpy(self, *, force: bool = False) -> np.ndarray:
-        """The underlying array (shared memory). Raises RuntimeError if it requires grad."""
-        if self.requires_grad and not force:
+        """The underlying array (shared memory). Raises RuntimeError if it requires grad while
+        grad mode is on (under ``no_grad()`` it is allowed, as in PyTorch)."""
+        if not force and self.requires_grad and grad_mode.is_grad_enabled():
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
         return self._data
@@ -605,6 +648,8 @@ class Tensor:
         """A new leaf sharing storage **and** the version counter, with requires_grad False."""
         t = Tensor._make(self._data)
         t._vc = self._vc
+        if t._inference and not self._inference:  # (inside inference_mode, the detached
+            t._inference = False  # tensor of a normal one stays normal, as a view of it does)
         return t
 
     def detach_(self) -> Tensor:
@@ -618,6 +663,7 @@ class Tensor:
                 "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
                 "called on these gradients. To fix this error, please refer to the "
                 "Optimizer.zero_grad() function in minigrad/optim/optimizer.py as the solution.")
+        graph.detached_in_place = True  # (saved tensors now check for it: SavedTensor._detached)
         self._grad_fn = None
         self._requires_grad = False
         return self
@@ -645,16 +691,57 @@ class Tensor:
         if not self.is_leaf:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
                                "support the deepcopy protocol at the moment.")
+        if id(self) in memo:
+            return memo[id(self)]
         new = type(self).__new__(type(self))
         memo[id(self)] = new
-        new._init(self._data.copy())
+        new._init(_deepcopy_storage(self._data, memo))
+        new._vc.value = 1  # (PyTorch sets the copied storage into a new tensor: a change)
         new._requires_grad = self._requires_grad
         if self._grad is not None:
-            new._grad = self._grad._detached_copy()
+            new._grad = copy.deepcopy(self._grad, memo)
         for k, v in self.__dict__.items():
             if k not in _AUTOGRAD_STATE and k not in new.__dict__:
                 new.__dict__[k] = copy.deepcopy(v, memo)
         return new
+
+    def __reduce_ex__(self, protocol):
+        """Pickling (``Tensor.__reduce_ex__``): a copy of the values, ``requires_grad`` and the
+        user's own attributes; not ``.grad``, the history or hooks (a UserWarning for each hook
+        not marked ``unserializable_hook``). Unpickled: a leaf at ``_version`` 1, as PyTorch."""
+        from .utils.hooks import warn_if_has_hooks
+
+        warn_if_has_hooks(self)
+        state = {k: v for k, v in self.__dict__.items() if k not in _AUTOGRAD_STATE}
+        return _rebuild_tensor, (type(self), np.array(self._data), self.requires_grad, state)
+
+
+def _rebuild_tensor(cls, arr: np.ndarray, requires_grad: bool, state: dict) -> Tensor:
+    """Unpickle a tensor (``torch._utils._rebuild_tensor_v2``)."""
+    t = cls.__new__(cls)
+    t._init(arr)
+    t._vc.value = 1
+    t._requires_grad = requires_grad
+    t.__dict__.update(state)
+    return t
+
+
+def _deepcopy_storage(arr: np.ndarray, memo: dict) -> np.ndarray:
+    """A copy of ``arr`` for ``copy.deepcopy``: arrays on the same memory (a tensor and its
+    views) copied in one ``deepcopy`` call share the copied memory, as PyTorch's storages do."""
+    root = arr
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if not arr.size or not (root.flags.c_contiguous or root.flags.f_contiguous):
+        return arr.copy()
+    new_root = memo.get(id(root))
+    if new_root is None:  # (keyed by the root array, which the tensor keeps alive meanwhile)
+        new_root = memo[id(root)] = root.copy(order="K")
+        copy._keep_alive(root, memo)  # (as deepcopy does for what it memoises)
+    if root is arr:
+        return new_root
+    offset = arr.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return np.ndarray(arr.shape, arr.dtype, buffer=new_root, offset=offset, strides=arr.strides)
 
 
 # what a Tensor stores about autograd (the class defaults above, set per instance when they

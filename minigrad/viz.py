@@ -150,10 +150,6 @@ def _node_hooks(fn) -> str:
 def _tensor_hooks(t) -> str:
     """``'grad=1 post_acc=1'``: hooks registered on tensor ``t`` (minigrad or torch)."""
     grad = len(getattr(t, "_backward_hooks", None) or ())
-    fn = t.grad_fn
-    pre = getattr(fn, "__dict__", {}).get("_tensor_pre_hooks") if fn is not None else None
-    if pre:  # minigrad keeps a non-leaf's hooks on its grad_fn, keyed by output number
-        grad += sum(1 for nr, _ in pre.values() if nr == t.output_nr)
     post = len(getattr(t, "_post_accumulate_grad_hooks", None) or ())
     return " ".join(f"{k}={n}" for k, n in (("grad", grad), ("post_acc", post)) if n)
 

@@ -52,7 +52,9 @@ def check_inplace(self: Tensor, *others) -> None:
     if base is not None:
         if self._creation_meta is not None:
             raise RuntimeError(view_rebase_message(self, indirect=False))
-        if self.requires_grad and base._requires_grad and base._grad_fn is None:
+        # (the base is a leaf: whether or not it requires grad, as PyTorch's check_inplace
+        # reads only the view's flag; a view made to require grad itself is refused too)
+        if self.requires_grad and base._grad_fn is None:
             raise RuntimeError(VIEW_LEAF_MSG)
     elif self._requires_grad and self._grad_fn is None:
         raise RuntimeError(LEAF_MSG)

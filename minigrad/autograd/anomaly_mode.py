@@ -23,6 +23,7 @@ is the line of user (or ``nn.Module``) code that called the op in both libraries
 from __future__ import annotations
 
 import os
+import sys
 import traceback
 import warnings
 
@@ -127,7 +128,11 @@ def _warn_forward_trace(node) -> None:
     else:
         msg = (f"Error detected in {node.name()}. Traceback of forward call that caused the "
                "error:\n" + "".join(stack))
-    warnings.warn(msg, UserWarning, stacklevel=4)
+    try:
+        warnings.warn(msg, UserWarning, stacklevel=4)
+    except Exception:  # (a warnings filter of "error"): as PyTorch, the node's error is what
+        # propagates; the warning is only printed to stderr
+        print(warnings.formatwarning(msg, UserWarning, __file__, 0).rstrip(), file=sys.stderr)
 
 
 def run_node(call, node, *args):

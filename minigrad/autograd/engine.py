@@ -65,14 +65,15 @@ def _needed(roots, targets):
 def _call_tensor_hooks(node, grads):
     """Hooks registered with ``Tensor.register_hook`` on the node's outputs (or its leaf)."""
     if isinstance(node, AccumulateGrad):
-        hooks = [(0, fn) for fn in node.variable._backward_hooks.values()]
-    else:
-        hooks = list(node._tensor_pre_hooks.values())
-    for nr, fn in hooks:  # called even for an undefined (None) gradient, as in PyTorch
-        new = fn(grads[nr])
-        if new is not None:
-            _check_hook_result(fn, new, grads[nr])
-            grads[nr] = new
+        tables = [(0, node.variable._backward_hooks)]
+    else:  # one (output_nr, hooks) per hooked output tensor, in the order first hooked
+        tables = list(node._tensor_pre_hooks.values())
+    for nr, hooks in tables:
+        for fn in list(hooks.values()):  # called even for an undefined (None) gradient
+            new = fn(grads[nr])
+            if new is not None:
+                _check_hook_result(fn, new, grads[nr])
+                grads[nr] = new
     for nr, ref in list(node._retains_grad.items()):
         t = ref()
         if t is not None and grads[nr] is not None:
@@ -182,11 +183,18 @@ def _call_node(node, grads, retain_graph):
             new = fn(tuple(grads))
             if new is not None:
                 grads = _check_hook_tuple(fn, new, grads)
+        new = None  # (the hook's tuple must not keep a gradient alive: see _sole_owner)
     # what post hooks see as grad_outputs (None where nothing arrived)
     raw = tuple(grads) if hooked and node._post_hooks else None
     custom = node._forward_cls is not None  # a custom Function's node
     is_acc = type(node) is AccumulateGrad  # (no subclasses; an isinstance that fails costs more)
+    if not custom:  # PyTorch's generated nodes unpack every saved variable first, so a stale,
+        for v in node._saved.values():  # freed or in-place-detached one fails even when unused
+            if type(v) is SavedTensor and (v._freed or v._vc.value != v._saved_version or (
+                    graph.detached_in_place and v._detached())):
+                v._check()  # (raises; the test inlined, as this runs for every node)
     if not custom and (grads[0] is None if len(grads) == 1 else all(g is None for g in grads)):
+        # (then returns undefined gradients: such a node still runs, and its checks above too)
         outs = (None,) * len(node.next_functions)
     else:
         if (len(grads) > 1 or custom) and getattr(node, "materialize_grads", True):
@@ -197,10 +205,6 @@ def _call_node(node, grads, retain_graph):
         if is_acc:  # may .grad take this gradient over (no copy)?
             node._stealable = _sole_owner(grads[0], 1 if raw is None else 2,
                                           storage=False)  # `grads` (and `raw`)
-        if not custom:  # PyTorch's generated nodes unpack every saved variable first, so a
-            for v in node._saved.values():  # stale or freed one fails even when unused
-                if type(v) is SavedTensor and (v._freed or v._vc.value != v._saved_version):
-                    v._check()  # (raises; the test inlined, as this runs for every node)
         # (one gradient, the common case: a plain call, cheaper than unpacking a list)
         outs = node.backward(grads[0]) if len(grads) == 1 else node.backward(*grads)
     if not retain_graph:

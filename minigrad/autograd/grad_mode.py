@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import warnings
 
 
 class _State(threading.local):
@@ -69,6 +70,20 @@ def _set(mode: bool) -> None:
             _tls.grad_enabled = mode
 
 
+CLASS_DECORATION_WARNING = (
+    "Decorating classes is deprecated and will be disabled in future versions. You should only "
+    "decorate functions or methods. To preserve the current behavior of class decoration, you "
+    "can directly decorate the `__init__` method and nothing else.")
+
+
+def _check_bool(mode, fn: str = "set_grad_enabled", arg: str = "enabled") -> bool:
+    """``mode`` if it is a bool; else PyTorch's TypeError from its argument parser."""
+    if not isinstance(mode, bool):
+        raise TypeError(f"{fn}(): argument '{arg}' (position 1) must be bool, not "
+                        f"{type(mode).__name__}")
+    return mode
+
+
 class _GradModeContext:
     """Shared machinery: set the flag on enter, restore the previous value on exit."""
 
@@ -83,7 +98,12 @@ class _GradModeContext:
         return False
 
     def __call__(self, fn):
-        """Use as a decorator: a fresh context per call (and per step of a generator)."""
+        """Use as a decorator: a fresh context per call (and per step of a generator). A class
+        is wrapped as a function that constructs it, with PyTorch's FutureWarning."""
+        if inspect.isclass(fn):
+            warnings.warn(CLASS_DECORATION_WARNING, FutureWarning, stacklevel=2)
+            cls = fn
+            fn = lambda *args, **kwargs: cls(*args, **kwargs)  # noqa: E731 - as PyTorch
         if inspect.isgeneratorfunction(fn):
             @functools.wraps(fn)
             def gen_wrapper(*args, **kwargs):
@@ -160,11 +180,13 @@ class set_grad_enabled(_GradModeContext):
 
     def __init__(self, mode: bool):
         self._prev = _tls.grad_enabled
-        self._mode = bool(mode)
+        self._mode = _check_bool(mode)
         _set(mode)
 
     def __enter__(self) -> None:
-        return None
+        # (the mode again: a stored object entered later, or twice, sets it each time; and
+        # __exit__ restores the mode from before construction, as PyTorch's object does)
+        _set(self._mode)
 
     def __call__(self, fn):
         _set(self._prev)  # as a decorator, constructing it must not change the global mode

@@ -48,6 +48,13 @@ _EMPTY = types.MappingProxyType({})
 # retains grad, and the engine need not read the (empty) tables of every node it runs (each read
 # falls back to the class default, which Python 3.11 does not speed up: ~200 instructions).
 tables_made = False
+# False until the first ``Tensor.detach_()``: until then no saved tensor can have been detached in
+# place, and the engine need not ask each one (see SavedTensor._detached).
+detached_in_place = False
+
+DETACHED_MSG = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is "
+    "not supported, please use out-of-place `.detach()` instead")
 
 
 def own_table(obj, table: str) -> dict:
@@ -127,6 +134,7 @@ class SavedTensor:
     # falls back to the class costs ~200 instructions more)
     _tensor = None  # an input: the tensor itself
     _data = None  # an output: its array (the tensor is not kept, see above)
+    _was_leaf = True  # an input: whether it had no grad_fn when saved
 
     def __init__(self, tensor, node, is_output: bool):
         if tensor._inference:
@@ -142,6 +150,8 @@ class SavedTensor:
             self._output_nr = tensor._output_nr
         else:
             self._tensor = tensor
+            if tensor._grad_fn is not None:  # unpacked with its grad_fn: see _detached
+                self._was_leaf = False
 
     @property
     def _shape(self):
@@ -149,16 +159,27 @@ class SavedTensor:
         arr = self._data if self._is_output else getattr(self._tensor, "_data", None)
         return None if arr is None else arr.shape
 
+    def _detached(self) -> bool:
+        """True for a saved non-leaf input that was ``detach_()``-ed since: PyTorch unpacks it
+        through its grad_fn, which is gone (``saved_variable.cpp``), and refuses."""
+        return not self._is_output and not self._was_leaf and self._tensor is not None and (
+            self._tensor._grad_fn is None)
+
     def _check(self) -> None:
-        """RuntimeError if freed or modified in place since saving (what unpacking checks)."""
+        """RuntimeError if freed, detached in place, or modified in place since saving (what
+        unpacking checks, in PyTorch's order)."""
         if self._freed:
             raise RuntimeError(FREED_MSG)
+        if detached_in_place and self._detached():
+            raise RuntimeError(DETACHED_MSG)
         if self._vc.value != self._saved_version:
             raise RuntimeError(self._version_message())
 
     def unpack(self):
-        """Return the saved tensor; RuntimeError if freed or modified in place since saving."""
-        if self._freed or self._vc.value != self._saved_version:  # (_check's test, inlined)
+        """Return the saved tensor; RuntimeError if freed, detached in place or modified in
+        place since saving."""
+        if self._freed or self._vc.value != self._saved_version or (  # (_check's test, inlined)
+                detached_in_place and self._detached()):
             self._check()
         if not self._is_output:
             return self._tensor
@@ -270,7 +291,7 @@ class Node:
     # Most nodes never get a hook: until ``_own`` gives a node its own table these are _EMPTY
     _pre_hooks = _EMPTY  # id -> fn(grad_outputs)
     _post_hooks = _EMPTY  # id -> fn(grad_inputs, grad_outputs)
-    _tensor_pre_hooks = _EMPTY  # hooks registered on output tensors: id -> (nr, fn)
+    _tensor_pre_hooks = _EMPTY  # per hooked output tensor: n -> (output_nr, its hook table)
     _retains_grad = _EMPTY  # output_nr -> weakref to the tensor that retains grad
 
     def __init__(self, _seq=None):
@@ -405,10 +426,14 @@ class AccumulateGrad(Node):
             g, v = grad._data, var._data  # (compared as arrays: no Size / dtype objects)
             if grad_mode.is_grad_enabled():  # create_graph: keep the graph of the gradient
                 var._grad = Tensor._make(np.empty(var.shape, dtype=var._data.dtype)).copy_(grad)
-            elif self._stealable and _is_dense(g) and g.shape == v.shape and \
-                    g.dtype == v.dtype and _same_strides(g, v):
+            elif self._stealable and _is_dense(g) and g.dtype == v.dtype and (
+                    g.shape != v.shape or _same_strides(g, v)):
+                # (another shape: ``var.data =`` changed it since the forward; PyTorch then takes
+                # the gradient as it comes, shaped as the graph recorded it)
                 var._grad = Tensor._make(grad._data)  # as ``grad.detach()``: same counter
                 var._grad._vc = grad._vc
+            elif g.shape != v.shape:
+                var._grad = grad._detached_copy(var.dtype)
             else:
                 var._grad = _copy_obeying_contract(grad, var)
             self._stealable = False

@@ -45,3 +45,10 @@ class Parameter(Tensor):
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo):
+        """``Parameter(self.data.clone(), self.requires_grad)`` (``Parameter.__deepcopy__``):
+        unlike a plain tensor's copy, no ``.grad`` and no user attributes; ``_version`` 0."""
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.data.clone(), self.requires_grad)
+        return memo[id(self)]

@@ -533,17 +533,23 @@ class Module:
         fn(self)
         return self
 
-    def _apply(self, fn) -> Module:
-        """Replace each parameter's / buffer's data by ``fn(tensor)`` keeping the objects."""
-        for module in self.children():
-            module._apply(fn)
+    def _apply(self, fn, recurse: bool = True) -> Module:
+        """Apply ``fn`` to every parameter, its ``.grad`` and every buffer (``Module._apply``,
+        behind ``.to()``/``.double()``/...): parameters and gradients keep their objects and
+        get the result as ``.data`` (``fn`` runs under ``no_grad``, so it may work in place);
+        buffers are replaced by the result. Children first, unless ``recurse=False``."""
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
         for p in self._parameters.values():
             if p is None:
                 continue
             with grad_mode.no_grad():
-                p._data = fn(p)._data
-            if p._grad is not None:
-                p._grad._data = fn(p._grad)._data
+                p.data = fn(p)
+            grad = p._grad
+            if grad is not None:
+                with grad_mode.no_grad():
+                    grad.data = fn(grad)
         for name, b in self._buffers.items():
             if b is not None:
                 self._buffers[name] = fn(b)
