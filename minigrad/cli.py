@@ -110,7 +110,7 @@ def _rich():
 
 
 def cmd_demo(args) -> int:
-    """Run :func:`minigrad.demo.run_demo` with a progress bar and print the results table."""
+    """Run `minigrad.demo.run_demo` with a progress bar and print the results table."""
     from .demo import run_demo
 
     Console, Progress, BarColumn, TextColumn, TimeElapsedColumn, Table = _rich()
@@ -166,14 +166,14 @@ def cmd_graph(args) -> int:
 
 
 def cmd_doctor(args) -> int:
-    """Run :func:`minigrad.debug.doctor.run_doctor`: 0 healthy, 1 problems, 2 bad usage."""
+    """Run `minigrad.debug.doctor.run_doctor`: 0 healthy, 1 problems, 2 bad usage."""
     from .debug.doctor import run_doctor
 
     return run_doctor(args.target, input_shape=args.input_shape, framework=args.framework)
 
 
 def cmd_parity(args) -> int:
-    """Run :func:`minigrad.parity.cases.parity_command`: 0 identical, 1 mismatch, 2 bad usage."""
+    """Run `minigrad.parity.cases.parity_command`: 0 identical, 1 mismatch, 2 bad usage."""
     _rich()
     from .parity.cases import parity_command
 
@@ -182,7 +182,7 @@ def cmd_parity(args) -> int:
 
 def cmd_tutorial(args) -> int:
     """List the chapters (``--list`` or no N) or run chapter N with
-    :func:`minigrad.tutorial.run_chapter`: 0 when it ran through, 1 when it raised, 2 for an
+    `minigrad.tutorial.run_chapter`: 0 when it ran through, 1 when it raised, 2 for an
     unknown chapter or a missing tutorials folder."""
     Console, *_, Table = _rich()
     from . import tutorial

@@ -4,18 +4,18 @@ The chapters are ``tutorials/chNN_*.py`` files in jupytext "percent" format: ``#
 code cell, ``# %% [markdown]`` a narrative cell whose lines start with ``# ``. They run as plain
 scripts (``python tutorials/ch01_graph.py``), open as notebooks with jupytext, and are executed
 when the documentation site is built. ``minigrad tutorial N`` prints a chapter's narrative, its
-code and its output in the terminal (:func:`run_chapter`).
+code and its output in the terminal (`run_chapter`).
 
 Helpers for the chapters (all print plain text, so the output reads the same in a terminal and
 in a notebook):
 
-* :func:`side_by_side` runs one scenario, written as a function of the library, on minigrad and
+* `side_by_side` runs one scenario, written as a function of the library, on minigrad and
   on PyTorch, prints both results next to each other and asserts they agree;
-* :func:`same_error` runs a failing scenario on both and asserts the same exception type and key
+* `same_error` runs a failing scenario on both and asserts the same exception type and key
   phrase;
-* :func:`quote` prints lines of minigrad's own source, found by reference (an object and a
+* `quote` prints lines of minigrad's own source, found by reference (an object and a
   marker), so the chapters never paste code that could go stale;
-* :func:`output_dir`, :func:`save_figure`, :func:`save_graph` write figures where the reader is
+* `output_dir`, `save_figure`, `save_graph` write figures where the reader is
   told to look (``$MINIGRAD_TUTORIAL_OUT/chNN``, default ``minigrad-out/tutorials/chNN``).
 
 PyTorch is imported only by the helpers that compare against it.
@@ -43,7 +43,7 @@ DIR_ENV = "MINIGRAD_TUTORIALS_DIR"
 DEFAULT_OUT = Path("minigrad-out") / "tutorials"
 _CHAPTER_RE = re.compile(r"ch(\d\d)_(\w+)\.py$")
 
-#: Markers :func:`quote` could not find (the chapter tests fail when this is not empty).
+#: Markers `quote` could not find (the chapter tests fail when this is not empty).
 QUOTE_MISSES: list = []
 
 
@@ -140,7 +140,7 @@ def run_chapter(number: int, show_code: bool = True, console=None) -> int:
     """Run chapter ``number`` cell by cell in this process, printing each narrative cell (as
     Markdown), each code cell (unless ``show_code`` is False) and what the code prints.
 
-    Figures go to :func:`output_dir`. Returns 0, or 1 after printing the traceback when a cell
+    Figures go to `output_dir`. Returns 0, or 1 after printing the traceback when a cell
     raises (for instance when minigrad and PyTorch stop agreeing). ``console`` is a
     ``rich.console.Console`` (one is made if None).
     """
@@ -252,7 +252,7 @@ def side_by_side(scenario, *args, rtol: float = 1e-5, atol: float = 1e-6, **kwar
 
     ``scenario`` returns a dict ``{label: value}`` (values: str, numbers, lists, tuples, NumPy
     arrays or tensors). Tensors are compared as arrays, within ``rtol``/``atol``; everything
-    else exactly (:func:`minigrad.parity.compare`). Returns ``(minigrad result, torch result)``.
+    else exactly (`minigrad.parity.compare`). Returns ``(minigrad result, torch result)``.
 
     Raises AssertionError naming the first entry where the libraries differ.
     """
@@ -309,7 +309,7 @@ def quote(obj, start: str | None = None, stop: str | None = None, *, max_lines: 
     line containing ``stop`` (just the ``start`` line when ``stop`` is None).
 
     When a marker is not found (the source changed) the whole object is printed and the miss is
-    recorded in :data:`QUOTE_MISSES`, which the chapter tests check.
+    recorded in `QUOTE_MISSES`, which the chapter tests check.
     """
     lines, first = inspect.getsourcelines(obj)
     path = Path(inspect.getsourcefile(obj))

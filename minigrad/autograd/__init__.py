@@ -1,7 +1,7 @@
 """``minigrad.autograd``: ``backward``, ``grad``, nodes and grad modes.
 
 Mirrors ``torch/autograd/__init__.py``: argument checking and seeding of the root gradients
-happen here; the graph walk itself is in :mod:`minigrad.autograd.engine`.
+happen here; the graph walk itself is in `minigrad.autograd.engine`.
 """
 
 from __future__ import annotations
