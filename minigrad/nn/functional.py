@@ -281,3 +281,10 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
         raise NotImplementedError("minigrad: l1_loss(weight=...) is not implemented")
     red = _reduction(size_average, reduce, reduction)
     return _loss.l1_loss(input, target, red)
+
+
+def __dir__():
+    """`dir()` lists the public names (`__all__`), not the helpers imported here."""
+    from .._namespace import public_dir
+
+    return public_dir(globals())
