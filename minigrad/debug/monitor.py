@@ -286,13 +286,15 @@ class GradientFlowMonitor:
 
     def table(self, title: str = "Gradient flow", records=None):
         """The report (or the given ``records``) as a ``rich.table.Table`` (flags in red)."""
+        from rich import box
         from rich.table import Table
 
-        table = Table(title=title)
+        # no column rules, so 11 columns fit a terminal of 80 (and long cells fold)
+        table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
         for col in ("name", "type", "grad", "shape", "mean", "mean |g|", "max |g|", "norm",
                     "NaN", "Inf", "flags"):
             table.add_column(col, justify="left" if col in ("name", "type", "grad", "flags")
-                             else "right")
+                             else "right", overflow="fold")  # narrow terminal: fold, never cut
         for r in self.records() if records is None else records:
             shape = "-" if r.shape is None else str(tuple(r.shape)) if r.shape and isinstance(
                 r.shape[0], int) else str(r.shape)

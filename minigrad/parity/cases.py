@@ -440,6 +440,7 @@ def parity_command(device: str = "cpu", names=None, verbose: bool = False, conso
     ``device='cuda'`` but PyTorch sees no GPU. A real-world case named with ``names`` always
     shows its source, its summary and the two printed outputs side by side.
     """
+    from rich import box
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
@@ -463,10 +464,12 @@ def parity_command(device: str = "cpu", names=None, verbose: bool = False, conso
             return 2
     names = [resolve(n) for n in names] if names else None
     results = run_cases(names, device)
-    table = Table(title=f"minigrad vs PyTorch ({device}): {len(results)} cases")
+    table = Table(title=f"minigrad vs PyTorch ({device}): {len(results)} cases",
+                  box=box.SIMPLE_HEAD)  # no column rules: more room at 80 columns
     for col in ("case", "kind", "graph identical", "max |grad diff|", "hook trace identical",
                 "printed output identical", "verdict"):
-        table.add_column(col, justify="left" if col in ("case", "kind") else "center")
+        table.add_column(col, justify="left" if col in ("case", "kind") else "center",
+                         overflow="fold")  # a narrow terminal folds a long case name
     for r in results:
         diff = "-" if r.max_grad_diff is None else f"{r.max_grad_diff:.1e}"
         if not r.grads_close:
