@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,7 +49,19 @@ def test_graphviz_dot_is_named_as_a_system_requirement_before_the_commands():
 def test_second_command_runs_the_tests_with_skip_reasons():
     second = _commands(_quick_start())[1].strip()
     assert second == "pytest -n auto"
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    addopts = shlex.split(config["tool"]["pytest"]["ini_options"]["addopts"])
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    addopts = shlex.split(re.search(r'^addopts = "(.*)"$', pyproject, re.M).group(1))
     report = "".join(a[2:] for a in addopts if a.startswith("-r"))
     assert "s" in report or "a" in report or "A" in report, addopts
+
+
+def test_docs_readme_records_the_site_generator_decision():
+    """Material for MkDocs' end of life: the decision (keep and pin) is written down, and the
+    pin is in the docs extra."""
+    text = " ".join((ROOT / "docs" / "README.md").read_text(encoding="utf-8").split())
+    assert "Site generator" in text and "Zensical" in text and "pin" in text
+    assert "NO_MKDOCS_2_WARNING=1" in text
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert '"mkdocs-material>=9.5,<10"' in pyproject
+    assert "README.md" in (ROOT / "mkdocs.yml").read_text(encoding="utf-8").split(
+        "exclude_docs:", 1)[1].split("\n\n", 1)[0]
