@@ -286,11 +286,9 @@ class GradientFlowMonitor:
 
     def table(self, title: str = "Gradient flow", records=None):
         """The report (or the given ``records``) as a ``rich.table.Table`` (flags in red)."""
-        from rich import box
         from rich.table import Table
 
-        # no column rules, so 11 columns fit a terminal of 80 (and long cells fold)
-        table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
+        table = Table(title=title)
         for col in ("name", "type", "grad", "shape", "mean", "mean |g|", "max |g|", "norm",
                     "NaN", "Inf", "flags"):
             table.add_column(col, justify="left" if col in ("name", "type", "grad", "flags")
