@@ -12,8 +12,11 @@ is always as up to date as the tests:
 * **Behaviours**: every other parity test function (engine, versions, hooks, modules, errors...).
 
 Each ✓ carries the id of the test that backs it (hover to read it). The CPU column counts ids
-run against PyTorch on the CPU, the CUDA column ids whose PyTorch side runs on a GPU (skipped on
-machines without one). Run as a script to print the page: ``python docs/gen_parity_coverage.py``.
+run against PyTorch on the CPU. The CUDA column shows the *results* of the last recorded GPU run,
+a pytest JUnit XML file at ``docs/parity-cuda-run.xml`` (on a GPU machine: ``pytest -m cuda
+tests/parity --junitxml=docs/parity-cuda-run.xml``, then commit it): ✓ passed, ✗ failed, "skipped";
+without a recorded run it says "not run" (a test id is not a result). Run as a script to print
+the page: ``python docs/gen_parity_coverage.py``.
 """
 
 from __future__ import annotations
@@ -24,13 +27,40 @@ import io
 import os
 import sys
 import warnings
+import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = "tests/parity"
+CUDA_RUN = ROOT / "docs" / "parity-cuda-run.xml"
 CHECK = "✓"
+CROSS = "✗"
 NONE = "—"
+
+
+def cuda_results(path: Path = CUDA_RUN) -> dict | None:
+    """``{nodeid: "passed" | "failed" | "skipped"}`` of a recorded GPU run (a pytest JUnit XML
+    file), or None when no run is recorded."""
+    if not Path(path).is_file():
+        return None
+    out = {}
+    for case in ET.parse(path).getroot().iter("testcase"):
+        module = case.get("classname", "").split(".")
+        # pytest writes a test class into classname too: keep the part that is a file
+        parts = []
+        for i in range(len(module), 0, -1):
+            if (ROOT / Path(*module[:i])).with_suffix(".py").is_file() or i == 1:
+                parts = ["/".join(module[:i]) + ".py", *module[i:]]
+                break
+        nodeid = "::".join([*parts, case.get("name", "")])
+        outcome = "passed"
+        if case.find("failure") is not None or case.find("error") is not None:
+            outcome = "failed"
+        elif case.find("skipped") is not None:
+            outcome = "skipped"
+        out[nodeid] = outcome
+    return out
 
 
 class _Collector:
@@ -112,6 +142,25 @@ def _tick(ids) -> str:
     return f'<span title="{title}">{CHECK}{count}</span>'
 
 
+def _cuda(ids, results) -> str:
+    """The CUDA cell: the recorded results of ``ids`` (✓ passed, ✗ failed, skipped), or "not
+    run" without a recorded GPU run."""
+    ids = sorted(set(ids))
+    if not ids:
+        return NONE
+    title = html.escape("\n".join(ids), quote=True).replace("\n", "&#10;")
+    if results is None:
+        return f'<span title="{title}">not run</span>'
+    outcomes = [results.get(i, "not run") for i in ids]
+    parts = []
+    for outcome, mark in (("passed", CHECK), ("failed", CROSS), ("skipped", "skipped"),
+                          ("not run", "not run")):
+        n = outcomes.count(outcome)
+        if n:
+            parts.append(mark + (f" ×{n}" if n > 1 else ""))
+    return f'<span title="{title}">{" ".join(parts)}</span>'
+
+
 def _short(nodeid: str) -> str:
     return "`" + nodeid.split("::", 1)[1] + "`"
 
@@ -119,6 +168,7 @@ def _short(nodeid: str) -> str:
 def generate(path: str = TESTS) -> str:
     """The Markdown of the parity coverage page."""
     items = collect(path)
+    results = cuda_results()
     ops = defaultdict(lambda: {"cpu": [], "cuda": [], "fn": None, "specs": None})
     nodes = {}
     behaviours = defaultdict(lambda: {"cpu": [], "cuda": [], "other": []})
@@ -151,9 +201,15 @@ def generate(path: str = TESTS) -> str:
         "What the parity tests check, generated from the test ids of `tests/parity` when the "
         "site is built (`docs/gen_parity_coverage.py`). Every test runs the same code on "
         "minigrad and on PyTorch and compares the results; hover over a ✓ to read the test id "
-        "behind it. **CPU**: ids whose PyTorch side runs on the CPU; **CUDA**: ids whose PyTorch "
-        "side runs on a GPU (skipped on machines without one; see the README for running them "
-        "on a GPU machine). minigrad itself always runs on NumPy.",
+        "behind it. **CPU**: ids whose PyTorch side runs on the CPU; **CUDA**: the results of "
+        "the ids whose PyTorch side runs on a GPU, " + (
+            "**not run on a GPU here**: no GPU run is recorded (`docs/parity-cuda-run.xml`; see "
+            "the README for running them on a GPU machine)." if results is None else
+            f"from the recorded GPU run (`docs/parity-cuda-run.xml`: "
+            f"{sum(v == 'passed' for v in results.values())} passed, "
+            f"{sum(v == 'failed' for v in results.values())} failed, "
+            f"{sum(v == 'skipped' for v in results.values())} skipped).")
+        + " minigrad itself always runs on NumPy.",
         "",
         f"**{len(items)} parity test ids**: {n_cpu} CPU, {n_cuda} CUDA; {len(ops)} op cases, "
         f"{len(nodes)} backward node classes, {len(behaviours)} behaviour tests.",
@@ -181,7 +237,7 @@ def generate(path: str = TESTS) -> str:
         grads = own + [i for r in rows if r["grads"] for i in r["cpu"][:1]]
         first = own or [i for r in rows for i in r["cpu"][:1]]
         lines.append(f"| `{name}` | {_tick(first)} | {_tick(grads)} | {_tick(first)} | {NONE} "
-                     f"| {_tick(cpu)} | {_tick(cuda)} | {len(rows)} |")
+                     f"| {_tick(cpu)} | {_cuda(cuda, results)} | {len(rows)} |")
 
     lines += ["", "## Ops", "",
               "One row per case of the op tables (`check_op`: values, dtype, graph, saved "
@@ -197,7 +253,8 @@ def generate(path: str = TESTS) -> str:
             graph = first if row["node"] != NONE else []
             grads = first if row["grads"] else []
             lines.append(f"| `{case}` | `{row['node']}` | {_tick(first)} | {_tick(grads)} | "
-                         f"{_tick(graph)} | {NONE} | {_tick(row['cpu'])} | {_tick(row['cuda'])}"
+                         f"{_tick(graph)} | {NONE} | {_tick(row['cpu'])} | "
+                         f"{_cuda(row['cuda'], results)}"
                          f" | {_short(first[0]) if first else NONE} |")
         lines.append("")
 
@@ -210,7 +267,7 @@ def generate(path: str = TESTS) -> str:
         hooks = _tick(all_ids[:1]) if "hook" in (file + func).lower() else NONE
         doc = docs[(file, func)].replace("|", "\\|")
         lines.append(f"| `{file.removeprefix(TESTS + '/')}::{func}` | {doc} | {hooks} | "
-                     f"{_tick(row['cpu'] + row['other'])} | {_tick(row['cuda'])} |")
+                     f"{_tick(row['cpu'] + row['other'])} | {_cuda(row['cuda'], results)} |")
     lines.append("")
     return "\n".join(lines)
 

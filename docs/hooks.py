@@ -8,21 +8,35 @@
   builds while other pages are being written.
 
 The chapters write their figure files to a temporary folder during the build
-(``MINIGRAD_TUTORIAL_OUT``); the figures themselves are embedded in the rendered pages.
+(``MINIGRAD_TUTORIAL_OUT``) and print the folder a reader's own run uses
+(``MINIGRAD_TUTORIAL_OUT_SHOWN``); the figures themselves are embedded in the rendered pages.
+The kernels that execute the chapters are configured by ``docs/jupyter/`` (added to
+``JUPYTER_CONFIG_PATH``): no log lines below errors, no ``Out[n]:`` of a cell's last value (a
+chapter is a script, and prints what it shows), and cells compiled under the chapter's file
+name and line numbers (`minigrad.tutorial.name_cells_after_chapters`).
+
+Executed chapters are cached (mkdocs-jupyter's cache) in a folder named after a digest of
+everything their outputs depend on: the chapters, the ``minigrad`` package, the kernel
+configuration and the versions of Python, NumPy and PyTorch. A rebuild with none of those
+changed reuses them; any change executes every chapter again.
 """
 
 from __future__ import annotations
 
+import hashlib
+import html
 import importlib
 import importlib.util
 import inspect
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
 
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
+from mkdocs.structure.toc import get_toc
 
 ROOT = Path(__file__).resolve().parent.parent
 # API reference pages: page -> (title, module, intro). Generated from each module's __all__.
@@ -52,10 +66,41 @@ This page is being written. Meanwhile, the tutorial chapters cover the topic:
 """
 
 
+def _outputs_digest() -> str:
+    """Digest of what the executed chapters' outputs depend on (see the module docstring)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    digest = hashlib.sha256()
+    files = sorted([*(ROOT / "minigrad").rglob("*.py"), *(ROOT / "tutorials").glob("*.py"),
+                    *(ROOT / "docs" / "jupyter").glob("*.json")])
+    for path in files:
+        digest.update(path.relative_to(ROOT).as_posix().encode())
+        digest.update(path.read_bytes())
+    for dist in ("numpy", "torch", "matplotlib", "graphviz"):
+        try:
+            digest.update(f"{dist}={version(dist)}".encode())
+        except PackageNotFoundError:
+            pass
+    digest.update(sys.version.encode())
+    digest.update(os.environ.get("MINIGRAD_TUTORIAL_OUT_SHOWN", "").encode())
+    return digest.hexdigest()[:16]
+
+
 def on_config(config):
-    """Chapters write their figures to a temporary folder, and import minigrad from here."""
+    """Chapters write their figures to a temporary folder and import minigrad from here; their
+    kernels are configured by ``docs/jupyter``; executed chapters are cached by digest."""
     if not os.environ.get("MINIGRAD_TUTORIAL_OUT"):
         os.environ["MINIGRAD_TUTORIAL_OUT"] = tempfile.mkdtemp(prefix="minigrad-docs-")
+    os.environ.setdefault("MINIGRAD_TUTORIAL_OUT_SHOWN", "minigrad-out/tutorials")
+    jupyter = str(ROOT / "docs" / "jupyter")
+    paths = os.environ.get("JUPYTER_CONFIG_PATH", "")
+    if jupyter not in paths.split(os.pathsep):
+        os.environ["JUPYTER_CONFIG_PATH"] = jupyter + (os.pathsep + paths if paths else "")
+    jupyter_plugin = config["plugins"].get("mkdocs-jupyter")
+    if jupyter_plugin is not None and jupyter_plugin.config["cache"]:
+        base = Path(jupyter_plugin.config["cache_dir"])
+        base = base if base.is_absolute() else ROOT / base
+        jupyter_plugin.config["cache_dir"] = str(base / _outputs_digest())
     os.environ.setdefault("MPLBACKEND", "Agg")
     path = os.environ.get("PYTHONPATH", "")
     if str(ROOT) not in path.split(os.pathsep):  # the notebook kernels inherit this
@@ -133,3 +178,39 @@ def on_files(files, config):
             files.append(File.generated(config, page, content=PLACEHOLDER.format(
                 title=title or page)))
     return files
+
+
+_HEADING = re.compile(r'<h([1-6]) id="([^"]+)"[^>]*>(.*?)</h\1>', re.S)
+_ANCHOR = re.compile(r'<a class="anchor-link"[^>]*>.*?</a>', re.S)
+
+
+def _is_chapter(page) -> bool:
+    return re.fullmatch(r"tutorials/ch\d\d_\w+\.py", page.file.src_uri) is not None
+
+
+def toc_tokens(content: str) -> list:
+    """The table of contents of a rendered chapter, from its headings: ``[{level, id, name,
+    children}]`` with the heading's whole text as ``name`` (code words included)."""
+    root: list = []
+    stack: list = []  # (level, children list)
+    for level, anchor, inner in _HEADING.findall(content):
+        text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", _ANCHOR.sub("", inner))).split())
+        token = {"level": int(level), "id": anchor, "name": html.escape(text), "children": []}
+        while stack and stack[-1][0] >= token["level"]:
+            stack.pop()
+        (stack[-1][1] if stack else root).append(token)
+        stack.append((token["level"], token["children"]))
+    return root
+
+
+def on_page_content(content, page, config, files):
+    """A chapter's table of contents from its rendered headings.
+
+    mkdocs-jupyter builds it from a Markdown export that drops inline code, so "``next_functions``:
+    the edges of the graph" became ": the edges of the graph" and its link pointed at an id
+    the page does not have. (Its titles come from the nav: ``ignore_h1_titles`` in
+    ``mkdocs.yml``.)
+    """
+    if _is_chapter(page):
+        page.toc = get_toc(toc_tokens(content))
+    return content

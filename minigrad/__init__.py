@@ -155,3 +155,10 @@ __all__ = [
     "set_grad_enabled", "float", "double", "long", "int", "half", "clip", "save", "load",
     "memory_format", "preserve_format", "contiguous_format",
 ]
+
+
+def __dir__():
+    """`dir()` lists the public names (`__all__`), not the helpers imported here."""
+    from ._namespace import public_dir
+
+    return public_dir(globals())

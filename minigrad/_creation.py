@@ -3,7 +3,7 @@
 Mirrors ``torch/_refs`` factory semantics: float32 by default for floating values, int64 for
 Python ints, bool for bools; ``requires_grad=True`` is honoured even under ``no_grad`` and
 rejected (RuntimeError) for non-float dtypes. Random numbers come from one NumPy generator
-seeded by :func:`manual_seed` (values differ from PyTorch's RNG; distributions are the same).
+seeded by `manual_seed` (values differ from PyTorch's RNG; distributions are the same).
 """
 
 from __future__ import annotations
@@ -131,7 +131,7 @@ def _unwrap(data):
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
-    """Like :func:`tensor` but shares memory with a NumPy array or returns a tensor as is."""
+    """Like `tensor` but shares memory with a NumPy array or returns a tensor as is."""
     if isinstance(data, Tensor) and dtype is None:
         return data
     if isinstance(data, np.ndarray) and dtype is None:

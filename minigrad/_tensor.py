@@ -161,7 +161,7 @@ def _empty_layout(arr: np.ndarray, keep: bool = False) -> np.ndarray:
 class Tensor:
     """An n-dimensional array that can record the operations applied to it.
 
-    Construct with :func:`minigrad.tensor` or the factory functions. ``data`` lives in a NumPy
+    Construct with `minigrad.tensor` or the factory functions. ``data`` lives in a NumPy
     array (float32 by default). See ``torch.Tensor`` for the meaning of every attribute; the
     ones here behave the same, including the warnings and errors.
     """
@@ -307,7 +307,7 @@ class Tensor:
     # ---------------------------------------------------------------- basic properties
     @property
     def shape(self) -> Size:
-        """The shape, a :class:`Size` (tuple of ints)."""
+        """The shape, a `Size` (tuple of ints)."""
         return Size(self._data.shape)
 
     def size(self, dim: int | None = None):

@@ -3,7 +3,7 @@
 The data is scikit-learn's bundled handwritten digits (``load_digits``: 1797 images of 8x8,
 grey levels 0..16, no download). Both libraries get the same initial weights (PyTorch's,
 copied with ``load_state_dict``), the same optimizer settings and the same batches; the
-training loop (:func:`train_step`) is written once and runs unchanged on either library, which
+training loop (`train_step`) is written once and runs unchanged on either library, which
 is the point: ``import minigrad as torch`` works for this code.
 """
 
@@ -108,10 +108,10 @@ class DemoResult:
 
 def run_demo(epochs: int = 8, optimizer: str = "sgd", lr: float | None = None, seed: int = 0,
              batch_size: int = 64, progress=None) -> DemoResult:
-    """Train minigrad's and PyTorch's copies of :func:`build_cnn` in lockstep.
+    """Train minigrad's and PyTorch's copies of `build_cnn` in lockstep.
 
     ``progress(step, total)`` is called after every step when given. Returns a
-    :class:`DemoResult`; raises SystemExit with install advice when torch/sklearn are missing.
+    `DemoResult`; raises SystemExit with install advice when torch/sklearn are missing.
     """
     try:
         import torch

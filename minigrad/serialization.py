@@ -11,12 +11,12 @@ holds only
 and reads it back with ``np.load(..., allow_pickle=False)`` and a strict check of the manifest.
 Loading therefore never executes code from the file: object arrays, unknown entries, unknown
 node types or dtypes, shapes that disagree with the manifest, truncated or corrupted archives
-(zip CRC checks) are all rejected with :class:`SerializationError`.
+(zip CRC checks) are all rejected with `SerializationError`.
 
 What can be saved: tensors (values, dtype, shape and ``requires_grad``; views are saved as
 independent copies), ``dict`` / ``OrderedDict`` (str, int, float, bool or None keys), ``list``,
 ``tuple``, and ``int``, ``float``, ``bool``, ``str``, ``None`` — i.e. module and optimizer state
-dicts and nested containers of them. :func:`from_torch` and :func:`to_torch` convert such
+dicts and nested containers of them. `from_torch` and `to_torch` convert such
 objects between minigrad and PyTorch, so a PyTorch state dict can be saved by minigrad and
 loaded back into a PyTorch model.
 """
@@ -85,7 +85,7 @@ def _encode(obj, arrays: list, path: str):
 def save(obj, f) -> None:
     """Save ``obj`` (a state dict, or nested dicts/lists/tuples of tensors and numbers) to
     ``f``, a path (written exactly as given, no extension added) or a binary file object
-    (``torch.save``). Raises :class:`SerializationError` for objects it cannot store."""
+    (``torch.save``). Raises `SerializationError` for objects it cannot store."""
     arrays: list = []
     manifest = {"format": FORMAT, "version": VERSION, "root": _encode(obj, arrays, "obj")}
     entries = {MANIFEST: np.frombuffer(json.dumps(manifest).encode(), dtype=np.uint8)}
@@ -190,11 +190,11 @@ def _read_archive(f, where: str) -> dict:
 
 
 def load(f, map_location=None, weights_only: bool = True):
-    """Load an object saved by :func:`save` from a path or binary file object (``torch.load``).
+    """Load an object saved by `save` from a path or binary file object (``torch.load``).
 
     Never unpickles and never executes code from the file. ``map_location`` is accepted for
     compatibility (everything is on the CPU); ``weights_only`` is always effectively True.
-    Raises :class:`SerializationError` (a RuntimeError) naming the problem for a file that is
+    Raises `SerializationError` (a RuntimeError) naming the problem for a file that is
     not a minigrad file, is truncated or corrupted, contains a pickle, or whose manifest is
     malformed or disagrees with the stored arrays.
     """

@@ -132,7 +132,7 @@ def run(name: str, lib, *, track: bool = False, seed: int = 0, device=None) -> d
 
     Returns ``{"model", "x", "output", "params", "tracker"}``: ``params`` is
     ``dict(model.named_parameters())``; ``tracker`` is a
-    :class:`minigrad.viz.ModuleTracker` recorded during the forward pass when ``track``,
+    `minigrad.viz.ModuleTracker` recorded during the forward pass when ``track``,
     else None.
     """
     lib.manual_seed(seed)

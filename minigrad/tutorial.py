@@ -4,19 +4,20 @@ The chapters are ``tutorials/chNN_*.py`` files in jupytext "percent" format: ``#
 code cell, ``# %% [markdown]`` a narrative cell whose lines start with ``# ``. They run as plain
 scripts (``python tutorials/ch01_graph.py``), open as notebooks with jupytext, and are executed
 when the documentation site is built. ``minigrad tutorial N`` prints a chapter's narrative, its
-code and its output in the terminal (:func:`run_chapter`).
+code and its output in the terminal (`run_chapter`).
 
 Helpers for the chapters (all print plain text, so the output reads the same in a terminal and
 in a notebook):
 
-* :func:`side_by_side` runs one scenario, written as a function of the library, on minigrad and
+* `side_by_side` runs one scenario, written as a function of the library, on minigrad and
   on PyTorch, prints both results next to each other and asserts they agree;
-* :func:`same_error` runs a failing scenario on both and asserts the same exception type and key
+* `same_error` runs a failing scenario on both and asserts the same exception type and key
   phrase;
-* :func:`quote` prints lines of minigrad's own source, found by reference (an object and a
+* `quote` prints lines of minigrad's own source, found by reference (an object and a
   marker), so the chapters never paste code that could go stale;
-* :func:`output_dir`, :func:`save_figure`, :func:`save_graph` write figures where the reader is
-  told to look (``$MINIGRAD_TUTORIAL_OUT/chNN``, default ``minigrad-out/tutorials/chNN``).
+* `output_dir`, `save_figure`, `save_graph` write figures where the reader is
+  told to look (``$MINIGRAD_TUTORIAL_OUT/chNN``, default ``minigrad-out/tutorials/chNN``), and
+  `shown` is how a path is printed.
 
 PyTorch is imported only by the helpers that compare against it.
 """
@@ -36,14 +37,15 @@ import numpy as np
 
 __all__ = ["Chapter", "chapters", "find_chapter", "tutorials_dir", "parse_cells", "run_chapter",
            "output_dir", "side_by_side", "same_error", "quote", "save_figure", "save_graph",
-           "in_notebook", "QUOTE_MISSES"]
+           "in_notebook", "shown", "name_cells_after_chapters", "QUOTE_MISSES"]
 
 OUT_ENV = "MINIGRAD_TUTORIAL_OUT"
+SHOWN_ENV = "MINIGRAD_TUTORIAL_OUT_SHOWN"
 DIR_ENV = "MINIGRAD_TUTORIALS_DIR"
 DEFAULT_OUT = Path("minigrad-out") / "tutorials"
 _CHAPTER_RE = re.compile(r"ch(\d\d)_(\w+)\.py$")
 
-#: Markers :func:`quote` could not find (the chapter tests fail when this is not empty).
+#: Markers `quote` could not find (the chapter tests fail when this is not empty).
 QUOTE_MISSES: list = []
 
 
@@ -140,7 +142,7 @@ def run_chapter(number: int, show_code: bool = True, console=None) -> int:
     """Run chapter ``number`` cell by cell in this process, printing each narrative cell (as
     Markdown), each code cell (unless ``show_code`` is False) and what the code prints.
 
-    Figures go to :func:`output_dir`. Returns 0, or 1 after printing the traceback when a cell
+    Figures go to `output_dir`. Returns 0, or 1 after printing the traceback when a cell
     raises (for instance when minigrad and PyTorch stop agreeing). ``console`` is a
     ``rich.console.Console`` (one is made if None).
     """
@@ -154,13 +156,16 @@ def run_chapter(number: int, show_code: bool = True, console=None) -> int:
     chapter = find_chapter(number)
     os.environ.setdefault("MPLBACKEND", "Agg")  # figures are written to files, never shown
     namespace = {"__name__": "__main__", "__file__": str(chapter.path)}
-    console.print(Rule(f"Chapter {chapter.number}: {chapter.title}"))
+    title = f"Chapter {chapter.number}: {chapter.title}"
+    # a rule cuts a title wider than the terminal; the chapter's heading follows anyway
+    console.print(Rule(title if len(title) + 8 <= console.width else f"Chapter {number}"))
     for kind, src, line in _cells(chapter.path.read_text(encoding="utf-8")):
         if kind == "markdown":
             console.print(Markdown(src))
             continue
         if show_code:
-            code = Syntax(src, "python", theme="ansi_dark", background_color="default")
+            code = Syntax(src, "python", theme="ansi_dark", background_color="default",
+                          word_wrap=True)  # a long line wraps in the panel, never cut
             console.print(Panel(code, title="code", title_align="left", border_style="dim"))
         sys.stdout.flush()
         try:  # padded so that tracebacks and reports name the line of the chapter file
@@ -171,7 +176,8 @@ def run_chapter(number: int, show_code: bool = True, console=None) -> int:
             console.print(f"[red]Chapter {chapter.number} stopped: the cell above raised.[/]")
             return 1
         sys.stdout.flush()
-    console.print(Rule(f"end of chapter {chapter.number}; files in {output_dir(number)}"))
+    console.print(Rule(f"end of chapter {chapter.number}"))
+    console.print(f"files in {shown(output_dir(number))}", overflow="fold")
     return 0
 
 
@@ -192,35 +198,133 @@ def in_notebook() -> bool:
     return shell is not None and "IPKernelApp" in getattr(shell, "config", {})
 
 
-def save_figure(fig, path) -> Path:
-    """Save a matplotlib figure to ``path`` (PNG), print where, show it in a notebook, close it."""
+def shown(path) -> str:
+    """``path`` as the chapters print it.
+
+    When ``$MINIGRAD_TUTORIAL_OUT_SHOWN`` is set, the output folder (``$MINIGRAD_TUTORIAL_OUT``)
+    is printed as that instead: the documentation build writes the figures to a temporary
+    folder and prints the folder a reader's own run uses (``minigrad-out/tutorials``), so no
+    build-machine path reaches the site.
+    """
+    path = Path(path)
+    alias = os.environ.get(SHOWN_ENV)
+    root = os.environ.get(OUT_ENV)
+    if alias and root:
+        try:
+            return (Path(alias) / path.resolve().relative_to(Path(root).resolve())).as_posix()
+        except ValueError:
+            pass
+    return str(path)
+
+
+def _display_image(path: Path, mime: str, alt: str) -> None:
+    """Show an image inline in a notebook, with ``alt`` as its alternative text."""
+    import base64
+    import html
+
+    from IPython.display import HTML, display
+
+    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    display(HTML(f'<img src="data:{mime};base64,{data}" alt="{html.escape(alt, quote=True)}">'))
+
+
+def save_figure(fig, path, alt: str | None = None) -> Path:
+    """Save a matplotlib figure to ``path`` (PNG), print where, show it in a notebook, close it.
+
+    ``alt`` is the image's alternative text in a notebook (default: the figure's title, else
+    its file name).
+    """
     import matplotlib.pyplot as plt
 
     path = Path(path)
     fig.savefig(path, dpi=110, bbox_inches="tight")
-    print(f"figure written: {path}")
+    print(f"figure written: {shown(path)}")
     if in_notebook():
-        from IPython.display import Image, display
-
-        display(Image(filename=str(path)))
+        title = fig._suptitle.get_text() if getattr(fig, "_suptitle", None) else ""
+        titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+        text = alt or title or "; ".join(titles) or path.stem.replace("_", " ")
+        _display_image(path, "image/png", f"Figure: {text}" if not alt else alt)
     plt.close(fig)
     return path
 
 
-def save_graph(dot, stem) -> Path:
+def save_graph(dot, stem, alt: str | None = None) -> Path:
     """Render a ``make_dot`` drawing to ``stem.svg`` (``stem.dot`` plus an install hint when
-    Graphviz's ``dot`` program is missing), print where, and show it in a notebook."""
+    Graphviz's ``dot`` program is missing), print where, and show it in a notebook.
+
+    ``alt`` is the image's alternative text in a notebook (default: "Backward graph" and the
+    file's name).
+    """
     from .viz import render
 
     path, hint = render(dot, str(stem), "svg")
-    print(f"graph written: {path}")
+    print(f"graph written: {shown(path)}")
     if hint:
         print(hint)
     elif in_notebook():
-        from IPython.display import SVG, display
-
-        display(SVG(filename=path))
+        text = alt or f"Backward graph drawn by make_dot ({Path(path).stem.replace('_', ' ')})"
+        _display_image(Path(path), "image/svg+xml", text)
     return Path(path)
+
+
+def name_cells_after_chapters() -> None:
+    """In a Jupyter kernel running a chapter, compile each cell under the chapter's file name
+    and line numbers, so that tracebacks and reports (``at ch09_case_study.py:74``) read as
+    they do in the terminal instead of naming the kernel's temporary cell files.
+
+    The documentation build runs this when each kernel starts. A cell whose code is not found
+    in a chapter keeps IPython's name.
+    """
+    import linecache
+
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    if shell is None:
+        return
+    compiler = shell.compile
+    texts = {}
+    try:
+        for path in sorted(tutorials_dir().glob("ch[0-9][0-9]_*.py")):
+            texts[str(path)] = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return
+    state = {"file": None, "pos": 0, "offset": 0}
+    cache, ast_parse = compiler.cache, compiler.ast_parse
+
+    def locate(code: str):
+        code = code.strip("\n")
+        files = [state["file"]] if state["file"] else list(texts)
+        for file in files:
+            at = texts[file].find(code, state["pos"] if file == state["file"] else 0)
+            if code and at >= 0:
+                return file, at
+        return None
+
+    def named_cache(transformed_code, number=0, raw_code=None):
+        name = cache(transformed_code, number, raw_code)
+        state["offset"] = 0
+        found = locate(raw_code if raw_code is not None else transformed_code)
+        if found is None:
+            return name
+        file, at = found
+        state.update(file=file, pos=at + 1)
+        # the cell's first non-blank line is line `offset + 1` of the file
+        stripped = transformed_code[:len(transformed_code) - len(transformed_code.lstrip("\n"))]
+        state["offset"] = texts[file].count("\n", 0, at) - stripped.count("\n")
+        linecache.cache.pop(name, None)
+        compiler._filename_map[file] = number
+        return file
+
+    def shifted_parse(source, filename="<unknown>", symbol="exec"):
+        tree = ast_parse(source, filename, symbol)
+        if filename == state["file"] and state["offset"]:
+            import ast
+
+            ast.increment_lineno(tree, state["offset"])
+        return tree
+
+    compiler.cache, compiler.ast_parse = named_cache, shifted_parse
 
 
 # ----------------------------------------------------------------------------- comparing
@@ -252,7 +356,7 @@ def side_by_side(scenario, *args, rtol: float = 1e-5, atol: float = 1e-6, **kwar
 
     ``scenario`` returns a dict ``{label: value}`` (values: str, numbers, lists, tuples, NumPy
     arrays or tensors). Tensors are compared as arrays, within ``rtol``/``atol``; everything
-    else exactly (:func:`minigrad.parity.compare`). Returns ``(minigrad result, torch result)``.
+    else exactly (`minigrad.parity.compare`). Returns ``(minigrad result, torch result)``.
 
     Raises AssertionError naming the first entry where the libraries differ.
     """
@@ -309,7 +413,7 @@ def quote(obj, start: str | None = None, stop: str | None = None, *, max_lines: 
     line containing ``stop`` (just the ``start`` line when ``stop`` is None).
 
     When a marker is not found (the source changed) the whole object is printed and the miss is
-    recorded in :data:`QUOTE_MISSES`, which the chapter tests check.
+    recorded in `QUOTE_MISSES`, which the chapter tests check.
     """
     lines, first = inspect.getsourcelines(obj)
     path = Path(inspect.getsourcefile(obj))

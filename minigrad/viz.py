@@ -20,12 +20,12 @@ What torchviz users hit, fixed here:
   is connected to every node that saved it, and names saved twice are joined (``other, self``);
 * a stale saved tensor (modified in place) or a freed one (after backward) does not crash the
   drawing; no ``distutils``; a missing Graphviz ``dot`` program raises
-  :class:`GraphvizNotFoundError`, which says how to install it.
+  `GraphvizNotFoundError`, which says how to install it.
 
 Extras, off by default so the default output stays torchviz's: ``show_versions`` (saved vs
 current ``_version`` of each saved tensor, stale ones red), ``show_hooks`` (nodes and tensors
 with hooks get a double border and a ``hooks:`` line) and ``modules`` (clusters per submodule,
-recorded by :func:`track_modules` with forward hooks during the forward pass).
+recorded by `track_modules` with forward hooks during the forward pass).
 """
 
 from __future__ import annotations
@@ -418,17 +418,17 @@ def make_dot(var, params=None, show_attrs=False, show_saved=False, max_attr_char
         show_hooks: nodes and tensors with hooks get a double border and a ``hooks:`` line
             (PyTorch keeps node hooks out of Python's reach, so on torch graphs only tensor
             hooks are shown).
-        modules: a :class:`ModuleTracker`, or a model passed to :func:`track_modules` before
+        modules: a `ModuleTracker`, or a model passed to `track_modules` before
             its forward pass: nodes are grouped in one cluster per submodule that made them.
 
     Returns:
-        a ``graphviz.Digraph`` (subclass :class:`Digraph`); ``.source`` is the DOT text,
-        ``.render(format="svg")`` draws it (:class:`GraphvizNotFoundError` without Graphviz).
+        a ``graphviz.Digraph`` (subclass `Digraph`); ``.source`` is the DOT text,
+        ``.render(format="svg")`` draws it (`GraphvizNotFoundError` without Graphviz).
 
     Raises:
         TypeError: ``var`` is not a tensor or a tuple/list/dict of tensors, or a ``params``
             value is not a tensor.
-        ValueError: ``modules`` is a model that was not tracked with :func:`track_modules`.
+        ValueError: ``modules`` is a model that was not tracked with `track_modules`.
     """
     params = {} if params is None else dict(params)
     for k, v in params.items():
@@ -468,9 +468,9 @@ def _tensors_in(obj) -> list:
 class ModuleTracker:
     """Records, with forward hooks, which submodule's forward created each backward node.
 
-    Made by :func:`track_modules`. Each forward pass of the root model starts a new record
+    Made by `track_modules`. Each forward pass of the root model starts a new record
     (it keeps the nodes of the last pass alive). ``remove()`` (or leaving a ``with`` block)
-    unregisters the hooks; the record stays usable by :func:`make_dot`.
+    unregisters the hooks; the record stays usable by `make_dot`.
     """
 
     def __init__(self, model):
@@ -627,7 +627,7 @@ def render(dot: graphviz.Digraph, stem: str, format: str = "svg") -> tuple:
 
 def graph_page(model: str, out_dir: str, fmt: str = "svg", show_saved: bool = False,
                modules: bool = False) -> dict:
-    """Draw toy network ``model`` (see :mod:`minigrad.toy_models`) for minigrad and torch.
+    """Draw toy network ``model`` (see `minigrad.toy_models`) for minigrad and torch.
 
     Writes ``<model>_minigrad.<fmt>`` and ``<model>_torch.<fmt>`` (``.dot`` files when ``fmt``
     is ``dot`` or Graphviz is missing) and ``<model>.html`` showing both side by side into

@@ -26,11 +26,11 @@ import numpy as np
 import torch
 
 import minigrad
-from minigrad.tutorial import output_dir, quote, save_figure, side_by_side
+from minigrad.tutorial import output_dir, quote, save_figure, shown, side_by_side
 
 torch.set_num_threads(1)  # tiny tensors: one thread is the fastest
 OUT = output_dir(5)
-print(f"figures for this chapter go to {OUT}")
+print(f"figures for this chapter go to {shown(OUT)}")
 print(f"minigrad {minigrad.__version__}, torch {torch.__version__}")
 
 # %% [markdown]

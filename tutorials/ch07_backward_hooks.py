@@ -36,11 +36,11 @@ import torch
 import minigrad
 from minigrad.parity import graph_trace
 from minigrad.parity.hooks import compare_traces, format_trace, hook_traces
-from minigrad.tutorial import output_dir, quote, save_graph, side_by_side
+from minigrad.tutorial import output_dir, quote, save_graph, shown, side_by_side
 from minigrad.viz import make_dot
 
 OUT = output_dir(7)
-print(f"figures for this chapter go to {OUT}")
+print(f"figures for this chapter go to {shown(OUT)}")
 print(f"minigrad {minigrad.__version__}, torch {torch.__version__}")
 
 

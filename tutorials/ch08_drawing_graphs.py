@@ -30,11 +30,11 @@ import torch
 
 import minigrad
 from minigrad import toy_models
-from minigrad.tutorial import output_dir, quote, save_graph
+from minigrad.tutorial import output_dir, quote, save_graph, shown
 from minigrad.viz import make_dot
 
 OUT = output_dir(8)
-print(f"figures for this chapter go to {OUT}")
+print(f"figures for this chapter go to {shown(OUT)}")
 print(f"minigrad {minigrad.__version__}, torch {torch.__version__}")
 
 

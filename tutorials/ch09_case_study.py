@@ -32,12 +32,12 @@ from sklearn.datasets import load_digits
 import minigrad
 from minigrad.debug import GradientFlowMonitor, find_unregistered
 from minigrad.parity import graph_trace
-from minigrad.tutorial import output_dir, save_figure, save_graph
+from minigrad.tutorial import output_dir, save_figure, save_graph, shown
 from minigrad.viz import make_dot, track_modules
 
 torch.set_num_threads(1)  # tiny tensors: one thread is the fastest
 OUT = output_dir(9)
-print(f"figures for this chapter go to {OUT}")
+print(f"figures for this chapter go to {shown(OUT)}")
 print(f"minigrad {minigrad.__version__}, torch {torch.__version__}")
 
 digits = load_digits()

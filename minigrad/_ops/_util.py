@@ -47,7 +47,7 @@ try:
     quiet_fp = _QuietFP
 
     def quietly(kernel, *args):
-        """``kernel(*args)`` (a NumPy function) under :func:`quiet_fp`, as one call: the
+        """``kernel(*args)`` (a NumPy function) under `quiet_fp`, as one call: the
         kernel of every small op runs in it, and this costs 3 k instructions where a ``with``
         block costs 5 k (the block calls two methods from C and makes a context object).
         Already quiet (the engine runs every backward so), the kernel is just called: the
@@ -61,18 +61,18 @@ try:
             _FP_STATE.reset(token)
 except ImportError:  # NumPy 1.x: no context variable, plain errstate
     def quiet_fp():
-        """``np.errstate(all="ignore")`` (see :class:`_QuietFP`)."""
+        """``np.errstate(all="ignore")`` (see `_QuietFP`)."""
         return np.errstate(all="ignore")
 
     def quietly(kernel, *args):
-        """``kernel(*args)`` under :func:`quiet_fp`."""
+        """``kernel(*args)`` under `quiet_fp`."""
         with quiet_fp():
             return kernel(*args)
 
 
 @contextlib.contextmanager
 def quiet_numpy():
-    """:func:`quiet_fp`, and NumPy's RuntimeWarnings of reductions over nothing ("Mean of empty
+    """`quiet_fp`, and NumPy's RuntimeWarnings of reductions over nothing ("Mean of empty
     slice", "Degrees of freedom <= 0") silenced too: PyTorch returns nan without them."""
     with quiet_fp(), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -120,7 +120,7 @@ def saved_int(v: int) -> int:
 
 def saved_dims(dim) -> tuple:
     """``dim`` (int or sequence) as the tuple PyTorch saves: the user's order, see
-    :func:`saved_int`."""
+    `saved_int`."""
     return tuple(saved_int(d) for d in ((dim,) if isinstance(dim, (int, np.integer)) else dim))
 
 
@@ -173,7 +173,7 @@ def wrap_scalar(x) -> Tensor:
     """A Python number as a 0-dim "wrapped number" tensor, as PyTorch wraps scalar operands.
 
     Its dtype is bool, int64 or float64 (what ``_saved_other`` shows for ``x * 2``), but type
-    promotion (:func:`result_dtype`) treats it like the Python scalar it came from.
+    promotion (`result_dtype`) treats it like the Python scalar it came from.
     """
     dt = _WRAPPED_DTYPES.get(type(x))
     if dt is None:
@@ -243,7 +243,7 @@ def attach(cls, **methods) -> None:
 
 def copy_preserving(a: np.ndarray, dtype=None) -> np.ndarray:
     """A copy of ``a`` (cast to ``dtype``) laid out as PyTorch's ``clone()`` / ``to()`` in
-    ``preserve_format``: see :func:`empty_preserving`."""
+    ``preserve_format``: see `empty_preserving`."""
     out = empty_preserving(a, dtype)
     out[...] = a
     return out
@@ -286,7 +286,7 @@ def iterator_strides(shape, operands) -> list:
 
 def empty_for(shape, dtype, *inputs: np.ndarray) -> np.ndarray:
     """An uninitialised result of ``shape`` laid out as TensorIterator lays out the output of
-    an elementwise op over ``inputs`` (broadcast to ``shape``): see :func:`iterator_strides`."""
+    an elementwise op over ``inputs`` (broadcast to ``shape``): see `iterator_strides`."""
     operands = [[st // a.itemsize for st in np.broadcast_to(a, shape).strides] for a in inputs]
     return empty_strided(shape, iterator_strides(tuple(shape), operands), dtype)
 

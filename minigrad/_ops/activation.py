@@ -15,7 +15,7 @@ from ._util import attach, normalize_dim, quietly, saved_int
 
 class ReluBackward0(Node):
     """z = max(self, 0).  dz/dself = threshold_backward(grad, result, 0): grad where
-    result > 0, else 0, in one kernel (:func:`threshold_backward`). Saves: result."""
+    result > 0, else 0, in one kernel (`threshold_backward`). Saves: result."""
 
     def backward(self, g):
         return (threshold_backward(g, self._get("result"), 0),)
@@ -156,7 +156,7 @@ def _log_softmax_backward_data(grad_output, output, dim, d) -> Tensor:
 
 def _shifted(x: np.ndarray, d: int) -> np.ndarray:
     """``x - max(x, d)``; as in PyTorch a slice whose max is inf or -inf becomes NaN (its
-    softmax is NaN throughout). Call it under :func:`quiet_fp`."""
+    softmax is NaN throughout). Call it under `quiet_fp`."""
     m = np.max(x, axis=d, keepdims=True) if x.size else x
     return x - m
 

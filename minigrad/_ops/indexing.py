@@ -215,7 +215,7 @@ class _BoolScalar:
 
 
 def _normalize_item(ix):
-    """0-dim integer tensors act as ints, bool scalars as :class:`_BoolScalar`."""
+    """0-dim integer tensors act as ints, bool scalars as `_BoolScalar`."""
     if isinstance(ix, (bool, np.bool_)):
         return _BoolScalar(ix)
     if isinstance(ix, Tensor) and ix.ndim == 0:

@@ -43,7 +43,7 @@ def check_inplace(self: Tensor, *others) -> None:
     ``others``: the op's other arguments. With grad mode on and any tensor involved requiring
     grad: a view made in a special way (``_creation_meta``: under no_grad / inference mode, by a
     multi-output op, returned as-is by a custom Function) is refused, then a view of a leaf
-    that requires grad, then such a leaf. (Inference tensors are refused by :func:`bump`.)"""
+    that requires grad, then such a leaf. (Inference tensors are refused by `bump`.)"""
     if not grad_mode.is_grad_enabled():
         return
     if not (self.requires_grad or any(isinstance(o, Tensor) and o.requires_grad for o in others)):
@@ -98,7 +98,7 @@ def _write(self: Tensor, r: Tensor, overlap_ok: bool = False, where=None) -> Non
     """Write ``r`` (the op's out-of-place result) into ``self``.
 
     A view of an expanded array is read-only in NumPy; it is written through its base's memory
-    (:func:`_write_through`) unless its elements overlap and the op is not one PyTorch lets
+    (`_write_through`) unless its elements overlap and the op is not one PyTorch lets
     write there (``overlap_ok``: fill_/zero_ with a number, masked_fill_, index_put_; ``where``,
     a function giving the bool mask of the elements the op writes)."""
     if r.shape != self.shape:
@@ -136,8 +136,8 @@ def _apply_inplace(self: Tensor, compute, others=(), overlap_ok=False, where=Non
 
     On a non-view the result's node becomes ``self.grad_fn``. On a view, the base's history is
     rewritten with ``CopySlices(node)`` and the view gets ``AsStridedBackward0(CopySlices)``.
-    ``others``: the op's other arguments (for :func:`check_inplace`); ``overlap_ok`` and
-    ``where``: see :func:`_write`.
+    ``others``: the op's other arguments (for `check_inplace`); ``overlap_ok`` and
+    ``where``: see `_write`.
     """
     check_inplace(self, *others)
     for o in others:  # PyTorch's TensorIterator refuses inputs partially overlapping self
@@ -501,7 +501,7 @@ def setitem(self, index, value) -> None:
     Basic indices select a view (``self`` itself when they keep everything); then a 0-dim value
     is written with ``fill_``, a tensor with ``copy_`` and integer/bool tensor indices with
     ``index_put_`` (node ``IndexPutBackward0``). On a view the base's history becomes
-    ``CopySlices``. Raises the in-place RuntimeErrors of :func:`check_inplace`, and TypeError
+    ``CopySlices``. Raises the in-place RuntimeErrors of `check_inplace`, and TypeError
     for a value that is not a tensor or a Python number (lists, arrays), as PyTorch does.
     """
     if not isinstance(value, (Tensor, bool, int, float)):
@@ -664,7 +664,7 @@ def _check_overlap(target, src, copy: bool = False) -> None:
 
 
 def _setitem_data(self, index, value) -> None:
-    """Write ``value`` at ``index`` (no graph; :func:`_check_setitem` has run), decomposed as
+    """Write ``value`` at ``index`` (no graph; `_check_setitem` has run), decomposed as
     PyTorch does: basic indices give a view, integer/bool arrays then index into it (NumPy
     alone would order mixed basic/advanced dims differently)."""
     val = value._data.reshape(_stripped(value)) if isinstance(value, Tensor) else value
@@ -687,7 +687,7 @@ def _setitem_data(self, index, value) -> None:
 
 
 def _assign(arr: np.ndarray, basic, trivial, advanced, val) -> None:
-    """``arr[index] = val`` with the index split by :func:`_split_index`."""
+    """``arr[index] = val`` with the index split by `_split_index`."""
     target = arr if trivial else arr[basic + (Ellipsis,)]  # (always a view)
     if advanced:
         target[_array_index(Tensor._make(target), advanced)[0]] = val

@@ -279,7 +279,7 @@ def matmul(input, other) -> Tensor:
     1-D @ 1-D is ``dot``, 2-D @ 1-D ``mv``, 1-D @ 2-D ``unsqueeze → mm → squeeze``, 2-D @ 2-D
     ``mm``. A 3-D operand with batch size 1 that requires grad, against a 3-D one with a larger
     batch, is squeezed to 2-D first. An N-D operand against a 1-D/2-D one is *folded* into
-    ``mm``/``mv`` when :func:`_should_fold` says so; everything else expands both batch shapes
+    ``mm``/``mv`` when `_should_fold` says so; everything else expands both batch shapes
     and uses ``bmm``. RuntimeError for 0-d operands or sizes that cannot be multiplied.
     """
     if not isinstance(other, Tensor) or not isinstance(input, Tensor):

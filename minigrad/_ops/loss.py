@@ -11,7 +11,7 @@ The backward of ``nll_loss`` and ``mse_loss`` is PyTorch's one-kernel ``nll_loss
 (``NllLossBackwardBackward0``, ``MseLossBackwardBackward0``), whose formulas are tensor ops, so
 higher derivatives work through them with PyTorch's graph.
 The label-smoothing and soft-target paths multiply and divide by plain numbers as PyTorch's C++
-code does (``MulBackward1`` / ``DivBackward1``, from :mod:`._ops.scalar`).
+code does (``MulBackward1`` / ``DivBackward1``, from `_ops.scalar`).
 """
 
 from __future__ import annotations

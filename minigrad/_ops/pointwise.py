@@ -398,7 +398,7 @@ class AbsBackward0(_Unary):
 
 class TanhBackward0(_Unary):
     """z = tanh(self).  dz/dself = grad * (1 - result²), one kernel:
-    :func:`tanh_backward`. Saves: result."""
+    `tanh_backward`. Saves: result."""
 
     _saves = "result"
 
@@ -408,7 +408,7 @@ class TanhBackward0(_Unary):
 
 class SigmoidBackward0(_Unary):
     """z = sigmoid(self).  dz/dself = grad * result * (1 - result), one kernel:
-    :func:`sigmoid_backward`. Saves: result."""
+    `sigmoid_backward`. Saves: result."""
 
     _saves = "result"
 
@@ -909,7 +909,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
     """True if every element of ``isclose(input, other, ...)`` is True (a Python bool, as
-    ``torch.allclose``). Same errors as :func:`isclose`."""
+    ``torch.allclose``). Same errors as `isclose`."""
     _check_tensors("allclose", input, other)
     return bool(np.all(isclose(input, other, rtol, atol, equal_nan)._data))
 

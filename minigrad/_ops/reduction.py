@@ -468,7 +468,7 @@ def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=Non
 
 
 def std(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
-    """Standard deviation, arguments as :func:`var` (``torch.std``); node ``StdBackward0``."""
+    """Standard deviation, arguments as `var` (``torch.std``); node ``StdBackward0``."""
     return _var(input, dim, unbiased, keepdim, correction, std=True)
 
 

@@ -1,7 +1,7 @@
 """``minigrad.autograd``: ``backward``, ``grad``, nodes and grad modes.
 
 Mirrors ``torch/autograd/__init__.py``: argument checking and seeding of the root gradients
-happen here; the graph walk itself is in :mod:`minigrad.autograd.engine`.
+happen here; the graph walk itself is in `minigrad.autograd.engine`.
 """
 
 from __future__ import annotations
@@ -138,3 +138,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                     f"The differentiated Tensor at index {i} appears to not have been used in "
                     "the graph. Set allow_unused=True if this is the desired behavior.")
     return tuple(result)
+
+
+def __dir__():
+    """`dir()` lists the public names (`__all__`), not the helpers imported here."""
+    from .._namespace import public_dir
+
+    return public_dir(globals())

@@ -16,7 +16,7 @@ minigrad's own stacks leave out its internal frames (``minigrad/autograd``, ``mi
 ``_tensor.py``, ``nn/functional.py``), where PyTorch's stop at the C++ boundary, so the last frame
 is the line of user (or ``nn.Module``) code that called the op in both libraries.
 
-``_node_watchers`` is a minigrad extension used by :mod:`minigrad.debug`: callables
+``_node_watchers`` is a minigrad extension used by `minigrad.debug`: callables
 ``fn(node, outputs)`` run for every node recorded by an op while anomaly mode is on.
 """
 

@@ -1,7 +1,7 @@
 """Grad modes: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``.
 
 Mirrors ``torch/autograd/grad_mode.py`` and ``torch/utils/_contextlib.py``. A per-thread flag
-decides whether new ops record a backward node; ops read it through :func:`is_grad_enabled`.
+decides whether new ops record a backward node; ops read it through `is_grad_enabled`.
 As in PyTorch the state is **thread-local**: a new thread starts with grad mode on and inference
 mode off, whatever the thread that started it had. Each class works as a context manager
 (``with`` binds None, as in PyTorch) and as a decorator (``@no_grad()``, also bare

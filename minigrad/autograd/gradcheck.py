@@ -24,7 +24,7 @@ __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
 
 class GradcheckError(RuntimeError):
-    """Raised by :func:`gradcheck` / :func:`gradgradcheck` when a check fails
+    """Raised by `gradcheck` / `gradgradcheck` when a check fails
     (``torch.autograd.gradcheck.GradcheckError``, a ``RuntimeError``)."""
 
 
@@ -254,7 +254,7 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
     ``func`` takes the tensors (and other values) of ``inputs`` (a Tensor or a tuple) and
     returns a Tensor or a tuple of Tensors; every input with ``requires_grad=True`` is checked
     against every output that requires grad. Returns True; on a failed check raises
-    :class:`GradcheckError` (a RuntimeError: ``"Jacobian mismatch for output i with respect to
+    `GradcheckError` (a RuntimeError: ``"Jacobian mismatch for output i with respect to
     input j, numerical: ... analytical: ..."``, ``"backward not multiplied by grad_output"``, ...)
     or, with ``raise_exception=False``, returns False. ValueError when no input requires grad;
     UserWarning for inputs that are not float64. Only backward-mode checks exist in minigrad:
@@ -284,11 +284,11 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
                   masked: bool = False) -> bool:
     """Check second derivatives of ``func`` (``torch.autograd.gradgradcheck``).
 
-    Runs :func:`gradcheck` on ``(inputs, grad_outputs) -> autograd.grad(func(inputs), inputs,
+    Runs `gradcheck` on ``(inputs, grad_outputs) -> autograd.grad(func(inputs), inputs,
     grad_outputs, create_graph=True)``, i.e. it differentiates the backward pass. Without
     ``grad_outputs``, random ones in ``[-1, 1)`` that require grad are drawn (minigrad's
     generator, so ``manual_seed`` makes them reproducible). Returns / raises as
-    :func:`gradcheck`.
+    `gradcheck`.
     """
     from .._creation import default_generator
     from .._tensor import Tensor

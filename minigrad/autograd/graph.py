@@ -6,7 +6,7 @@ Mirrors ``torch/autograd/graph.py`` (the Python view of a node) and
 A node is created by an op when grad mode is on and some input requires grad. It holds
 ``next_functions`` — one ``(node, input_nr)`` edge per differentiable input, ``(None, 0)`` for an
 input that does not require grad — and the tensors its derivative formula needs, wrapped in
-:class:`SavedTensor` so that in-place changes and freed graphs are detected on use.
+`SavedTensor` so that in-place changes and freed graphs are detected on use.
 """
 
 from __future__ import annotations
@@ -224,7 +224,7 @@ _SAVED_NAMES: set = set()  # the names that have a _SavedAttribute on Node
 
 class _SavedAttribute:
     """``node._saved_<name>`` (the unpacked value) or ``node._raw_saved_<name>`` (the
-    :class:`SavedTensor` itself), as PyTorch's generated node properties; AttributeError on a
+    `SavedTensor` itself), as PyTorch's generated node properties; AttributeError on a
     node that saved no ``name``.
 
     One pair per name, put on ``Node`` by the first ``_save`` of that name: a class attribute
@@ -305,7 +305,7 @@ class Node:
             anomaly_mode.on_node_created(self)
 
     def _own(self, table: str) -> dict:
-        """This node's own ``table`` (see :func:`own_table`)."""
+        """This node's own ``table`` (see `own_table`)."""
         return own_table(self, table)
 
     @property
@@ -338,7 +338,7 @@ class Node:
     # -- saved values -----------------------------------------------------------------------
     def _save(self, name: str, value, is_output: bool = False) -> None:
         """Save a tensor (wrapped in SavedTensor) or a plain value under ``name``; the node
-        then shows it as ``_saved_<name>`` (see :class:`_SavedAttribute`)."""
+        then shows it as ``_saved_<name>`` (see `_SavedAttribute`)."""
         if isinstance(value, _TENSOR or _tensor_cls()):  # (no call once it is imported)
             value = SavedTensor(value, self, is_output)
         self._saved[name] = value

@@ -1,12 +1,12 @@
 """``minigrad.debug``: find out why a model does not learn, for minigrad AND torch models.
 
-* :class:`GradientFlowMonitor`: per-module and per-parameter gradient statistics and flags
+* `GradientFlowMonitor`: per-module and per-parameter gradient statistics and flags
   (None / zero / NaN / Inf / vanishing / exploding), as a table, a plot or CSV;
-* :func:`find_unregistered`: modules called in ``forward`` but not registered on the model,
+* `find_unregistered`: modules called in ``forward`` but not registered on the model,
   leaves in the graph that are not its parameters, parameters that got no gradient;
-* :func:`first_nonfinite`: the first node whose output (forward) or gradient (backward) was
+* `first_nonfinite`: the first node whose output (forward) or gradient (backward) was
   NaN/Inf, and the line of code that created it (anomaly detection);
-* :mod:`minigrad.debug.doctor`: all three in one report (``minigrad doctor``).
+* `minigrad.debug.doctor`: all three in one report (``minigrad doctor``).
 
 PyTorch is imported only when a torch model or tensor is given.
 """

@@ -167,7 +167,7 @@ def _parse_frame(text: str):
 
 
 def current_user_frame(skip_init: bool = False):
-    """:func:`user_frame` of the caller's current stack."""
+    """`user_frame` of the caller's current stack."""
     return user_frame(traceback.extract_stack()[:-1], skip_init=skip_init)
 
 

@@ -1,7 +1,7 @@
 """``first_nonfinite``: which op produced the first NaN/Inf, and which line of code made it.
 
 Built on anomaly detection (``torch.autograd.detect_anomaly`` for torch, minigrad's own
-:mod:`minigrad.autograd.anomaly_mode`): with it on, every node remembers the Python stack of
+`minigrad.autograd.anomaly_mode`): with it on, every node remembers the Python stack of
 the forward call that created it (``node.metadata["traceback_"]``), and backward stops at the
 first node whose gradient is NaN.
 
@@ -66,7 +66,7 @@ class NodeReport:
 
 @dataclass
 class NonFiniteReport:
-    """Result of :func:`first_nonfinite`: ``forward`` / ``backward`` NodeReports (None when
+    """Result of `first_nonfinite`: ``forward`` / ``backward`` NodeReports (None when
     that phase stayed finite or was not inspected), ``loss_finite``, and ``error``: the
     anomaly-detection error message raised by backward, if any."""
 
@@ -117,7 +117,7 @@ def first_nonfinite(target, *args, **kwargs) -> NonFiniteReport:
             already (then only the backward can be inspected, and creation lines are known
             only if the forward ran under ``detect_anomaly``).
 
-    Returns a :class:`NonFiniteReport`. Works for minigrad and torch (torch imported only
+    Returns a `NonFiniteReport`. Works for minigrad and torch (torch imported only
     when the values are torch tensors). A non-scalar result is summed before backward.
     Raises TypeError when ``target`` is neither a callable nor a tensor.
     """

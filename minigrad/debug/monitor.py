@@ -241,7 +241,7 @@ class GradientFlowMonitor:
         return flags
 
     def records(self) -> list:
-        """One :class:`GradRecord` per watched module (``grad_output`` then ``grad_input``) and
+        """One `GradRecord` per watched module (``grad_output`` then ``grad_input``) and
         per watched parameter (``grad``), in ``named_modules`` / ``named_parameters`` order."""
         out = []
         for name, mod in self.modules.items():
@@ -259,7 +259,7 @@ class GradientFlowMonitor:
         return out
 
     def report(self) -> list:
-        """The records as plain dicts (``dataclasses.asdict`` of :meth:`records`)."""
+        """The records as plain dicts (``dataclasses.asdict`` of `records`)."""
         return [asdict(r) for r in self.records()]
 
     def findings(self) -> list:
@@ -292,7 +292,7 @@ class GradientFlowMonitor:
         for col in ("name", "type", "grad", "shape", "mean", "mean |g|", "max |g|", "norm",
                     "NaN", "Inf", "flags"):
             table.add_column(col, justify="left" if col in ("name", "type", "grad", "flags")
-                             else "right")
+                             else "right", overflow="fold")  # narrow terminal: fold, never cut
         for r in self.records() if records is None else records:
             shape = "-" if r.shape is None else str(tuple(r.shape)) if r.shape and isinstance(
                 r.shape[0], int) else str(r.shape)
@@ -303,7 +303,7 @@ class GradientFlowMonitor:
         return table
 
     def print(self, console=None, title: str = "Gradient flow") -> None:
-        """Print :meth:`table` with ``rich`` (to ``console`` if given)."""
+        """Print `table` with ``rich`` (to ``console`` if given)."""
         if console is None:
             from rich.console import Console
 

@@ -92,7 +92,7 @@ def find_unregistered(model, *inputs, **kwargs) -> list:
     """Run ``model(*inputs, **kwargs)`` once and report what it uses but does not own.
 
     Works on ``minigrad.nn.Module`` and ``torch.nn.Module`` models. Returns a list of
-    :class:`Finding` (empty when everything is registered). Gradients are computed with
+    `Finding` (empty when everything is registered). Gradients are computed with
     ``autograd.grad`` on the sum of the floating outputs, so no ``.grad`` is modified; the
     forward itself runs as usual (in the model's current train/eval mode). Exceptions from the
     model propagate unchanged.

@@ -46,3 +46,10 @@ def __getattr__(name):
     if name == "functional":
         return importlib.import_module(".functional", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    """`dir()` lists the public names (`__all__`), not the helpers imported here."""
+    from .._namespace import public_dir
+
+    return public_dir(globals())

@@ -143,7 +143,7 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
                 dtype=None) -> Tensor:
     """Log of softmax along ``dim`` (``torch.nn.functional.log_softmax``); node
-    ``LogSoftmaxBackward0``. ``dim=None`` and ``dtype`` behave as in :func:`softmax`."""
+    ``LogSoftmaxBackward0``. ``dim=None`` and ``dtype`` behave as in `softmax`."""
     if dim is None:
         dim = _softmax_dim("log_softmax", input.ndim)
     if dtype is not None:
@@ -154,7 +154,7 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
 # ----------------------------------------------------------------------------- conv / pool
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
            dilation=1, groups: int = 1) -> Tensor:
-    """2-D convolution (``torch.nn.functional.conv2d``); see :func:`minigrad._ops.conv.conv2d`.
+    """2-D convolution (``torch.nn.functional.conv2d``); see `minigrad._ops.conv.conv2d`.
 
     input (N, C, H, W) or (C, H, W), weight (O, C/groups, kh, kw), bias (O,) or None;
     ``padding`` an int, a pair, ``'valid'`` or ``'same'``. Node ``ConvolutionBackward0(input,
@@ -168,7 +168,7 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                ceil_mode: bool = False, return_indices: bool = False):
     """2-D max pooling (``torch.nn.functional.max_pool2d``); node
     ``MaxPool2DWithIndicesBackward0``. Returns ``(output, indices)`` when ``return_indices``.
-    See :func:`minigrad._ops.pool.max_pool2d`."""
+    See `minigrad._ops.pool.max_pool2d`."""
     return _pool.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode,
                             return_indices)
 
@@ -182,7 +182,7 @@ def max_pool2d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, 
 def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override=None) -> Tensor:
     """2-D average pooling (``torch.nn.functional.avg_pool2d``); node ``AvgPool2DBackward0``.
-    See :func:`minigrad._ops.pool.avg_pool2d`."""
+    See `minigrad._ops.pool.avg_pool2d`."""
     return _pool.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                             divisor_override)
 
@@ -212,7 +212,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     In training the result is ``input * mask`` (``MulBackward0(input, None)``; the mask is
     ``_saved_other``), or ``input.mul_(mask)`` with ``inplace=True``. When ``training`` is False,
     ``p == 0`` or the input is empty, returns ``input`` itself (no new tensor, no node). The mask
-    is drawn from ``minigrad``'s generator (:func:`minigrad.manual_seed`), so the zeroed
+    is drawn from ``minigrad``'s generator (`minigrad.manual_seed`), so the zeroed
     positions differ from PyTorch's. Raises ValueError for ``p`` outside [0, 1].
     """
     if p < 0.0 or p > 1.0:
@@ -239,7 +239,7 @@ def _reduction(size_average, reduce, reduction: str) -> str:
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     """Negative log-likelihood loss (``torch.nn.functional.nll_loss``); see
-    :func:`minigrad._ops.loss.nll_loss`. Node ``NllLossBackward0`` (or ``NllLoss2DBackward0``
+    `minigrad._ops.loss.nll_loss`. Node ``NllLossBackward0`` (or ``NllLoss2DBackward0``
     for spatial input); the target gets no slot. ``size_average``/``reduce`` are the
     deprecated flags (they warn and override ``reduction``)."""
     red = _reduction(size_average, reduce, reduction)
@@ -255,7 +255,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     input (C,), (N, C) or (N, C, d1, ...); target int64 class indices of shape (), (N,) or
     (N, d1, ...), or float probabilities of ``input``'s shape. Graph
     ``NllLossBackward0(LogSoftmaxBackward0(input))`` for class indices; label smoothing and
-    probability targets add PyTorch's extra nodes. Errors as :func:`nll_loss`, plus
+    probability targets add PyTorch's extra nodes. Errors as `nll_loss`, plus
     RuntimeError for ``label_smoothing`` outside [0, 1].
     """
     red = _reduction(size_average, reduce, reduction)
@@ -281,3 +281,10 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
         raise NotImplementedError("minigrad: l1_loss(weight=...) is not implemented")
     red = _reduction(size_average, reduce, reduction)
     return _loss.l1_loss(input, target, red)
+
+
+def __dir__():
+    """`dir()` lists the public names (`__all__`), not the helpers imported here."""
+    from .._namespace import public_dir
+
+    return public_dir(globals())

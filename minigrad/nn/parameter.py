@@ -3,7 +3,7 @@
 Mirrors ``torch/nn/parameter.py``. A Parameter is an ordinary leaf tensor with
 ``requires_grad=True`` by default; what makes it special is only how ``Module.__setattr__``
 treats it (it lands in ``module._parameters``). ``Parameter(t)`` shares ``t``'s storage **and**
-version counter, as in PyTorch. Ops on a Parameter return plain :class:`~minigrad.Tensor` s.
+version counter, as in PyTorch. Ops on a Parameter return plain `Tensor` s.
 """
 
 from __future__ import annotations

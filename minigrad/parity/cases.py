@@ -1,14 +1,14 @@
 """Built-in paired cases for ``minigrad parity``: ops, toy models, hook traces and the
 real-world cases from public bug reports.
 
-Each :class:`ParityCase` runs the same program on minigrad and on PyTorch (the torch side on
-``device``). For op, model and hook cases :func:`run_case` compares three things:
+Each `ParityCase` runs the same program on minigrad and on PyTorch (the torch side on
+``device``). For op, model and hook cases `run_case` compares three things:
 
-* **graph** — the backward graph (:func:`minigrad.parity.graph_trace`: node names and
+* **graph** — the backward graph (`minigrad.parity.graph_trace`: node names and
   ``next_functions`` edges) of the output, built without hooks;
 * **grads** — the ``.grad`` of every input and parameter after ``output.sum().backward()``
   (largest absolute difference reported, equal within ``rtol=1e-5, atol=1e-5``);
-* **hooks** — the hook trace of :func:`minigrad.parity.record_hooks` (op cases: tensor and node
+* **hooks** — the hook trace of `minigrad.parity.record_hooks` (op cases: tensor and node
   hooks; model cases: every kind of hook).
 
 Inputs come from a fixed NumPy generator, model weights are copied from the torch model, so
@@ -16,7 +16,7 @@ the two sides compute the same numbers.
 
 Real-world cases (kind ``"case"``, named like their original scripts, e.g.
 ``16_reused_non_leaf_diamond``; ``--case 16`` also works) run a scenario of
-:mod:`minigrad.parity.real_cases` on both libraries and compare everything it prints (values,
+`minigrad.parity.real_cases` on both libraries and compare everything it prints (values,
 gradients, node names, versions, hook calls, warnings, errors); ``minigrad parity --case NAME``
 prints the two outputs side by side. PyTorch is imported lazily.
 """
@@ -45,7 +45,7 @@ class ParityCase:
 
     ``kind``: ``"op"`` (``fn(lib, *tensors) -> tensor`` on ``arrays``), ``"model"``
     (``build(lib) -> Module`` called on ``arrays``), ``"hooks"`` (a model case whose point is
-    the hook trace; ``record`` holds extra :func:`record_hooks` arguments) or ``"case"`` (a
+    the hook trace; ``record`` holds extra `record_hooks` arguments) or ``"case"`` (a
     real-world case: ``scenario(lib, device) -> printed trace``, ``description`` its summary).
     """
 
@@ -225,7 +225,7 @@ _REAL = [ParityCase(c.name, "case", c.summary, (), scenario=c.scenario)
 
 CASES = {c.name: c for c in _OPS + _MODELS + _REAL}
 """Every built-in case by name (ops first, then models and hook cases, then the real-world
-cases of :mod:`minigrad.parity.real_cases`)."""
+cases of `minigrad.parity.real_cases`)."""
 
 
 def resolve(name: str) -> str:
@@ -440,6 +440,7 @@ def parity_command(device: str = "cpu", names=None, verbose: bool = False, conso
     ``device='cuda'`` but PyTorch sees no GPU. A real-world case named with ``names`` always
     shows its source, its summary and the two printed outputs side by side.
     """
+    from rich import box
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
@@ -463,10 +464,12 @@ def parity_command(device: str = "cpu", names=None, verbose: bool = False, conso
             return 2
     names = [resolve(n) for n in names] if names else None
     results = run_cases(names, device)
-    table = Table(title=f"minigrad vs PyTorch ({device}): {len(results)} cases")
+    table = Table(title=f"minigrad vs PyTorch ({device}): {len(results)} cases",
+                  box=box.SIMPLE_HEAD)  # no column rules: more room at 80 columns
     for col in ("case", "kind", "graph identical", "max |grad diff|", "hook trace identical",
                 "printed output identical", "verdict"):
-        table.add_column(col, justify="left" if col in ("case", "kind") else "center")
+        table.add_column(col, justify="left" if col in ("case", "kind") else "center",
+                         overflow="fold")  # a narrow terminal folds a long case name
     for r in results:
         diff = "-" if r.max_grad_diff is None else f"{r.max_grad_diff:.1e}"
         if not r.grads_close:

@@ -1,11 +1,11 @@
 """Hook-trace harness: which hook fires, in what order, with which arguments.
 
-:func:`record_hooks` registers every kind of hook on a model — global and per-module forward
+`record_hooks` registers every kind of hook on a model — global and per-module forward
 pre/forward hooks and full backward pre/backward hooks, tensor hooks and post-accumulate-grad
 hooks on the inputs, parameters and outputs, and pre/post hooks on every node of the backward
 graph — runs one forward and backward pass, removes everything again and returns the ordered
 list of calls. It works on a minigrad model and on a torch model alike (the hooks are written
-once against the shared API), so :func:`compare_traces` can put the two side by side::
+once against the shared API), so `compare_traces` can put the two side by side::
 
     from minigrad.parity import record_hooks, compare_traces, format_trace
     mg = record_hooks(mg_model, (mg_x,))
@@ -36,7 +36,7 @@ __all__ = ["record_hooks", "compare_traces", "first_difference", "format_trace",
            "paired_models", "make_inputs", "hook_traces", "ALL_KINDS", "DEFAULT_KINDS"]
 
 ALL_KINDS = ("global", "forward", "backward", "legacy", "tensor", "post_acc", "node")
-"""Hook families :func:`record_hooks` can register (``kinds=``).
+"""Hook families `record_hooks` can register (``kinds=``).
 
 ``global``: the four ``register_module_*`` global hooks (forward pre, forward, full backward
 pre, full backward; only the forward ones when ``backward`` is not also asked for);
@@ -192,7 +192,7 @@ def record_hooks(model, inputs, *, kwargs=None, kinds=DEFAULT_KINDS, loss=None,
             pass ``lib``).
         inputs: the positional arguments (a tensor or a tuple; non-tensors allowed).
         kwargs: keyword arguments for the call (recorded by the with-kwargs forward hooks).
-        kinds: which hook families to register, a subset of :data:`ALL_KINDS`.
+        kinds: which hook families to register, a subset of `ALL_KINDS`.
         loss: ``loss(output) -> scalar tensor``; default: the sum of ``.sum()`` of every output
             tensor that requires grad.
         backward: run the backward pass (default True).
@@ -301,7 +301,7 @@ def make_inputs(lib, arrays, requires_grad=True, device: str = "cpu") -> tuple:
 
 def hook_traces(build, arrays, *, requires_grad=True, device: str = "cpu", seed: int = 0,
                 kwargs=None, **record_kwargs):
-    """Build the paired models, make the inputs and :func:`record_hooks` on both.
+    """Build the paired models, make the inputs and `record_hooks` on both.
 
     ``kwargs`` (dict of NumPy arrays / values) become keyword arguments of the call. Returns
     ``(minigrad trace, torch trace)``.

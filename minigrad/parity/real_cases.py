@@ -4,13 +4,13 @@ Each case reproduces a behaviour that surprised someone in a public bug report o
 (legacy vs full backward hooks, hooks and in-place ReLU, modules used twice, ``retain_grad``,
 diamonds in the graph, in-place on leaves, ``detach()`` vs ``.data``, modules created inside
 ``forward``, torchviz and saved tensors). The PyTorch originals are plain scripts; here each is a
-:class:`RealCase` whose ``scenario(lib, device)`` runs the same logic on ``lib`` (``minigrad``
+`RealCase` whose ``scenario(lib, device)`` runs the same logic on ``lib`` (``minigrad``
 or ``torch``; the torch side on ``device``, minigrad always on NumPy) and returns *everything the
 script prints* as plain data: values as NumPy arrays, node names, ``_version``s, hook calls in
 order, warnings as ``(category, first line)`` and errors as ``(type, first line)``.
 
 ``minigrad parity --case NAME`` runs one on both libraries and prints the two outputs side by
-side (:mod:`minigrad.parity.cases`), and ``tests/cases/`` turns each into a parity test. Error
+side (`minigrad.parity.cases`), and ``tests/cases/`` turns each into a parity test. Error
 and warning texts are normalised so that ``minigrad`` reads ``torch`` (and ``torch.cuda.`` type
 names read ``torch.``). Nothing here imports PyTorch at import time.
 """
@@ -569,9 +569,9 @@ def case_26(lib, device, draw=None):
     tensors and leaf as one node declared three times; ``exp()``'s ``_saved_result`` is a new
     object sharing the output's storage (a distinct node).
 
-    ``draw`` is the drawing function (default :func:`minigrad.viz.make_dot`, which draws both
+    ``draw`` is the drawing function (default `minigrad.viz.make_dot`, which draws both
     libraries' graphs; the tests also pass ``torchviz.make_dot``); the traces hold
-    :func:`normalised_dot` of each drawing."""
+    `normalised_dot` of each drawing."""
     from ..viz import make_dot
 
     draw, on, printed = draw or make_dot, _mover(lib, device), []

@@ -1,4 +1,4 @@
-"""``minigrad.utils``: helpers mirroring ``torch.utils`` (only :mod:`minigrad.utils.hooks`)."""
+"""``minigrad.utils``: helpers mirroring ``torch.utils`` (only `minigrad.utils.hooks`)."""
 
 from . import hooks
 

@@ -1,11 +1,11 @@
 """Hook plumbing: ``RemovableHandle`` and ``BackwardHook`` (mirrors ``torch/utils/hooks.py``).
 
 ``RemovableHandle`` is what every ``register_*hook`` returns (defined next to the nodes, in
-:mod:`minigrad.autograd.graph`, and re-exported here under PyTorch's import path).
+`minigrad.autograd.graph`, and re-exported here under PyTorch's import path).
 
 ``BackwardHook`` is how ``Module`` implements full backward hooks, exactly as PyTorch does: the
 module's tensor inputs and its tensor outputs are each passed through an identity autograd
-Function, :class:`BackwardHookFunction`, whose backward node is ``BackwardHookFunctionBackward``
+Function, `BackwardHookFunction`, whose backward node is ``BackwardHookFunctionBackward``
 and is visible in the graph (``out.grad_fn``). Node hooks on those two nodes do the work:
 
 * on the *output* node (runs first in backward): its incoming gradients are the module's
@@ -43,7 +43,7 @@ def unserializable_hook(f):
 
 
 def warn_if_has_hooks(tensor) -> None:
-    """Warn for each tensor hook that is not marked :func:`unserializable_hook`."""
+    """Warn for each tensor hook that is not marked `unserializable_hook`."""
     for hook in tensor._backward_hooks.values():
         if not hasattr(hook, "__torch_unserializable__"):
             warnings.warn(f"backward hook {hook!r} on tensor will not be serialized.  If this is "

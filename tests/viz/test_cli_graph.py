@@ -1,5 +1,6 @@
 """``minigrad graph MODEL``: two drawings (minigrad, torch) and one HTML page showing both."""
 
+import re
 import shutil
 
 import pytest
@@ -11,10 +12,15 @@ pytest.importorskip("torch")
 HAS_DOT = shutil.which("dot") is not None
 
 
+def _paths(out: str) -> list:
+    """The paths ``minigrad graph`` printed (one per ``  label: path  (kind)`` line)."""
+    return re.findall(r"^  [\w ]+: +(\S+)  \(", out, re.M)
+
+
 @pytest.mark.skipif(not HAS_DOT, reason="Graphviz's dot program is not installed")
 def test_graph_svg_side_by_side(tmp_path, capsys):
     assert main(["graph", "shared", "--out", str(tmp_path), "--show-saved", "--modules"]) == 0
-    printed = capsys.readouterr().out.split()
+    printed = _paths(capsys.readouterr().out)
     assert printed == [str(tmp_path / n) for n in
                        ("shared_minigrad.svg", "shared_torch.svg", "shared.html")]
     page = (tmp_path / "shared.html").read_text()
@@ -37,7 +43,7 @@ def test_graph_without_dot_program_writes_source_and_hint(tmp_path, capsys, monk
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     assert main(["graph", "mlp", "--format", "png", "--out", str(tmp_path / "o")]) == 1
     out, err = capsys.readouterr()
-    assert out.split() == [str(tmp_path / "o" / n) for n in
+    assert _paths(out) == [str(tmp_path / "o" / n) for n in
                            ("mlp_minigrad.dot", "mlp_torch.dot", "mlp.html")]
     assert "install graphviz" in err.lower() and "Traceback" not in err
     assert sorted(p.name for p in (tmp_path / "o").iterdir()) == [

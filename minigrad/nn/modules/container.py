@@ -284,7 +284,7 @@ def _param_line(k, p, type_name: str) -> str:
 class ParameterList(Module):
     """A list of registered parameters named ``'0', '1', ...`` (``torch.nn.ParameterList``).
 
-    Plain tensors are wrapped in :class:`Parameter`. Calling it raises RuntimeError.
+    Plain tensors are wrapped in `Parameter`. Calling it raises RuntimeError.
     """
 
     def __init__(self, values: Iterable | None = None):
@@ -348,7 +348,7 @@ class ParameterDict(Module):
 
     Built from a plain ``dict`` (or any non-ordered mapping) the keys are **sorted**; from an
     OrderedDict, a ParameterDict or a sequence of pairs their order is kept. Plain tensors are
-    wrapped in :class:`Parameter`. Calling it raises RuntimeError.
+    wrapped in `Parameter`. Calling it raises RuntimeError.
     """
 
     def __init__(self, parameters=None):

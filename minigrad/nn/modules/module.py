@@ -1,7 +1,7 @@
 """``Module``: registration of parameters, buffers and submodules, ``state_dict``, forward hooks.
 
 Mirrors ``torch/nn/modules/module.py``. The whole trick of ``nn.Module`` is its
-``__setattr__``: assigning a :class:`~minigrad.nn.Parameter` puts it in ``self._parameters``,
+``__setattr__``: assigning a `Parameter` puts it in ``self._parameters``,
 assigning a ``Module`` puts it in ``self._modules``, and a tensor assigned to an existing buffer
 name replaces the buffer. Everything else (plain tensors, Python lists of modules, a module kept
 inside a dict) is an ordinary attribute that ``parameters()``, ``state_dict()``, ``eval()`` and
@@ -9,7 +9,7 @@ optimizers never see. ``__getattr__`` is the way back: ``self.fc`` is found in `
 
 ``Module.__call__`` (PyTorch's ``_call_impl``) runs, in this order: the global then the
 module's own forward pre-hooks; when there are full backward (pre-)hooks, the tensor arguments
-are passed through a ``BackwardHookFunction`` (:mod:`minigrad.utils.hooks`); ``forward``; the
+are passed through a ``BackwardHookFunction`` (`minigrad.utils.hooks`); ``forward``; the
 global then own forward hooks; the output passes through a second ``BackwardHookFunction``; a
 legacy ``register_backward_hook`` hook is attached as a post hook of the output's ``grad_fn``
 (the module's *last* node, so its ``grad_input`` are that node's input gradients).
@@ -98,7 +98,7 @@ def register_module_forward_hook(hook, *, with_kwargs: bool = False,
 
 def register_module_backward_hook(hook) -> RemovableHandle:
     """Legacy (deprecated) backward hook for every module, like
-    :meth:`Module.register_backward_hook`; RuntimeError if global full hooks were registered."""
+    `Module.register_backward_hook`; RuntimeError if global full hooks were registered."""
     global _global_is_full_backward_hook
     if _global_is_full_backward_hook is True:
         raise RuntimeError(MIXED_GLOBAL_HOOKS_MSG)
@@ -318,7 +318,7 @@ class Module:
         self._modules[name] = module
 
     def register_module(self, name: str, module: Module | None) -> None:
-        """Alias for :meth:`add_module`."""
+        """Alias for `add_module`."""
         self.add_module(name, module)
 
     def __getattr__(self, name: str):
