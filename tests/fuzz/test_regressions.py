@@ -959,6 +959,16 @@ FIXED = {
         ("mcall", 0, 0, {}, False, 1),
         ("backward", [0], 3, False, False, False, None),
     ],
+    # flatten of a 0-dim tensor checks its dims as a 1-dim tensor's (nn.Flatten's start_dim=1:
+    # IndexError; minigrad returned shape (1,))
+    "flatten_0d_dims": [
+        ("leaf", [], "float64", True, "randn", 1),
+        ("op", "flatten", [0], {"start": 1, "end": -1}, False),
+        ("op", "flatten", [0], {"start": -1, "end": 0}, False),
+        ("mod", ["flatten"], 2, "float64"),
+        ("mcall", 0, 0, {}, False, 1),
+        ("backward", [2], 3, False, False, False, None),
+    ],
 }
 
 KNOWN: dict = {}  # name (as in generate.KNOWN_GAPS) -> (owner, program); none known now
