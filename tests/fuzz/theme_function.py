@@ -225,6 +225,9 @@ class FunctionSteps:
                   for o in outs if not hasattr(o, "grad_fn")]
         if len(tensors) != n_out:
             raise AssertionError(f"{spec['name']}: {len(tensors)} tensor outputs, expected {n_out}")
+        if any(v.is_inference() for v in vals if hasattr(v, "grad_fn")) and not \
+                self.L.is_inference_mode_enabled():  # (see Runner._op: not compared)
+            self.unversioned.update(range(len(self.env), len(self.env) + len(tensors)))
         return {"tensors": self._push(tensors, ids), "others": others,
                 "same": [any(o is v for v in vals) for o in tensors]}
 

@@ -41,6 +41,14 @@ def _plain(v):
     return v
 
 
+def _version(t):
+    """``t._version``, or the error type (an inference tensor has no version counter)."""
+    try:
+        return t._version
+    except RuntimeError as e:
+        return ("error", type(e).__name__)
+
+
 class OptimSteps:
     """Runner mixin: the optimizer steps."""
 
@@ -48,7 +56,7 @@ class OptimSteps:
         sd = opt.state_dict()
         return {"state": {k: _plain(v) for k, v in sd["state"].items()},
                 "param_groups": [_plain(g) for g in sd["param_groups"]],
-                "params": [(to_numpy(p), p._version) for g in opt.param_groups
+                "params": [(to_numpy(p), _version(p)) for g in opt.param_groups
                            for p in g["params"]]}
 
     def _make_opt(self, kind, groups, hyper):
