@@ -257,7 +257,8 @@ def reshape_as(self, other) -> Tensor:
 
 def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merge dims ``start_dim..end_dim`` into one (``torch.flatten``); a reshape."""
-    if self.ndim == 0:
+    if self.ndim == 0:  # (the dims are checked first: a 0-dim tensor wraps them as 1-dim)
+        normalize_dim(start_dim, 1), normalize_dim(end_dim, 1)
         return reshape(self, 1)
     s, e = normalize_dim(start_dim, self.ndim), normalize_dim(end_dim, self.ndim)
     if s > e:

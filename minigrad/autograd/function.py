@@ -10,7 +10,7 @@ class named ``MyFnBackward``. Only tensor arguments get a slot in ``next_functio
 from __future__ import annotations
 
 from . import grad_mode
-from .graph import Node, SavedTensor, edge_of
+from .graph import FREED_MSG, Node, SavedTensor, edge_of, zeros_grad
 
 
 class FunctionCtx:
@@ -29,6 +29,8 @@ class FunctionCtx:
     @property
     def saved_tensors(self) -> tuple:
         """The tensors given to ``save_for_backward`` (RuntimeError if freed or modified)."""
+        if getattr(self, "_freed", False):  # checked first, even when nothing was saved
+            raise RuntimeError(FREED_MSG)
         return tuple(s.unpack() if isinstance(s, SavedTensor) else s
                      for s in getattr(self, "_ctx_saved", ()))
 
@@ -54,11 +56,21 @@ class BackwardCFunction(Node, FunctionCtx):
     def __init__(self):
         Node.__init__(self)
         self.needs_input_grad = ()
-        self.materialize_grads = True
         self._n_args = 0
         self._tensor_slots = []  # indices of forward arguments that are tensors
+        self._non_tensor_outputs = ()  # output positions that are not tensors
+
+    # the engine must not materialise missing gradients: backward does, with None for the
+    # non-tensor outputs (the user's choice is ``_materialize``)
+    materialize_grads = False
+    _materialize = True
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """Whether undefined output gradients reach ``backward`` as zeros (default) or None."""
+        self._materialize = bool(value)
 
     def _release_variables(self) -> None:
+        self._freed = True  # (PyTorch's has_freed_buffers: saved_tensors raises from now on)
         for s in getattr(self, "_ctx_saved", ()):
             if isinstance(s, SavedTensor):
                 s._release()
@@ -67,35 +79,58 @@ class BackwardCFunction(Node, FunctionCtx):
         from .._tensor import Tensor
 
         name = type(self).__name__
+        if self._materialize:  # (the engine passes None for outputs without a gradient)
+            grads = tuple(zeros_grad(*meta) if g is None and meta[1] is not None else g
+                          for g, meta in zip(grads, self._out_meta))
+        if self._non_tensor_outputs:  # backward gets None for them, even with materialize
+            grads = tuple(None if nr in self._non_tensor_outputs else g
+                          for nr, g in enumerate(grads))
         result = self._forward_cls.backward(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
+        if len(result) > self._n_args and all(r is None for r in result[self._n_args:]):
+            result = result[:self._n_args]  # trailing Nones too many are dropped, as PyTorch
         if len(result) != self._n_args:
             raise RuntimeError(f"function {name} returned an incorrect number of gradients "
                                f"(expected {self._n_args}, got {len(result)})")
+        slots = set(self._tensor_slots)
+        for i, g in enumerate(result):
+            if i not in slots and g is not None:
+                raise RuntimeError(f"function {name} returned a gradient different than None at "
+                                   f"position {i + 1}, but the corresponding forward input was "
+                                   "not a Variable")
+            if i in slots and g is not None and not isinstance(g, Tensor):
+                raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
         out = []
-        for slot, (node, _) in zip(self._tensor_slots, self.next_functions):
+        for k, (slot, (node, _)) in enumerate(zip(self._tensor_slots, self.next_functions)):
             g = result[slot]
             if g is not None and node is not None:
-                if not isinstance(g, Tensor):
-                    raise TypeError(f"function {name} returned a gradient of type "
-                                    f"{type(g).__name__} at index {slot}; expected a Tensor")
-                want = self._input_shapes[slot]
-                if g.shape != want:
-                    if g.numel() != int(_prod(want)):
+                want = tuple(self._input_shapes[slot])
+                if tuple(g.shape) != want:
+                    if not _expandable(want, tuple(g.shape)):
                         raise RuntimeError(
-                            f"Function {name} returned an invalid gradient at index {slot} - got "
+                            f"Function {name} returned an invalid gradient at index {k} - got "
                             f"{list(g.shape)} but expected shape compatible with {list(want)}")
-                    g = g.reshape(want)
+                    g = _sum_to(g, want)  # PyTorch's validate_outputs: reduce a broadcast
             out.append(g)  # kept for a slot without an edge: post hooks see it (as PyTorch)
         return tuple(out)
 
 
-def _prod(shape) -> int:
-    n = 1
-    for s in shape:
-        n *= s
-    return n
+def _expandable(shape: tuple, to: tuple) -> bool:
+    """Whether ``shape`` broadcasts (expands) to ``to``."""
+    if len(shape) > len(to):
+        return False
+    return all(s == t or s == 1 for s, t in zip(shape[::-1], to[::-1]))
+
+
+def _sum_to(g, shape: tuple):
+    """``g`` summed down to ``shape`` (which expands to ``g.shape``), as ``at::sum_to``."""
+    lead = g.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape)
+                                      if s == 1 and g.shape[lead + i] != 1)
+    if dims:
+        g = g.sum(dims, keepdim=True)
+    return g.reshape(shape) if lead or g.shape != shape else g
 
 
 class Function:
@@ -138,6 +173,9 @@ class Function:
         ctx._tensor_slots = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         ctx._input_shapes = {i: args[i].shape for i in ctx._tensor_slots}
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        record = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
+        if record:  # the inputs' edges as they are before forward (which may modify them)
+            ctx.next_functions = tuple(edge_of(args[i]) for i in ctx._tensor_slots)
         with grad_mode.no_grad():
             outputs = cls.forward(ctx, *args)
         single = not isinstance(outputs, tuple)
@@ -149,27 +187,21 @@ class Function:
                                "be outputs of the Function.")
         for t in dirty:
             t._vc.bump()  # the in-place change is counted (before saving: saved at this version)
-        record = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
+        skip = {id(t) for t in getattr(ctx, "non_differentiable", None) or ()}
+        converted = []
+        for nr, o in enumerate(outs):
+            if isinstance(o, Tensor):
+                # every output has a slot (a non-tensor one never gets a gradient: backward
+                # sees None there, see BackwardCFunction.backward)
+                ctx._out_meta += ((o.shape, o._data.dtype),)
+                o = _set_output_history(ctx, o, nr, args, dirty, len(outs), record and
+                                        id(o) not in skip and o.dtype.is_floating_point)
+            else:
+                ctx._out_meta += (((), None),)
+                ctx._non_tensor_outputs += (nr,)
+            converted.append(o)
+        outs = tuple(converted)
         if record:
-            if any(t._requires_grad and t._grad_fn is None and t._base is None for t in dirty):
-                raise RuntimeError("a leaf Variable that requires grad has been used in an "
-                                   "in-place operation.")
-            ctx.next_functions = tuple(edge_of(args[i]) for i in ctx._tensor_slots)
-            skip = {id(t) for t in getattr(ctx, "non_differentiable", None) or ()}
-            converted = []
-            for nr, o in enumerate(outs):
-                if isinstance(o, Tensor):
-                    ctx._out_meta += ((o.shape, o._data.dtype),)
-                    differentiable = id(o) not in skip and o.dtype.is_floating_point
-                    if any(o is t for t in dirty):
-                        if differentiable:
-                            o._set_history(ctx, nr)  # history rewritten, as an in-place op
-                    else:
-                        o = _as_output(o, args, cls.__name__)
-                        if differentiable:
-                            o._requires_grad, o._grad_fn, o._output_nr = True, ctx, nr
-                converted.append(o)
-            outs = tuple(converted)
             saved = getattr(ctx, "to_save", None) or ()
             ctx._ctx_saved = [SavedTensor(t, ctx, any(t is o for o in outs))
                                if isinstance(t, Tensor) else t for t in saved]
@@ -181,13 +213,57 @@ class Function:
         return outs[0] if single else outs
 
 
-def _as_output(o, args, fn_name):
-    """An output that *is* an input becomes a view of it (as PyTorch does), remembered as made
-    by custom Function ``fn_name``: modifying it in place is then an error."""
-    if any(o is a for a in args):
+def _set_output_history(ctx, o, nr, args, dirty, n_outputs, differentiable):
+    """Output ``o`` (number ``nr``) as PyTorch's ``_process_backward_mode_ad`` leaves it.
+
+    Not differentiable (not recorded, marked non-differentiable, or not floating point): an
+    input returned as-is becomes a view of itself made without grad when it does not require
+    grad, a detached alias when it does; another output that requires grad is detached in
+    place. Differentiable and marked dirty: its history is rewritten as by an in-place op (a
+    view: ``CopySlices`` on its base, ``AsStridedBackward0`` on the view). An input returned
+    as-is otherwise becomes a view of it, remembered as made by a custom Function (modifying
+    it in place is then an error); other outputs get ``ctx`` as their ``grad_fn``."""
+    from .._ops.inplace import AsStridedBackward0, CopySlices, check_inplace
+
+    is_input = any(o is a for a in args)
+    if not differentiable:
+        if not o.requires_grad:
+            if is_input and not any(o is t for t in dirty):
+                with grad_mode.no_grad():
+                    return o._make_view(o._data)
+            return o
+        if is_input:
+            return o.detach()
+        if o._base is None:
+            o.detach_()
+        return o
+    if any(o is t for t in dirty):
+        o._grad = None  # PyTorch resets the .grad of a tensor marked dirty (a retained one too)
+        if o._base is None:
+            if o._requires_grad and o._grad_fn is None:
+                raise RuntimeError("a leaf Variable that requires grad has been used in an "
+                                   "in-place operation.")
+            o._set_history(ctx, nr)  # history rewritten, as an in-place op
+            return o
+        if n_outputs > 1:  # (checked first, as PyTorch; non-tensor outputs count)
+            raise RuntimeError(
+                "If your Function modifies inplace an input that is a view of another Tensor, "
+                "your Function cannot return more than one Tensor. This is not supported by the "
+                "current autograd engine. You should either make sure the input is not a view "
+                "(using .clone() for example) or make your Function only return one Tensor "
+                "(potentially splitting it into two Functions: one doing the inplace that "
+                "returns a single Tensor and a second one that does the other operations).")
+        check_inplace(o)  # a view of a leaf that requires grad, a view made in a special way
+        base = o._base
+        base._set_history(CopySlices(base, o, ctx))
+        o._set_history(AsStridedBackward0(base, o))
+        o._view_version = o._vc.value
+        return o
+    if is_input:
         view = o._make_view(o._data)
         view._creation_meta = "custom_function"  # in-place on it is refused (see check_inplace)
-        return view
+        o = view
+    o._requires_grad, o._grad_fn, o._output_nr = True, ctx, nr
     return o
 
 

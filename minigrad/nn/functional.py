@@ -34,6 +34,15 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------- linear
+def _check_tensors(fn: str, **args) -> None:
+    """PyTorch's argument parser: a non-tensor where a tensor is expected is a TypeError (a
+    parameter set to None, say), not an AttributeError from inside the op."""
+    for pos, (name, value) in enumerate(args.items(), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be Tensor, not "
+                            f"{type(value).__name__}")
+
+
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias`` (``torch.nn.functional.linear``).
 
@@ -46,6 +55,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     followed by an in-place ``add_(bias)`` when there is a bias.
     Raises RuntimeError ``mat1 and mat2 shapes cannot be multiplied (...)`` on a size mismatch.
     """
+    _check_tensors("linear", input=input, weight=weight)
     ndim = input._data.ndim
     if ndim == 0 or weight._data.ndim == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
@@ -161,6 +171,9 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     weight, bias)``. RuntimeError with PyTorch's messages on channel/group mismatch, kernel
     larger than the padded input, and invalid arguments.
     """
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)):
+        raise TypeError("conv2d() received an invalid combination of arguments - got ("
+                        f"{type(input).__name__}, {type(weight).__name__}, ...)")
     return _conv.conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 

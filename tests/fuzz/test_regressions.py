@@ -10,6 +10,13 @@ import pytest
 
 from .program import check_program
 
+
+def F(name, kind, bw="ok", save="ctx", once=False, nondiff=(), materialize=True, extra=None):
+    """The spec of a custom Function (``theme_function``) for an ``fn`` step."""
+    return {"name": name, "kind": kind, "save": save, "bw": bw, "once": once,
+            "nondiff": list(nondiff), "materialize": materialize, "extra": extra}
+
+
 FIXED = {
     # x.sum(dim=[]) reduces every dim (minigrad reduced none)
     "sum_empty_dim_list": [
@@ -876,6 +883,91 @@ FIXED = {
         ('leaf', [], 'int64', False, 'int', 5),
         ('op', 'add', [6, 6], {'alpha': -0.5}, True),
         ('backward', [5], 6, False, False, False, None),
+    ],
+    # custom Function with a non-tensor output: backward gets None in its slot (minigrad
+    # passed one gradient too few / put the next output's gradient in the wrong slot)
+    "function_non_tensor_output": [
+        ("leaf", [2, 3], "float64", True, "randn", 1),
+        ("fn", F("Fn0", "two", extra="first"), [("t", 0)], False, 2),
+        ("fn", F("Fn1", "mul", extra="last", materialize=False),
+         [("t", 0), ("c", 2.0), ("t", 1)], False, 1),
+        ("backward", [2, 3], 2, False, False, False, None),
+    ],
+    # backward's gradients are validated as PyTorch's validate_outputs: a broadcast shape is
+    # summed to the input's, another shape with as many elements is an error (minigrad
+    # reshaped it), a float is "expected Variable or None", trailing Nones are dropped, a
+    # tensor for a non-tensor input is an error
+    "function_gradient_validation": [
+        ("leaf", [2, 3], "float64", True, "randn", 1),
+        ("fn", F("Fn0", "exp", bw="unsq"), [("t", 0)], False, 1),
+        ("backward", [1], 2, False, True, False, None),
+        ("fn", F("Fn1", "exp", bw="t"), [("t", 0)], False, 1),
+        ("backward", [2], 3, False, True, False, None),
+        ("fn", F("Fn2", "exp", bw="float"), [("t", 0)], False, 1),
+        ("backward", [3], 4, False, True, False, None),
+        ("fn", F("Fn3", "exp", bw="extra_none"), [("t", 0)], False, 1),
+        ("backward", [4], 5, False, True, False, None),
+        ("fn", F("Fn4", "sigmoid", bw="const_grad"), [("t", 0), ("c", 2.0)], False, 1),
+        ("backward", [5], 6, False, True, False, None),
+        ("leaf", [1, 3], "float64", True, "randn", 7),
+        ("fn", F("Fn5", "mul"), [("t", 0), ("c", 0.5), ("t", 6)], False, 1),
+        ("backward", [7], 8, False, False, False, None),
+    ],
+    # an input returned as-is is a new tensor (a view) also when nothing is recorded, a
+    # detached alias under no_grad when it requires grad
+    "function_returned_input_unrecorded": [
+        ("leaf", [2], "float64", False, "randn", 1),
+        ("leaf", [2], "float64", True, "randn", 2),
+        ("fn", F("Fn0", "ident"), [("t", 0)], False, 1),
+        ("fn", F("Fn0", "ident"), [("t", 1)], True, 1),
+        ("inplace", "mul_", 2, [], {"c": 2.0}, False),
+        ("inplace", "mul_", 3, [], {"c": 2.0}, False),
+        ("backward", [1], 3, False, False, False, None),
+    ],
+    # mark_dirty: a view of a non-leaf is rebased through CopySlices (its base's gradient was
+    # wrong), a view of a leaf that requires grad is refused, a view with several outputs is
+    # refused before the other checks, the dirty tensor's .grad (retained) is reset
+    "function_dirty_views": [
+        ("leaf", [3], "float64", True, "randn", 1),
+        ("op", "mul_scalar", [0], {"c": 1.5}, False),
+        ("op", "narrow", [1], {"dim": 0, "start": 0, "length": 2}, False),
+        ("fn", F("Fn0", "dirty"), [("t", 2), ("c", 2.0)], False, 1),
+        ("op", "narrow", [0], {"dim": 0, "start": 1, "length": 2}, False),
+        ("fn", F("Fn0", "dirty"), [("t", 4), ("c", 2.0)], False, 1),
+        ("op", "narrow", [1], {"dim": 0, "start": 1, "length": 1}, False),
+        ("fn", F("Fn1", "dirty", extra="last"), [("t", 6), ("c", 2.0)], False, 1),
+        ("backward", [1], 2, False, True, False, None),
+        ("op", "mul_scalar", [0], {"c": 3.0}, False),
+        ("retain_grad", 8),
+        ("backward", [8], 3, False, True, False, None),
+        ("fn", F("Fn0", "dirty"), [("t", 8), ("c", 2.0)], False, 1),
+        ("backward", [9], 4, False, False, False, None),
+    ],
+    # saved_tensors after the graph was freed raises even when nothing was saved
+    "function_saved_tensors_after_free": [
+        ("leaf", [2], "float64", True, "randn", 1),
+        ("fn", F("Fn0", "two"), [("t", 0)], False, 2),
+        ("backward", [1], 2, False, False, False, None),
+        ("backward", [1], 3, False, False, False, None),
+    ],
+    # a Linear whose weight was set to None: PyTorch's argument parser raises TypeError
+    # (minigrad: AttributeError from inside F.linear)
+    "module_none_weight": [
+        ("leaf", [1, 2], "float64", True, "randn", 1),
+        ("mod", ["linear", 2, 2, True], 2, "float64"),
+        ("mset", 0, "", "none_param"),
+        ("mcall", 0, 0, {}, False, 1),
+        ("backward", [0], 3, False, False, False, None),
+    ],
+    # flatten of a 0-dim tensor checks its dims as a 1-dim tensor's (nn.Flatten's start_dim=1:
+    # IndexError; minigrad returned shape (1,))
+    "flatten_0d_dims": [
+        ("leaf", [], "float64", True, "randn", 1),
+        ("op", "flatten", [0], {"start": 1, "end": -1}, False),
+        ("op", "flatten", [0], {"start": -1, "end": 0}, False),
+        ("mod", ["flatten"], 2, "float64"),
+        ("mcall", 0, 0, {}, False, 1),
+        ("backward", [2], 3, False, False, False, None),
     ],
 }
 
