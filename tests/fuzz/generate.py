@@ -47,15 +47,16 @@ SCALARS = [2.0, -1.5, 0.5, 3, 1, 0, -2]
 # change.
 KNOWN_GAPS: set = set()  # (none now)
 
-# Steering switches for engine differences another session is fixing (engine.py, graph.py,
-# grad_mode.py, _tensor.py, _ops/inplace.py): while False the generator does not draw the
-# construct; each has a standalone script in tests/fuzz/pending/. Set to True once fixed.
-STORED_SET_GRAD_ENABLED = False  # a stored set_grad_enabled(False) entered later / twice
-DATA_OTHER_DTYPE = False  # x.data = y with y of another dtype
-GRAD_SELF = False  # x.grad = x
-DATA_OTHER_SHAPE = False  # x.data = y of another shape, then backward (pending/01)
-REQUIRES_GRAD_ATTR_NON_LEAF = False  # y.requires_grad = True on a non-leaf (pending/02)
-INFERENCE_DETACH = False  # custom Functions under inference mode: x.detach() there (pending/03)
+# Switches for constructs the generator once steered around while the engine differed from
+# PyTorch there (all fixed now, with parity tests in tests/parity/test_review.py): True draws
+# the construct. A new engine difference found by the fuzzer can be steered around the same way
+# (a switch set to False, with a standalone script in tests/fuzz/pending/) until it is fixed.
+STORED_SET_GRAD_ENABLED = True  # a stored set_grad_enabled(False) entered later / twice
+DATA_OTHER_DTYPE = True  # x.data = y with y of another dtype
+GRAD_SELF = True  # x.grad = x
+DATA_OTHER_SHAPE = True  # x.data = y of another shape, then backward
+REQUIRES_GRAD_ATTR_NON_LEAF = True  # y.requires_grad = True on a non-leaf
+INFERENCE_DETACH = True  # custom Functions under inference mode: x.detach() there
 
 # relative weights of step kinds per theme
 THEMES = {

@@ -22,10 +22,8 @@ the culprit). A failure prints the shrunk program: fix the difference and add th
 groups many failures at once. A difference that cannot be fixed at once is listed in
 ``generate.KNOWN_GAPS`` (the generator steers around it) or ``program.KNOWN_GAPS`` (the
 comparison leaves it out), with its program in ``test_regressions.KNOWN``; all three are empty
-now. Differences in engine files that another session owns are steered around by the boolean
-switches at the top of ``generate.py`` (``STORED_SET_GRAD_ENABLED``, ``DATA_OTHER_DTYPE``,
-``DATA_OTHER_SHAPE``, ``GRAD_SELF``, ``REQUIRES_GRAD_ATTR_NON_LEAF``, ``INFERENCE_DETACH``),
-each with a standalone script in ``tests/fuzz/pending/``.
+now. The boolean switches at the top of ``generate.py`` (``STORED_SET_GRAD_ENABLED``, ...)
+once steered around engine differences being fixed elsewhere; all are True (drawn) now.
 """
 
 import os
