@@ -16,7 +16,7 @@ import numpy as np
 
 _MINIGRAD_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 # files inside the minigrad package that hold user-level model code (built-in example models)
-_USER_FILES = (os.path.join(_MINIGRAD_DIR, "debug", "doctor.py"),
+_USER_FILES = (os.path.join(_MINIGRAD_DIR, "debug", "examples.py"),
                os.path.join(_MINIGRAD_DIR, "toy_models.py"))
 
 

@@ -9,7 +9,7 @@ import pytest
 from rich.console import Console
 
 from minigrad.cli import main
-from minigrad.debug import doctor
+from minigrad.debug import examples
 from minigrad.debug.doctor import run_doctor
 
 FRAMEWORKS = pytest.mark.parametrize("framework", ["minigrad", "torch"])
@@ -39,11 +39,11 @@ def test_healthy_exit_0(framework):
 @FRAMEWORKS
 def test_stuck_flagged(framework):
     code, out = _doctor("stuck", framework=framework)
-    line = _line_of(doctor.build_stuck, "body = nn.Sequential(")
+    line = _line_of(examples.build_stuck, "body = nn.Sequential(")
     assert code == 1
     assert "[unregistered_module] Sequential (2 parameter tensors) is created inside forward()" \
         in out
-    assert f"doctor.py:{line}: body = nn.Sequential(nn.Linear(D_IN, HIDDEN), nn.ReLU())" in out
+    assert f"examples.py:{line}: body = nn.Sequential(nn.Linear(D_IN, HIDDEN), nn.ReLU())" in out
     assert "fix: create it once in __init__" in out
     assert "PROBLEMS FOUND (1)" in out and "3 registration problem(s)" in out
 
@@ -51,11 +51,11 @@ def test_stuck_flagged(framework):
 @FRAMEWORKS
 def test_nan_names_log_node_and_line(framework):
     code, out = _doctor("nan", framework=framework)
-    line = _line_of(doctor.build_nan, "z = lib.log(h)")
+    line = _line_of(examples.build_nan, "z = lib.log(h)")
     assert code == 1
     assert (f"forward: LogBackward0 produced a non-finite output (63 NaN, 0 Inf), created at "
-            f"minigrad/debug/doctor.py:{line}: z = lib.log(h)") in out
-    assert f"non-finite values: first made by LogBackward0 at minigrad/debug/doctor.py:{line}" \
+            f"minigrad/debug/examples.py:{line}: z = lib.log(h)") in out
+    assert f"non-finite values: first made by LogBackward0 at minigrad/debug/examples.py:{line}" \
         in out
     assert "nan: NaN gradient" in out
 

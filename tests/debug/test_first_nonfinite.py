@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import minigrad
-from minigrad.debug import doctor, first_nonfinite
+from minigrad.debug import examples, first_nonfinite
 from minigrad.parity import assert_parity
 
 
@@ -28,16 +28,16 @@ def _summary(report):
 
 def test_nan_model_names_log_and_its_line():
     def scenario(lib):
-        model, x = doctor.build_nan(lib)
+        model, x = examples.build_nan(lib)
         report = first_nonfinite(lambda: (model(x) ** 2).mean())
         assert all(p.grad is None for p in model.parameters())
         return _summary(report), report.forward.file
 
     (a, file), _ = assert_parity(scenario)
-    line = _line_of(doctor.build_nan, "z = lib.log(h)")
+    line = _line_of(examples.build_nan, "z = lib.log(h)")
     assert a["forward"][:2] == ("LogBackward0", "forward") and a["forward"][3] > 0
     assert a["forward"][5:] == (line, "z = lib.log(h)  # the bug: h has negative entries")
-    assert file == doctor.__file__
+    assert file == examples.__file__
     assert a["backward"][0] == "PowBackward0" and a["backward"][5] is not None
     assert a["error"] == "Function 'PowBackward0' returned nan values in its 0th output."
     assert not a["loss_finite"] and not a["ok"]
@@ -85,7 +85,7 @@ def test_tensor_argument_with_and_without_anomaly_forward():
 
 
 def test_healthy_and_bad_argument():
-    model, x = doctor.build_healthy(minigrad)
+    model, x = examples.build_healthy(minigrad)
     report = first_nonfinite(model, x)
     assert report.ok and str(report) == "no NaN/Inf in the forward values or in the gradients"
     assert all(p.grad is None for p in model.parameters())

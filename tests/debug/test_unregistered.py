@@ -7,7 +7,7 @@ import torch
 
 import minigrad
 from minigrad.debug import find_unregistered
-from minigrad.debug.doctor import build_stuck
+from minigrad.debug.examples import build_stuck
 
 LIBS = pytest.mark.parametrize("lib", [minigrad, torch], ids=["minigrad", "torch"])
 
@@ -27,7 +27,7 @@ def test_stuck_sequential_built_in_forward(lib):
     assert mod.name == "Sequential" and "created inside forward()" in mod.message
     assert mod.where.endswith("body = nn.Sequential(nn.Linear(D_IN, HIDDEN), nn.ReLU())  "
                               "# the bug")
-    assert "doctor.py:" in mod.where and "__init__" in mod.fix
+    assert "examples.py:" in mod.where and "__init__" in mod.fix
     assert [f.name for f in findings[1:]] == ["Sequential.0.weight", "Sequential.0.bias"]
     assert all("optimizer never updates it" in f.message for f in findings[1:])
     # nothing was accumulated into .grad, weights unchanged
