@@ -144,7 +144,11 @@ def test_flags_none_zero_nan_inf_vanishing_exploding(lib):
     assert flags(0.0)[("used.weight", "grad")] == ["zero"]
     assert flags(float("nan"))[("used.bias", "grad")] == ["nan"]
     assert flags(float("inf"))[("used.bias", "grad")] == ["inf"]
-    assert flags(1e-9)[("used.bias", "grad")] == ["vanishing"]
+    tiny = flags(1e-9)
+    assert tiny[("used.weight", "grad")] == ["vanishing"]  # |g| / |w| ~ 1e-8
+    assert tiny[("used", "grad_output")] == ["vanishing"]
+    assert tiny[("used.bias", "grad")] == []  # a 1-d parameter is never judged vanishing
+    assert flags(float("nan"))[("used", "grad_output")] == ["nan"]  # not "zero" too
     assert flags(1e4)[("used.bias", "grad")] == ["exploding"]
     assert flags(1e4, exploding=1e5)[("used.bias", "grad")] == []
 
