@@ -12,8 +12,9 @@ PyTorch is imported only when a torch model or tensor is given.
 """
 
 from .anomaly import NonFiniteReport, first_nonfinite
+from .inplace import InplaceExplanation, explain_inplace_error
 from .monitor import GradientFlowMonitor, GradRecord
 from .unregistered import Finding, find_unregistered
 
 __all__ = ["GradientFlowMonitor", "GradRecord", "find_unregistered", "Finding",
-           "first_nonfinite", "NonFiniteReport"]
+           "first_nonfinite", "NonFiniteReport", "explain_inplace_error", "InplaceExplanation"]

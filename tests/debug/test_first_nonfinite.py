@@ -38,7 +38,9 @@ def test_nan_model_names_log_and_its_line():
     assert a["forward"][:2] == ("LogBackward0", "forward") and a["forward"][3] > 0
     assert a["forward"][5:] == (line, "z = lib.log(h)  # the bug: h has negative entries")
     assert file == examples.__file__
-    assert a["backward"][0] == "PowBackward0" and a["backward"][5] is not None
+    # the loss's PowBackward0 is the first node to return a NaN gradient, but only because it
+    # saved the NaN output: it made nothing, so no backward culprit is named
+    assert a["backward"] is None
     assert a["error"] == "Function 'PowBackward0' returned nan values in its 0th output."
     assert not a["loss_finite"] and not a["ok"]
 
