@@ -53,9 +53,11 @@ def test_nan_names_log_node_and_line(framework):
     code, out = _doctor("nan", framework=framework)
     line = _line_of(examples.build_nan, "z = lib.log(h)")
     assert code == 1
-    assert (f"forward: LogBackward0 produced a non-finite output (63 NaN, 0 Inf), created at "
+    assert (f"forward: LogBackward0 in the model produced a non-finite output (63 NaN, 0 Inf), "
+            f"created at "
             f"minigrad/debug/examples.py:{line}: z = lib.log(h)") in out
-    assert f"non-finite values: first made by LogBackward0 at minigrad/debug/examples.py:{line}" \
+    assert ("non-finite values: first made by LogBackward0 in the model at "
+            f"minigrad/debug/examples.py:{line}") \
         in out
     assert "nan: NaN gradient" in out
 
