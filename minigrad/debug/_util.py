@@ -125,6 +125,17 @@ def _framework_files() -> tuple:
     return tuple(dirs)
 
 
+_DEBUG_DIR = os.path.join(_MINIGRAD_DIR, "debug") + os.sep
+
+
+def is_debug_tool(filename: str) -> bool:
+    """True for a file of the debugging tools themselves (not the built-in example models):
+    a stack that reaches one of them before any user code was run *by* the tool (the doctor
+    calling a ``Sequential``), so the caller of the tool is not the line to blame."""
+    path = os.path.abspath(filename)
+    return path.startswith(_DEBUG_DIR) and path not in _USER_FILES
+
+
 def is_internal(filename: str) -> bool:
     """True for a file inside minigrad or torch (except minigrad's built-in example models)."""
     path = os.path.abspath(filename)
@@ -136,13 +147,19 @@ def user_frame(stack, skip_init: bool = False):
 
     ``stack``: a ``traceback.StackSummary`` / list of ``FrameSummary`` or a list of
     ``format_list`` strings (``node.metadata["traceback_"]``). Frames inside minigrad or torch
-    are skipped (and ``__init__`` methods with ``skip_init``); falls back to the innermost
-    frame, or None for an empty stack.
+    are skipped (and ``__init__`` methods with ``skip_init``), and the search stops at a frame
+    of the debugging tools (the caller of ``minigrad doctor`` did not write the model's
+    ``nn.Sequential``); falls back to the innermost frame, or None for an empty stack.
     """
     frames = [_parse_frame(f) if isinstance(f, str) else (f.filename, f.lineno, f.name, f.line)
               for f in stack]
     frames = [f for f in frames if f is not None]
-    for filename, lineno, name, code in reversed(frames):
+    inner = list(reversed(frames))
+    while inner and is_debug_tool(inner[0][0]):
+        inner.pop(0)  # the tool's own hook or callback that asked
+    for filename, lineno, name, code in inner:
+        if is_debug_tool(filename):
+            break  # the model ran from inside a debug tool: no line of it is user code
         if not is_internal(filename) and not (skip_init and name == "__init__"):
             return filename, lineno, (code or "").strip()
     if frames:

@@ -38,6 +38,7 @@ class CutEvent:
     kind: str
     op: str
     where: str
+    entered: str | None = None  # for "no_grad" in torch: where the no_grad block began
 
 
 _FIXES = {
@@ -65,8 +66,11 @@ def describe(events) -> tuple | None:
         what = (f"the graph is cut by a NumPy round trip: {first.op} then .numpy() at "
                 f"{numpy.where}" + (f", back as a new tensor at {back.where}" if back else ""))
         return what, _FIXES["numpy"], first.where
-    label = "under no_grad" if first.kind == "no_grad" else first.op
-    return f"the graph is cut by {label} at {first.where}", _FIXES[first.kind], first.where
+    if first.kind == "no_grad":
+        block = f" (the no_grad block starts at {first.entered})" if first.entered else ""
+        return (f"the graph is cut by an op under no_grad at {first.where}{block}",
+                _FIXES["no_grad"], first.entered or first.where)
+    return f"the graph is cut by {first.op} at {first.where}", _FIXES[first.kind], first.where
 
 
 class CutRecorder:
@@ -97,12 +101,19 @@ class CutRecorder:
         torch = sys.modules["torch"]
         from torch.overrides import TorchFunctionMode
 
-        add = self._add
+        add, events = self._add, self.events
+        entered = []  # where the innermost no_grad block in user code began
 
         class Mode(TorchFunctionMode):
             def __torch_function__(self, func, types, args=(), kwargs=None):
                 out = func(*args, **(kwargs or {}))
                 name = getattr(func, "__name__", str(func))
+                if name == "_set_grad_enabled":  # torch.no_grad().__enter__ / __exit__
+                    if args and args[0] is False:
+                        entered.append(where(current_user_frame()))
+                    elif entered:
+                        entered.pop()
+                    return out
                 if name == "__get__":  # a property: .data, .grad, .T ...
                     name = getattr(getattr(func, "__self__", None), "__name__", name)
                 if name == "numpy":
@@ -114,6 +125,8 @@ class CutRecorder:
                     kind = {"detach": "detach", "data": "data"}.get(name) or (
                         "no_grad" if not torch.is_grad_enabled() else "op")
                     add(kind, {"detach": ".detach()", "data": ".data"}.get(name, name))
+                    if kind == "no_grad" and entered:
+                        events[-1].entered = entered[-1]
                 return out
 
         mode = Mode()

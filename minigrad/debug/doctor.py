@@ -324,9 +324,9 @@ def _problems(model, loss, kind, unregistered, flagged, nonfinite, inplace) -> l
     """One line per kind of problem, each naming the mechanism."""
     problems = []
     if inplace is not None:
-        where = inplace.bumps[0].where if inplace.bumps else "an unseen op"
+        by = str(inplace.bumps[0]) if inplace.bumps else "an unseen op"
         problems.append(f"in-place error: a tensor saved by {inplace.saved_by} was modified "
-                        f"in place at {where}; fix: {inplace.fix}")
+                        f"in place by {by}; fix: {inplace.fix}")
     if loss is None:
         if any(p.requires_grad for p in model.parameters()):
             problems.append(f"the {'loss' if kind != 'stand-in' else 'output'} does not "

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from ._util import (
     current_user_frame,
+    is_debug_tool,
     is_internal,
     is_tensor,
     tensors_in,
@@ -53,11 +54,18 @@ def is_inplace_error(exc) -> bool:
 @dataclass
 class Bump:
     """One in-place change: ``op`` (``"add_"``, ``"relu"``, ``"SGD.step"``), ``where``
-    (``file:line: code``), ``version``: the version the tensor reached."""
+    (``file:line: code``), ``version``: the version the tensor reached; ``module``: the
+    qualified name of the module whose forward ran it (None outside any module)."""
 
     op: str
     where: str
     version: int
+    module: str | None = None
+
+    def __str__(self) -> str:
+        inside = "" if self.module is None else \
+            f" in {'the model' if not self.module else repr(self.module)}"
+        return f"{self.op}{inside} at {self.where}"
 
 
 @dataclass
@@ -108,7 +116,7 @@ class InplaceExplanation:
                      "by:" if self.bumps else
                      f"  was then modified in place (version {self.expected} -> {self.found}) "
                      "by an op that was not seen")
-        lines += [f"    {b.op} at {b.where}" for b in self.bumps]
+        lines += [f"    {b}" for b in self.bumps]
         lines.append(f"  fix: {self.fix}")
         return "\n".join(lines)
 
@@ -164,9 +172,11 @@ def _optimizer_step(frames) -> str | None:
 
 
 def _internal_frames(frame) -> list:
-    """``frame`` and its callers up to the innermost frame of user code."""
+    """``frame`` and its callers up to the innermost frame of user code (or of the debugging
+    tools, which ran the step)."""
     out = []
-    while frame is not None and is_internal(frame.f_code.co_filename):
+    while frame is not None and is_internal(frame.f_code.co_filename) and \
+            not is_debug_tool(frame.f_code.co_filename):
         out.append(frame)
         frame = frame.f_back
     return out
@@ -200,7 +210,8 @@ class _Recorder:
         def bump(counter):
             original_bump(counter)
             op = _op_name(sys._getframe(1))
-            rec.bumps.append((counter, Bump(op, where(current_user_frame()), counter.value)))
+            rec.bumps.append((counter, Bump(op, where(current_user_frame()), counter.value,
+                                            _qualified_name(rec.modules))))
 
         _VersionCounter.bump = bump
         s.callback(setattr, _VersionCounter, "bump", original_bump)
@@ -245,7 +256,7 @@ class _Recorder:
                 for t, v in before:
                     if t._version != v:
                         rec.bumps.append((t, Bump(name, where(current_user_frame()),
-                                                  t._version)))
+                                                  t._version, _qualified_name(rec.modules))))
                 for t in tensors_in(out):
                     if t.grad_fn is not None:
                         rec.nodes.append(t.grad_fn)

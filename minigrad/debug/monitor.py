@@ -285,8 +285,14 @@ class GradientFlowMonitor:
         for name, mod in self.modules.items():
             got = self._module_grads[name]
             typ = type(mod).__name__
-            extra = {"forward_calls": self._forward_calls[name],
-                     "needs_grad": self._trainable[name] or self._out_requires_grad[name]}
+            needs = self._trainable[name] or self._out_requires_grad[name]
+            if needs and not self._forward_calls[name]:
+                # never called: a problem only if its parameters were not used either (weight
+                # tying uses another module's weight without calling that module)
+                prefix = f"{name}." if name else ""
+                needs = any(g is None for p, g in self._param_grads.items()
+                            if p.startswith(prefix))
+            extra = {"forward_calls": self._forward_calls[name], "needs_grad": needs}
             out.append(self._record(name, "module", "grad_output", typ,
                                     None if got is None else got[1], **extra))
             if not self._tensor_mode[name]:  # grad_input None = inputs that need no grad

@@ -161,8 +161,11 @@ def _analyse(rec, inputs, kwargs, output, grads) -> list:
     registered_before = rec.registered
     findings: list = []
     registered_now = {id(m) for m in model.modules()}
+    # a loss module (nn.CrossEntropyLoss() called by the user's loss or step) has nothing to
+    # train, so its not being registered is no problem
+    loss_cls = lib.nn.modules.loss._Loss
     unregistered = [(m, frame) for key, (m, frame) in called.items()
-                    if key not in registered_now]
+                    if key not in registered_now and not isinstance(m, loss_cls)]
     # report only the outermost unregistered module of a nest (the Sequential, not its Linear)
     inner = {id(child) for m, _ in unregistered for child in m.modules() if child is not m}
     owned: list = []  # (module label, parameter name, parameter) of unregistered modules
