@@ -404,7 +404,9 @@ def render(diag: Diagnosis, console, title: str) -> None:
                 console.print(f"[red]{r.phase}[/]: [bold]{escape(r.label)}[/] produced a "
                               f"non-finite {what} ({r.nan} NaN, {r.inf} Inf), created at "
                               f"{escape(r.where)}")
-        if nf.error:
+        if nf.error and nf.forward is None and nf.backward is None:
+            # anomaly detection stops at the first node *returning* NaN, which is usually the
+            # loss passing on a NaN made earlier: worth showing only when nothing else is known
             console.print(f"anomaly detection: {escape(nf.error)}")
     console.rule("Verdict")
     if diag.healthy:

@@ -267,9 +267,11 @@ class GradientFlowMonitor:
             flags.append("nan")
         if r.inf:
             flags.append("inf")
-        if r.max_abs == 0.0 and not (r.nan or r.inf):  # zeros beside NaN are no dead ReLU
+        if r.nan or r.inf:
+            pass  # the finite rest says nothing about dead ReLUs or vanishing (often all 0)
+        elif r.max_abs == 0.0:
             flags.append("zero")
-        elif r.kind == "module" and not math.isnan(r.abs_mean) and r.abs_mean < self.vanishing:
+        elif r.kind == "module" and r.abs_mean < self.vanishing:
             flags.append("vanishing")
         elif r.rel is not None and weight is not None and weight.ndim >= 2 and \
                 r.rel < self.vanishing:
