@@ -36,12 +36,14 @@ def lib_of(obj):
 
 
 def is_tensor(obj) -> bool:
-    """True for a minigrad or torch tensor."""
-    try:
-        lib_of(obj)
-    except TypeError:
-        return False
-    return hasattr(obj, "grad_fn")
+    """True for a minigrad or torch tensor. (Called for every op by the recorders of the
+    debug tools, hence plain isinstance checks: torch only when it is imported.)"""
+    from .._tensor import Tensor
+
+    if isinstance(obj, Tensor):
+        return True
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(obj, torch.Tensor)
 
 
 def as_array(t) -> np.ndarray:
@@ -52,6 +54,20 @@ def as_array(t) -> np.ndarray:
     if hasattr(t, "cpu"):
         t = t.cpu()
     return np.asarray(t.numpy(), dtype=np.float64)
+
+
+def numpy_of(t) -> np.ndarray:
+    """A tensor's values as a NumPy array in its own dtype (no float64 copy: `grad_stats`
+    sums in float64 anyway)."""
+    if isinstance(t, np.ndarray):
+        return t
+    data = getattr(t, "_data", None)  # a minigrad tensor holds its array
+    if isinstance(data, np.ndarray):
+        return data
+    t = t.detach()
+    if hasattr(t, "cpu"):
+        t = t.cpu()
+    return t.numpy()
 
 
 def tensors_in(obj) -> list:
@@ -80,20 +96,30 @@ def grad_stats(arrays) -> dict:
     """Statistics of the gradient made of ``arrays`` (NumPy arrays, flattened together).
 
     Keys: ``numel``, ``mean``, ``abs_mean``, ``max_abs``, ``norm`` (over the finite entries;
-    NaN when there is none) and ``nan`` / ``inf`` (counts of non-finite entries).
+    NaN when there is none) and ``nan`` / ``inf`` (counts of non-finite entries). Sums are
+    taken in float64 with NumPy's pairwise reductions, not a BLAS ``dot`` (a multi-threaded
+    BLAS on a busy machine takes milliseconds for one small vector).
     """
-    flat = np.concatenate([np.ravel(a) for a in arrays]) if arrays else np.zeros(0)
-    finite = np.isfinite(flat)
-    n_nan = int(np.isnan(flat).sum())
-    vals = flat if finite.all() else flat[finite]
+    flat = np.ravel(arrays[0]) if len(arrays) == 1 else \
+        np.concatenate([np.ravel(a) for a in arrays]) if arrays else np.zeros(0, np.float32)
+    n_nan = n_inf = 0
+    vals = flat
+    if flat.size and not np.isfinite(flat.sum(dtype=np.float64)):  # one pass when finite
+        finite = np.isfinite(flat)
+        n_nan = int(np.isnan(flat).sum())
+        n_inf = int(flat.size - finite.sum()) - n_nan
+        vals = flat[finite]
     if vals.size:
         absv = np.abs(vals)
-        mean, abs_mean = float(vals.mean()), float(absv.mean())
-        max_abs, norm = float(absv.max()), float(math.sqrt(float(np.dot(vals, vals))))
+        add = np.add.reduce  # (ndarray.mean adds Python overhead on every call)
+        mean = float(add(vals, dtype=np.float64)) / vals.size
+        abs_mean = float(add(absv, dtype=np.float64)) / vals.size
+        max_abs = float(np.maximum.reduce(absv))
+        norm = math.sqrt(float(add(np.square(absv, dtype=np.float64))))
     else:
         mean = abs_mean = max_abs = norm = float("nan")
     return {"numel": int(flat.size), "mean": mean, "abs_mean": abs_mean, "max_abs": max_abs,
-            "norm": norm, "nan": n_nan, "inf": int(flat.size - finite.sum()) - n_nan}
+            "norm": norm, "nan": n_nan, "inf": n_inf}
 
 
 def walk_graph(root_nodes) -> list:

@@ -20,7 +20,6 @@ one into the sentence and the fix a report shows.
 from __future__ import annotations
 
 import sys
-import traceback
 from dataclasses import dataclass
 
 from ._util import current_user_frame, is_internal, is_tensor, where
@@ -144,9 +143,10 @@ class CutRecorder:
         add = self._add
 
         def from_user_code():
-            # the caller of the wrapped function, 3 frames up (past this one and the wrapper);
-            # minigrad's own calls (the engine, the debug tools) are no cut
-            return not is_internal(traceback.extract_stack()[-3].filename)
+            # the caller of the wrapped function, 2 frames up (past this one and the wrapper);
+            # minigrad's own calls (the engine, the debug tools) are no cut. (A frame object,
+            # not traceback.extract_stack: this runs for every detach in the forward.)
+            return not is_internal(sys._getframe(2).f_code.co_filename)
 
         def wrap(owner, attr, kind, label, when=lambda *a: True):
             own = attr in vars(owner)
@@ -171,7 +171,7 @@ class CutRecorder:
         data = vars(tensor_cls)["data"]
 
         def data_get(t):
-            if t.requires_grad and not is_internal(traceback.extract_stack()[-2].filename):
+            if t.requires_grad and not is_internal(sys._getframe(1).f_code.co_filename):
                 add("data", ".data")
             return data.fget(t)
 

@@ -34,6 +34,7 @@ import numpy as np
 
 from ._util import graph_leaves, is_internal, lib_of, tensors_in
 from .anomaly import NonFiniteReport, first_nonfinite
+from .cuts import CutRecorder
 from .examples import BUILTINS, _example_input
 from .inplace import explain_inplace_error, is_inplace_error
 from .monitor import GradientFlowMonitor
@@ -274,11 +275,12 @@ def diagnose(model, x=None, target=None, loss_fn=None, step=None) -> Diagnosis:
             stand-in ``mean(output ** 2)`` is used (and never blamed).
         step: instead of ``x`` and the loss, ``step(model) -> loss``.
 
-    One instrumented forward and backward serve the registration check, the gradient
-    monitor and the cut finder; only when something is non-finite is the step run again
-    under anomaly detection (`first_nonfinite`), and only when backward raises the in-place
-    error is it run again to explain it (`explain_inplace_error`). Leaves the model's
-    ``.grad`` holding this step's gradients. Other exceptions from the model propagate.
+    One instrumented forward and backward serve the registration check and the gradient
+    monitor. The step is run again only to look closer: when a gradient is missing (to see
+    where the graph was cut), when something is non-finite (under anomaly detection,
+    `first_nonfinite`), when backward raises the in-place error (`explain_inplace_error`).
+    Leaves the model's ``.grad`` holding this step's gradients. Other exceptions from the
+    model propagate.
     """
     args = () if x is None else tuple(x) if isinstance(x, (tuple, list)) else (x,)
     kind = "step" if step is not None else "loss_fn" if loss_fn is not None else "stand-in"
@@ -288,11 +290,13 @@ def diagnose(model, x=None, target=None, loss_fn=None, step=None) -> Diagnosis:
 
     model.zero_grad(set_to_none=True)
     inplace = None
-    with GradientFlowMonitor(model) as monitor, warnings.catch_warnings():
+    # tensor hooks, not full backward hooks: the doctor needs each module's grad_output and
+    # each parameter's grad, and full hooks are what makes a watched torch step slow
+    with GradientFlowMonitor(model, mode="tensor") as monitor, warnings.catch_warnings():
         # torch warns that the first module's full backward hook fires with no input needing
         # grad; that is expected here
         warnings.filterwarnings("ignore", "Full backward hook is firing")
-        with ForwardRecorder(model) as recorder:
+        with ForwardRecorder(model, watch_cuts=False) as recorder:
             output, loss = _run(model, args, target, loss_fn, step)
         if loss is not None and not loss.requires_grad:
             loss = None
@@ -306,6 +310,12 @@ def diagnose(model, x=None, target=None, loss_fn=None, step=None) -> Diagnosis:
                 model.zero_grad(set_to_none=True)
                 inplace = explain_inplace_error(lambda: again().backward())
     grads = {id(t): t.grad for t in leaves}
+    if inplace is None and any(p.requires_grad and grads.get(id(p)) is None
+                               for p in model.parameters()):
+        # a gradient is missing: run the forward again to see where the graph was cut
+        with CutRecorder(lib_of(model)) as recorder.cuts, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _run(model, args, target, loss_fn, step)
     unregistered = recorder.findings(loss if loss is not None else output, args, grads=grads)
     loss_value = None if loss is None else float(loss.item())
     flagged = [] if inplace is not None else monitor.findings()

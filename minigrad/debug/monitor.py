@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from .._tensor import Tensor
-from ._util import as_array, grad_stats, is_tensor, tensors_in
+from ._util import grad_stats, is_tensor, numpy_of, tensors_in
 
 __all__ = ["GradientFlowMonitor", "GradRecord"]
 
@@ -153,8 +153,9 @@ class GradientFlowMonitor:
                         self.params[p_name] = p
         # a module with a trainable parameter must get a gradient; one without (a frozen
         # backbone, a ReLU applied to the raw input) needs none when no output required grad
-        self._trainable = {n: any(p.requires_grad for p in m.parameters())
-                           for n, m in self.modules.items()}
+        trainable = [n for n, p in model.named_parameters() if p.requires_grad]
+        self._trainable = {n: any(t.startswith(f"{n}.") or not n for t in trainable)
+                           for n in self.modules}
         inplace = any(getattr(m, "inplace", False) for m in model.modules())
         self.mode = mode
         self._tensor_mode = {n: mode == "tensor" or mode == "auto" and (
@@ -250,11 +251,13 @@ class GradientFlowMonitor:
         if present:
             shape = list(present[0].shape) if len(present) == 1 else \
                 [list(t.shape) for t in present]
-        stats = grad_stats([as_array(t) for t in present])
+        stats = grad_stats([numpy_of(t) for t in present])
         rec = GradRecord(name=key or "(model)", kind=kind, grad=grad, type=typ, shape=shape,
                          none=not present, calls=self._calls[key], **stats, **extra)
         if weight is not None and present:
-            w = float(np.abs(as_array(weight)).mean()) if weight.numel() else 0.0
+            w_arr = numpy_of(weight)
+            w = float(np.add.reduce(np.abs(w_arr).ravel(), dtype=np.float64)) / w_arr.size \
+                if w_arr.size else 0.0
             rec.rel = rec.abs_mean / w if w > 0 else None
         rec.flags = self._flags(rec, flag_none, weight)
         return rec

@@ -114,13 +114,16 @@ class ForwardRecorder:
     around its own step and passes the gradients its backward made, so the model runs once.
     """
 
-    def __init__(self, model):
+    def __init__(self, model, watch_cuts: bool = True):
         self.model = model
         self.lib = lib_of(model)
         self.registered = {id(m) for m in model.modules()}
         self.created: dict = {}  # id(module) -> (module, creation frame)
         self.called: dict = {}  # id(module) -> (module, call frame)
+        # watch_cuts=False: the caller records cuts itself, only when a gradient is missing
+        # (the torch function mode costs more than the rest of the recording together)
         self.cuts = CutRecorder(self.lib)
+        self.watch_cuts = watch_cuts
         self._undo: list = []
 
     def __enter__(self) -> ForwardRecorder:
@@ -134,15 +137,21 @@ class ForwardRecorder:
                 created[id(module)] = (module, user_frame(traceback.extract_stack()[:-1],
                                                           skip_init=True))
 
+        registered = self.registered
+
         def pre_hook(module, args):
+            # where a module was called matters only for one the model does not own; reading
+            # the stack costs more than a small module's forward, so registered ones skip it
             if id(module) not in called:
-                called[id(module)] = (module, current_user_frame())
+                called[id(module)] = (module, None if id(module) in registered
+                                      else current_user_frame())
 
         handle = self.lib.nn.modules.module.register_module_forward_pre_hook(pre_hook)
         base.__init__ = recording_init
         self._undo += [handle.remove, lambda: setattr(base, "__init__", original_init)]
-        self.cuts.__enter__()
-        self._undo.append(lambda: self.cuts.__exit__(None, None, None))
+        if self.watch_cuts:
+            self.cuts.__enter__()
+            self._undo.append(lambda: self.cuts.__exit__(None, None, None))
         return self
 
     def __exit__(self, *exc) -> None:
