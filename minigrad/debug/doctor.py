@@ -355,9 +355,12 @@ def _problems(model, loss, kind, unregistered, flagged, nonfinite, inplace) -> l
     for flag in ("none", "zero", "nan", "inf", "vanishing", "exploding"):
         if flag == "none" and explained:
             continue
+        hits = [r for r in flagged if flag in r.flags]
+        if flag == "vanishing":  # the weights first: their ratio is the stronger evidence
+            hits.sort(key=lambda r: r.kind != "param")
         names = [f"{r.name}" + (f" ({r.grad})" if r.kind == "module" else "")
                  + (f" (|g|/|w| = {r.rel:.1e})" if flag == "vanishing" and r.rel else "")
-                 for r in flagged if flag in r.flags]
+                 for r in hits]
         if names:
             problems.append(f"{flag}: {_FLAG_HINTS[flag]} — {', '.join(names[:6])}"
                             + (f" and {len(names) - 6} more" if len(names) > 6 else ""))

@@ -32,6 +32,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import warnings
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -42,6 +43,8 @@ from ._util import grad_stats, is_tensor, numpy_of, tensors_in
 __all__ = ["GradientFlowMonitor", "GradRecord"]
 
 FLAGS = ("none", "zero", "nan", "inf", "vanishing", "exploding")
+_FULL_HOOK_WARNING = "Full backward hook is firing when gradients are computed with respect to " \
+                     "module outputs"
 
 
 @dataclass
@@ -167,9 +170,16 @@ class GradientFlowMonitor:
 
     # ------------------------------------------------------------------ attach / detach
     def attach(self) -> GradientFlowMonitor:
-        """Register the hooks (idempotent); returns self."""
+        """Register the hooks (idempotent); returns self.
+
+        While attached, torch's "Full backward hook is firing when gradients are computed with
+        respect to module outputs" warning is silenced (as ``minigrad doctor`` does): it only
+        says that the first module's input needs no gradient, which is normal for a model fed
+        with data."""
         if self._handles:
             return self
+        warnings.filterwarnings("ignore", message=_FULL_HOOK_WARNING)
+        self._warning_filter = warnings.filters[0]
         for name, mod in self.modules.items():
             # every module gets a forward hook: it counts calls, notes whether any output
             # required grad, and listens with tensor hooks where a full hook cannot hear
@@ -185,6 +195,11 @@ class GradientFlowMonitor:
         for h in self._handles:
             h.remove()
         self._handles = []
+        entry = getattr(self, "_warning_filter", None)
+        if entry in warnings.filters:
+            warnings.filters.remove(entry)
+            warnings._filters_mutated()  # (what warnings.filterwarnings itself calls)
+        self._warning_filter = None
 
     def __enter__(self) -> GradientFlowMonitor:
         return self.attach()

@@ -148,3 +148,39 @@ def test_cli_entry_point(capsys, monkeypatch):
         main(["doctor", "healthy", "--input-shape", "1,x"])
     assert exc.value.code == 2
     assert "expected comma-separated sizes like 1,3,32,32" in capsys.readouterr().err
+
+
+def test_loss_option_and_json(capsys, monkeypatch):
+    """--loss gives a real loss against a generated target; --json a report for scripts."""
+    import json
+
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["doctor", "healthy", "--loss", "cross_entropy"]) == 0
+    out = capsys.readouterr().out
+    assert "Loss loss_fn(output, target) = " in out and "Stand-in" not in out
+    assert main(["doctor", "dead-relu", "--framework", "torch", "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["healthy"] is False and report["loss_kind"] == "stand-in"
+    assert any(p.startswith("zero: the gradient is exactly zero") for p in report["problems"])
+    assert {g["name"] for g in report["gradients"] if "zero" in g["flags"]} >= {"0.weight"}
+    with pytest.raises(SystemExit):
+        main(["doctor", "healthy", "--loss", "hinge"])
+    assert "invalid choice: 'hinge'" in capsys.readouterr().err
+
+
+def test_factory_with_step_and_loss(tmp_path):
+    path = _write(tmp_path, """
+        import torch
+
+        def make():
+            model = torch.nn.Linear(3, 2)
+            x, y = torch.ones(4, 3), torch.zeros(4, 2)
+            return model, lambda m: torch.nn.functional.mse_loss(m(x), y)
+
+        def bad():
+            return torch.nn.Linear(3, 2), torch.ones(4, 3), None
+        """)
+    code, out = _doctor(f"{path}:make")
+    assert code == 0 and "Loss step(model) = " in out and "step(model))" in out
+    code, out = _doctor(f"{path}:bad")
+    assert code == 2 and "returned a tuple of 3 items" in out

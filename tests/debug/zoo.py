@@ -626,6 +626,20 @@ def exploding(lib):
     return nn.Sequential(*layers), _x(lib, 4, 8)
 
 
+def vanishing_sigmoids(lib):
+    """Twelve sigmoid layers with tiny weights: the first layers get almost nothing."""
+    _seed(lib)
+    nn = lib.nn
+    layers = []
+    for _ in range(12):
+        layers += [nn.Linear(8, 8), nn.Sigmoid()]
+    model = nn.Sequential(*layers, nn.Linear(8, 2))
+    with lib.no_grad():
+        for p in model.parameters():
+            p.mul_(0.05)  # BUG
+    return model, _x(lib, 4, 8)
+
+
 def inplace_after_sigmoid(lib):
     _seed(lib)
     nn = lib.nn
@@ -667,6 +681,7 @@ BUGGY = {
     division_by_zero: "first made by DivBackward0",
     exp_overflow: "first made by ExpBackward0",
     exploding: "exploding gradient",
+    vanishing_sigmoids: "vanishing gradient: weights' gradients below 1e-7 of the weights",
     inplace_after_sigmoid: "in-place error: a tensor saved by SigmoidBackward0 was modified in "
                            "place by relu in '2'",
     nan_in_loss: "first made by LogBackward0",
