@@ -344,7 +344,7 @@ def _problems(model, loss, kind, unregistered, flagged, nonfinite, inplace) -> l
                             "for where the graph was cut)")
         else:
             problems.append("nothing to train: every parameter has requires_grad=False")
-    registration = [f for f in unregistered if f.kind in _REGISTRATION]
+    registration = [f for f in unregistered if f.kind in _REGISTRATION and f.owner is None]
     if registration:
         kinds = sorted({f.kind for f in registration})
         problems.append(f"{len(registration)} registration problem(s): {', '.join(kinds)}")
@@ -392,10 +392,19 @@ def render(diag: Diagnosis, console, title: str) -> None:
     console.rule("1. Registration (find_unregistered)")
     if not diag.unregistered:
         console.print("[green]every module and tensor used in forward is registered[/]")
+    owned: dict = {}  # one line per unregistered module for its parameters, not one each
     for f in diag.unregistered:
+        if f.owner is not None:
+            owned.setdefault(f.owner, []).append(f.name[len(f.owner) + 1:])
+    for f in diag.unregistered:
+        if f.owner is not None:
+            continue
         console.print(f"[red]\\[{f.kind}][/] {escape(f.message)}")
         if f.where:
             console.print(f"    at {escape(f.where)}")
+        if f.kind == "unregistered_module" and owned.get(f.name):
+            console.print(f"    its parameters {escape(', '.join(owned.pop(f.name)))} get "
+                          "gradients, but model.parameters() does not list them")
         console.print(f"    [bold]fix[/]: {escape(f.fix)}")
     console.rule("2. Gradient flow (GradientFlowMonitor)")
     flagged = diag.monitor.findings()

@@ -47,7 +47,8 @@ class Finding:
     ``"unused_module"`` (defined, never called), ``"cut_graph"`` (called, but the graph was cut
     after it: ``where`` is the cutting op) or ``"no_grad"`` (no gradient, cause unknown);
     ``name``: what it is about (module or parameter name); ``message``: what is wrong; ``fix``:
-    how to fix it; ``where``: ``file:line: code`` when known.
+    how to fix it; ``where``: ``file:line: code`` when known; ``owner``: for a parameter of
+    an unregistered module, that module's label (reports print them as one line under it).
     """
 
     kind: str
@@ -55,6 +56,7 @@ class Finding:
     message: str
     fix: str
     where: str | None = None
+    owner: str | None = None  # a parameter's finding: the unregistered module it belongs to
 
     def __str__(self) -> str:
         loc = f"\n    at {self.where}" if self.where else ""
@@ -234,7 +236,7 @@ def _analyse(rec, inputs, kwargs, output, grads) -> list:
                 "unregistered_tensor", f"{label}.{p_name}",
                 f"parameter '{p_name}' {tuple(p.shape)} of the unregistered {label} reaches the "
                 "graph (it gets a gradient) but is not in model.parameters(): the optimizer "
-                "never updates it", "register its module (see above)"))
+                "never updates it", "register its module (see above)", owner=label))
     for leaf in leaves:
         if id(leaf) in param_ids or id(leaf) in input_ids or id(leaf) in owned_ids:
             continue
