@@ -104,3 +104,24 @@ def test_healthy_and_bad_argument():
     assert not anomaly.is_anomaly_enabled() and anomaly._node_watchers == []
     assert not torch.is_anomaly_enabled()
     assert torch.overrides._get_current_function_mode() is None
+
+
+def test_forward_culprit_named_by_qualified_module():
+    """The module whose forward ran the op is named by its qualified name, in both libraries."""
+    def scenario(lib):
+        nn = lib.nn
+
+        class Log(nn.Module):
+            def forward(self, x):
+                return lib.log(x)  # negative inputs: NaN
+
+        lib.manual_seed(0)
+        model = nn.Sequential(nn.Linear(4, 4), nn.Sequential(nn.Tanh(), Log()), nn.Linear(4, 2))
+        x = lib.tensor(np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32))
+        r = first_nonfinite(lambda: model(x).sum()).forward
+        return r.node, r.module, r.code, r.label
+
+    (node, module, code, label), _ = assert_parity(scenario)
+    assert (node, module) == ("LogBackward0", "1.1")
+    assert code == "return lib.log(x)  # negative inputs: NaN"
+    assert label == "LogBackward0 in '1.1'"
