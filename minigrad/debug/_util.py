@@ -222,3 +222,33 @@ def where(frame) -> str:
     short = os.path.relpath(filename) if not os.path.relpath(filename).startswith("..") \
         else filename
     return f"{short}:{lineno}: {code}" if code else f"{short}:{lineno}"
+
+
+def qualified_name(modules) -> str | None:
+    """Qualified name of the innermost running module, relative to the outermost one (the
+    model), or None outside any module."""
+    if not modules:
+        return None
+    inner = modules[-1]
+    return next((n for n, m in modules[0].named_modules() if m is inner), type(inner).__name__)
+
+
+class ModuleStack:
+    """Global forward pre-/post-hooks keeping ``modules`` as the stack of running modules."""
+
+    def __init__(self, lib, modules):
+        self.lib, self.modules = lib, modules
+
+    def __enter__(self):
+        hooks = self.lib.nn.modules.module
+        self.handles = [
+            hooks.register_module_forward_pre_hook(lambda m, a: self.modules.append(m)),
+            hooks.register_module_forward_hook(lambda m, a, o: self._pop(m))]
+
+    def _pop(self, module):
+        if self.modules and self.modules[-1] is module:
+            self.modules.pop()
+
+    def __exit__(self, *exc):
+        for h in self.handles:
+            h.remove()

@@ -25,9 +25,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._util import (
+    ModuleStack,
     as_array,
     is_tensor,
     lib_of,
+    qualified_name,
     scalar_of,
     tensors_in,
     user_frame,
@@ -162,7 +164,7 @@ def _watched_forward(fn, args, kwargs):
             if t is not None and t.dtype.is_floating_point:
                 nan, inf = _counts(t)
                 if nan or inf:
-                    found.append((node, i, nan, inf, _qualified_name(modules)))
+                    found.append((node, i, nan, inf, qualified_name(modules)))
                     return
 
     import contextlib
@@ -175,48 +177,18 @@ def _watched_forward(fn, args, kwargs):
         # both libraries are watched: the callable may build either (torch only if imported)
         stack.enter_context(_MinigradWatcher(check))
         stack.enter_context(minigrad.autograd.detect_anomaly())
-        stack.enter_context(_ModuleStack(minigrad, modules))
+        stack.enter_context(ModuleStack(minigrad, modules))
         torch = sys.modules.get("torch")
         if torch is not None:
             stack.enter_context(_TorchWatcher(check))
             stack.enter_context(torch.autograd.detect_anomaly())
-            stack.enter_context(_ModuleStack(torch, modules))
+            stack.enter_context(ModuleStack(torch, modules))
         output = fn(*args, **kwargs)
     report = None
     if found:
         node, i, nan, inf, module = found[0]
         report = _node_report(node, "forward", i, nan, inf, module)
     return output, report
-
-
-def _qualified_name(modules) -> str | None:
-    """Qualified name of the innermost running module, relative to the outermost one (the
-    model), or None outside any module."""
-    if not modules:
-        return None
-    inner = modules[-1]
-    return next((n for n, m in modules[0].named_modules() if m is inner), type(inner).__name__)
-
-
-class _ModuleStack:
-    """Global forward pre-/post-hooks keeping ``modules`` as the stack of running modules."""
-
-    def __init__(self, lib, modules):
-        self.lib, self.modules = lib, modules
-
-    def __enter__(self):
-        hooks = self.lib.nn.modules.module
-        self.handles = [
-            hooks.register_module_forward_pre_hook(lambda m, a: self.modules.append(m)),
-            hooks.register_module_forward_hook(lambda m, a, o: self._pop(m))]
-
-    def _pop(self, module):
-        if self.modules and self.modules[-1] is module:
-            self.modules.pop()
-
-    def __exit__(self, *exc):
-        for h in self.handles:
-            h.remove()
 
 
 class _MinigradWatcher:

@@ -28,16 +28,17 @@ import warnings
 from dataclasses import dataclass, field
 
 from ._util import (
+    ModuleStack,
     current_user_frame,
     is_debug_tool,
     is_internal,
     is_tensor,
+    qualified_name,
     tensors_in,
     user_frame,
     walk_graph,
     where,
 )
-from .anomaly import _ModuleStack, _qualified_name
 
 __all__ = ["explain_inplace_error", "InplaceExplanation", "Bump", "is_inplace_error"]
 
@@ -203,7 +204,7 @@ class _Recorder:
         s.enter_context(warnings.catch_warnings())
         warnings.simplefilter("ignore")
         s.enter_context(minigrad.autograd.detect_anomaly(check_nan=False))
-        s.enter_context(_ModuleStack(minigrad, self.modules))
+        s.enter_context(ModuleStack(minigrad, self.modules))
         original_bump = _VersionCounter.bump
         rec = self
 
@@ -211,7 +212,7 @@ class _Recorder:
             original_bump(counter)
             op = _op_name(sys._getframe(1))
             rec.bumps.append((counter, Bump(op, where(current_user_frame()), counter.value,
-                                            _qualified_name(rec.modules))))
+                                            qualified_name(rec.modules))))
 
         _VersionCounter.bump = bump
         s.callback(setattr, _VersionCounter, "bump", original_bump)
@@ -227,7 +228,7 @@ class _Recorder:
         torch = sys.modules.get("torch")
         if torch is not None:
             s.enter_context(torch.autograd.detect_anomaly(check_nan=False))
-            s.enter_context(_ModuleStack(torch, self.modules))
+            s.enter_context(ModuleStack(torch, self.modules))
             s.enter_context(self._torch_mode())
         return self
 
@@ -238,7 +239,7 @@ class _Recorder:
         if self.modules and self.modules[0] not in self.roots:
             self.roots.append(self.modules[0])
         if id(key) not in self.made:
-            self.made[id(key)] = (key, _qualified_name(self.modules), loc)
+            self.made[id(key)] = (key, qualified_name(self.modules), loc)
 
     def _torch_mode(self):
         from torch.overrides import TorchFunctionMode
@@ -256,7 +257,7 @@ class _Recorder:
                 for t, v in before:
                     if t._version != v:
                         rec.bumps.append((t, Bump(name, where(current_user_frame()),
-                                                  t._version, _qualified_name(rec.modules))))
+                                                  t._version, qualified_name(rec.modules))))
                 for t in tensors_in(out):
                     if t.grad_fn is not None:
                         rec.nodes.append(t.grad_fn)
