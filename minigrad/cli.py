@@ -71,12 +71,17 @@ def build_parser() -> argparse.ArgumentParser:
                             "modules, bad gradients and NaN/Inf, with a verdict")
     doctor.add_argument("target", metavar="TARGET",
                         help="built-in model (stuck, nan, healthy, dead-relu) or "
-                        "path/to/file.py:factory (returns a model or (model, input))")
+                        "path/to/file.py:factory (returns a model, (model, input), (model, "
+                        "input, target, loss_fn) or (model, step))")
     doctor.add_argument("--input-shape", type=_shape, default=None,
                         help="shape of a random example input, e.g. 1,3,32,32")
     doctor.add_argument("--framework", choices=["auto", "minigrad", "torch"], default="auto",
                         help="library to build with (built-ins / factories taking lib) or "
                         "expected of the model (default auto)")
+    doctor.add_argument("--loss", choices=["mse", "cross_entropy"], default=None,
+                        help="a real loss against a generated target, when the factory gives "
+                        "none (default: the stand-in mean(output**2))")
+    doctor.add_argument("--json", action="store_true", help="print the report as JSON")
     from .parity.cases import CASES
 
     parity = sub.add_parser("parity", help="run the built-in paired cases (ops, toy models, hook "
@@ -204,7 +209,8 @@ def cmd_doctor(args) -> int:
     """Run `minigrad.debug.doctor.run_doctor`: 0 healthy, 1 problems, 2 bad usage."""
     from .debug.doctor import run_doctor
 
-    return run_doctor(args.target, input_shape=args.input_shape, framework=args.framework)
+    return run_doctor(args.target, input_shape=args.input_shape, framework=args.framework,
+                      loss=args.loss, as_json=args.json)
 
 
 def cmd_parity(args) -> int:

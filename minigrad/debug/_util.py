@@ -16,7 +16,7 @@ import numpy as np
 
 _MINIGRAD_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 # files inside the minigrad package that hold user-level model code (built-in example models)
-_USER_FILES = (os.path.join(_MINIGRAD_DIR, "debug", "doctor.py"),
+_USER_FILES = (os.path.join(_MINIGRAD_DIR, "debug", "examples.py"),
                os.path.join(_MINIGRAD_DIR, "toy_models.py"))
 
 
@@ -36,12 +36,14 @@ def lib_of(obj):
 
 
 def is_tensor(obj) -> bool:
-    """True for a minigrad or torch tensor."""
-    try:
-        lib_of(obj)
-    except TypeError:
-        return False
-    return hasattr(obj, "grad_fn")
+    """True for a minigrad or torch tensor. (Called for every op by the recorders of the
+    debug tools, hence plain isinstance checks: torch only when it is imported.)"""
+    from .._tensor import Tensor
+
+    if isinstance(obj, Tensor):
+        return True
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(obj, torch.Tensor)
 
 
 def as_array(t) -> np.ndarray:
@@ -52,6 +54,20 @@ def as_array(t) -> np.ndarray:
     if hasattr(t, "cpu"):
         t = t.cpu()
     return np.asarray(t.numpy(), dtype=np.float64)
+
+
+def numpy_of(t) -> np.ndarray:
+    """A tensor's values as a NumPy array in its own dtype (no float64 copy: `grad_stats`
+    sums in float64 anyway)."""
+    if isinstance(t, np.ndarray):
+        return t
+    data = getattr(t, "_data", None)  # a minigrad tensor holds its array
+    if isinstance(data, np.ndarray):
+        return data
+    t = t.detach()
+    if hasattr(t, "cpu"):
+        t = t.cpu()
+    return t.numpy()
 
 
 def tensors_in(obj) -> list:
@@ -80,20 +96,30 @@ def grad_stats(arrays) -> dict:
     """Statistics of the gradient made of ``arrays`` (NumPy arrays, flattened together).
 
     Keys: ``numel``, ``mean``, ``abs_mean``, ``max_abs``, ``norm`` (over the finite entries;
-    NaN when there is none) and ``nan`` / ``inf`` (counts of non-finite entries).
+    NaN when there is none) and ``nan`` / ``inf`` (counts of non-finite entries). Sums are
+    taken in float64 with NumPy's pairwise reductions, not a BLAS ``dot`` (a multi-threaded
+    BLAS on a busy machine takes milliseconds for one small vector).
     """
-    flat = np.concatenate([np.ravel(a) for a in arrays]) if arrays else np.zeros(0)
-    finite = np.isfinite(flat)
-    n_nan = int(np.isnan(flat).sum())
-    vals = flat if finite.all() else flat[finite]
+    flat = np.ravel(arrays[0]) if len(arrays) == 1 else \
+        np.concatenate([np.ravel(a) for a in arrays]) if arrays else np.zeros(0, np.float32)
+    n_nan = n_inf = 0
+    vals = flat
+    if flat.size and not np.isfinite(flat.sum(dtype=np.float64)):  # one pass when finite
+        finite = np.isfinite(flat)
+        n_nan = int(np.isnan(flat).sum())
+        n_inf = int(flat.size - finite.sum()) - n_nan
+        vals = flat[finite]
     if vals.size:
         absv = np.abs(vals)
-        mean, abs_mean = float(vals.mean()), float(absv.mean())
-        max_abs, norm = float(absv.max()), float(math.sqrt(float(np.dot(vals, vals))))
+        add = np.add.reduce  # (ndarray.mean adds Python overhead on every call)
+        mean = float(add(vals, dtype=np.float64)) / vals.size
+        abs_mean = float(add(absv, dtype=np.float64)) / vals.size
+        max_abs = float(np.maximum.reduce(absv))
+        norm = math.sqrt(float(add(np.square(absv, dtype=np.float64))))
     else:
         mean = abs_mean = max_abs = norm = float("nan")
     return {"numel": int(flat.size), "mean": mean, "abs_mean": abs_mean, "max_abs": max_abs,
-            "norm": norm, "nan": n_nan, "inf": int(flat.size - finite.sum()) - n_nan}
+            "norm": norm, "nan": n_nan, "inf": n_inf}
 
 
 def walk_graph(root_nodes) -> list:
@@ -125,6 +151,17 @@ def _framework_files() -> tuple:
     return tuple(dirs)
 
 
+_DEBUG_DIR = os.path.join(_MINIGRAD_DIR, "debug") + os.sep
+
+
+def is_debug_tool(filename: str) -> bool:
+    """True for a file of the debugging tools themselves (not the built-in example models):
+    a stack that reaches one of them before any user code was run *by* the tool (the doctor
+    calling a ``Sequential``), so the caller of the tool is not the line to blame."""
+    path = os.path.abspath(filename)
+    return path.startswith(_DEBUG_DIR) and path not in _USER_FILES
+
+
 def is_internal(filename: str) -> bool:
     """True for a file inside minigrad or torch (except minigrad's built-in example models)."""
     path = os.path.abspath(filename)
@@ -136,13 +173,19 @@ def user_frame(stack, skip_init: bool = False):
 
     ``stack``: a ``traceback.StackSummary`` / list of ``FrameSummary`` or a list of
     ``format_list`` strings (``node.metadata["traceback_"]``). Frames inside minigrad or torch
-    are skipped (and ``__init__`` methods with ``skip_init``); falls back to the innermost
-    frame, or None for an empty stack.
+    are skipped (and ``__init__`` methods with ``skip_init``), and the search stops at a frame
+    of the debugging tools (the caller of ``minigrad doctor`` did not write the model's
+    ``nn.Sequential``); falls back to the innermost frame, or None for an empty stack.
     """
     frames = [_parse_frame(f) if isinstance(f, str) else (f.filename, f.lineno, f.name, f.line)
               for f in stack]
     frames = [f for f in frames if f is not None]
-    for filename, lineno, name, code in reversed(frames):
+    inner = list(reversed(frames))
+    while inner and is_debug_tool(inner[0][0]):
+        inner.pop(0)  # the tool's own hook or callback that asked
+    for filename, lineno, name, code in inner:
+        if is_debug_tool(filename):
+            break  # the model ran from inside a debug tool: no line of it is user code
         if not is_internal(filename) and not (skip_init and name == "__init__"):
             return filename, lineno, (code or "").strip()
     if frames:
@@ -179,3 +222,33 @@ def where(frame) -> str:
     short = os.path.relpath(filename) if not os.path.relpath(filename).startswith("..") \
         else filename
     return f"{short}:{lineno}: {code}" if code else f"{short}:{lineno}"
+
+
+def qualified_name(modules) -> str | None:
+    """Qualified name of the innermost running module, relative to the outermost one (the
+    model), or None outside any module."""
+    if not modules:
+        return None
+    inner = modules[-1]
+    return next((n for n, m in modules[0].named_modules() if m is inner), type(inner).__name__)
+
+
+class ModuleStack:
+    """Global forward pre-/post-hooks keeping ``modules`` as the stack of running modules."""
+
+    def __init__(self, lib, modules):
+        self.lib, self.modules = lib, modules
+
+    def __enter__(self):
+        hooks = self.lib.nn.modules.module
+        self.handles = [
+            hooks.register_module_forward_pre_hook(lambda m, a: self.modules.append(m)),
+            hooks.register_module_forward_hook(lambda m, a, o: self._pop(m))]
+
+    def _pop(self, module):
+        if self.modules and self.modules[-1] is module:
+            self.modules.pop()
+
+    def __exit__(self, *exc):
+        for h in self.handles:
+            h.remove()

@@ -25,9 +25,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._util import (
+    ModuleStack,
     as_array,
     is_tensor,
     lib_of,
+    qualified_name,
     scalar_of,
     tensors_in,
     user_frame,
@@ -45,7 +47,9 @@ class NodeReport:
     ``node``: its name (``'LogBackward0'``); ``phase``: ``"forward"`` (its output) or
     ``"backward"`` (its gradient); ``nan`` / ``inf``: counts; ``index``: which output;
     ``file``, ``line``, ``code``: the user code that created it (None when the forward ran
-    without anomaly detection); ``traceback``: the stored forward stack.
+    without anomaly detection); ``traceback``: the stored forward stack; ``module``: the
+    qualified name of the module whose forward ran the op (``"layer3.1.bn2"``, ``""`` for the
+    model's own forward; None when not known).
     """
 
     node: str
@@ -57,11 +61,19 @@ class NodeReport:
     line: int | None = None
     code: str | None = None
     traceback: list = field(default_factory=list)
+    module: str | None = None
 
     @property
     def where(self) -> str:
         """``'file.py:12: code'`` of the creating line, or 'unknown location'."""
         return where(None if self.file is None else (self.file, self.line, self.code))
+
+    @property
+    def label(self) -> str:
+        """The node and, when known, its module: ``"LogBackward0 in module 'body.1'"``."""
+        if self.module is None:
+            return self.node
+        return f"{self.node} in {'the model' if not self.module else repr(self.module)}"
 
 
 @dataclass
@@ -87,7 +99,7 @@ class NonFiniteReport:
         for r in (self.forward, self.backward):
             if r is not None:
                 what = "output" if r.phase == "forward" else "gradient"
-                lines.append(f"{r.phase}: {r.node} produced a non-finite {what} "
+                lines.append(f"{r.phase}: {r.label} produced a non-finite {what} "
                              f"({r.nan} NaN, {r.inf} Inf) — created at {r.where}")
         if not lines:
             lines.append("the loss is not finite, but no node was found (the forward ran "
@@ -100,12 +112,12 @@ def _counts(t):
     return int(np.isnan(arr).sum()), int(np.isinf(arr).sum())
 
 
-def _node_report(node, phase, index, nan, inf) -> NodeReport:
+def _node_report(node, phase, index, nan, inf, module=None) -> NodeReport:
     stack = list(node.metadata.get("traceback_", []))
     frame = user_frame(stack)
     file, line, code = frame if frame else (None, None, None)
     return NodeReport(node=node.name(), phase=phase, index=index, nan=nan, inf=inf, file=file,
-                      line=line, code=code, traceback=stack)
+                      line=line, code=code, traceback=stack, module=module)
 
 
 def first_nonfinite(target, *args, **kwargs) -> NonFiniteReport:
@@ -114,8 +126,10 @@ def first_nonfinite(target, *args, **kwargs) -> NonFiniteReport:
     Args:
         target: a callable (e.g. ``lambda: loss_fn(model(x), y)``), called with ``*args,
             **kwargs`` under anomaly detection; or a tensor (a loss) whose graph exists
-            already (then only the backward can be inspected, and creation lines are known
-            only if the forward ran under ``detect_anomaly``).
+            already. For a tensor, the forward culprit is found from the graph's *saved
+            tensors*: a non-finite saved tensor was made by its ``grad_fn``, and the earliest
+            such node (by creation order) is where the NaN/Inf first appeared; creation lines
+            are known only if the forward ran under ``detect_anomaly``.
 
     Returns a `NonFiniteReport`. Works for minigrad and torch (torch imported only
     when the values are torch tensors). A non-scalar result is summed before backward.
@@ -124,6 +138,7 @@ def first_nonfinite(target, *args, **kwargs) -> NonFiniteReport:
     forward = None
     if is_tensor(target):
         output = target
+        forward = _producer_from_saved(output)
     elif callable(target):
         output, forward = _watched_forward(target, args, kwargs)
     else:
@@ -140,6 +155,7 @@ def first_nonfinite(target, *args, **kwargs) -> NonFiniteReport:
 def _watched_forward(fn, args, kwargs):
     """Run ``fn`` under anomaly detection; return (result, first non-finite NodeReport)."""
     found: list = []
+    modules: list = []  # the stack of modules whose forward is running
 
     def check(node, outputs):
         if found or node is None:
@@ -148,7 +164,7 @@ def _watched_forward(fn, args, kwargs):
             if t is not None and t.dtype.is_floating_point:
                 nan, inf = _counts(t)
                 if nan or inf:
-                    found.append((node, i, nan, inf))
+                    found.append((node, i, nan, inf, qualified_name(modules)))
                     return
 
     import contextlib
@@ -161,15 +177,17 @@ def _watched_forward(fn, args, kwargs):
         # both libraries are watched: the callable may build either (torch only if imported)
         stack.enter_context(_MinigradWatcher(check))
         stack.enter_context(minigrad.autograd.detect_anomaly())
+        stack.enter_context(ModuleStack(minigrad, modules))
         torch = sys.modules.get("torch")
         if torch is not None:
             stack.enter_context(_TorchWatcher(check))
             stack.enter_context(torch.autograd.detect_anomaly())
+            stack.enter_context(ModuleStack(torch, modules))
         output = fn(*args, **kwargs)
     report = None
     if found:
-        node, i, nan, inf = found[0]
-        report = _node_report(node, "forward", i, nan, inf)
+        node, i, nan, inf, module = found[0]
+        report = _node_report(node, "forward", i, nan, inf, module)
     return output, report
 
 
@@ -233,7 +251,11 @@ def _watched_backward(output):
                 if g is not None:
                     nan, inf = _counts(g)
                     if nan or inf:
-                        found.append(_node_report(node, "backward", i, nan, inf))
+                        # the node *made* the non-finite gradient only if what it got and
+                        # what it saved were finite; otherwise it passed on a NaN from further
+                        # down (the first of those is the stand-in loss's, blamed for nothing)
+                        if _all_finite(grad_outputs) and _all_finite(_saved_tensors(node)):
+                            found.append(_node_report(node, "backward", i, nan, inf))
                         return
         return post
 
@@ -253,3 +275,54 @@ def _watched_backward(output):
         for h in handles:
             h.remove()
     return (found[0] if found else None), error
+
+
+def _all_finite(tensors) -> bool:
+    return all(np.isfinite(as_array(t)).all() for t in tensors
+               if t is not None and t.dtype.is_floating_point)
+
+
+def _saved_tensors(node) -> list:
+    """The tensors ``node`` saved for backward (``_saved_<name>`` attributes; tuples of
+    tensors included). A released or stale one is skipped."""
+    out = []
+    for attr in dir(node):
+        if not attr.startswith("_saved_"):
+            continue
+        try:
+            value = getattr(node, attr)
+        except RuntimeError:  # freed by an earlier backward, or modified in place
+            continue
+        for v in value if isinstance(value, (tuple, list)) else (value,):
+            if is_tensor(v):
+                out.append(v)
+    return out
+
+
+def _producer_from_saved(output) -> NodeReport | None:
+    """The forward culprit of a finished graph: every non-finite tensor the graph saved (and
+    the output itself) was made by its ``grad_fn``; the earliest-created of those nodes is
+    where the first NaN/Inf was made. A leaf that is already non-finite is reported as
+    ``AccumulateGrad`` of that leaf."""
+    roots = [t.grad_fn for t in tensors_in(output) if t.grad_fn is not None]
+    candidates = [t for t in tensors_in(output) if t.dtype.is_floating_point]
+    for node in walk_graph(roots):
+        candidates += _saved_tensors(node)
+    best = None
+    for t in candidates:
+        if not t.dtype.is_floating_point:
+            continue
+        nan, inf = _counts(t)
+        if not (nan or inf):
+            continue
+        node = t.grad_fn
+        order = -1 if node is None else node._sequence_nr()
+        if best is None or order < best[0]:
+            best = (order, t, node, nan, inf)
+    if best is None:
+        return None
+    _, t, node, nan, inf = best
+    if node is None:
+        return NodeReport(node=f"a leaf tensor {tuple(t.shape)}", phase="forward", index=0,
+                          nan=nan, inf=inf)
+    return _node_report(node, "forward", getattr(t, "output_nr", 0), nan, inf)

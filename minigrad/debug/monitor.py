@@ -32,16 +32,19 @@ from __future__ import annotations
 import csv
 import io
 import math
+import warnings
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
 from .._tensor import Tensor
-from ._util import as_array, grad_stats, tensors_in
+from ._util import grad_stats, is_tensor, numpy_of, tensors_in
 
 __all__ = ["GradientFlowMonitor", "GradRecord"]
 
 FLAGS = ("none", "zero", "nan", "inf", "vanishing", "exploding")
+_FULL_HOOK_WARNING = "Full backward hook is firing when gradients are computed with respect to " \
+                     "module outputs"
 
 
 @dataclass
@@ -52,6 +55,12 @@ class GradRecord:
     ``mean``, ``abs_mean``, ``max_abs``, ``norm`` are over the finite entries (NaN when there
     is none); ``nan`` / ``inf`` count non-finite entries; ``none`` is True when no gradient
     ever arrived; ``calls`` counts hook calls; ``flags`` lists the problems found.
+
+    ``forward_calls`` (modules) counts the calls of the module's forward; ``needs_grad`` is
+    False when none of its outputs required grad and it has no trainable parameter (a frozen
+    backbone, a layer applied to the raw input): no gradient is expected, so "none" is not a
+    problem there. ``rel`` (weight parameters) is mean |g| / mean |w|, what "vanishing" is
+    judged on.
     """
 
     name: str
@@ -69,6 +78,9 @@ class GradRecord:
     none: bool
     calls: int
     flags: list = field(default_factory=list)
+    forward_calls: int | None = None
+    needs_grad: bool = True
+    rel: float | None = None
 
 
 def _ref(t):
@@ -107,7 +119,12 @@ class GradientFlowMonitor:
         mode: ``"auto"`` (full backward hooks, or tensor hooks for models with an in-place
             module and for modules without ``register_full_backward_hook``), ``"full"`` or
             ``"tensor"``.
-        vanishing: flag a gradient whose mean |g| is non-zero but below this (default 1e-7).
+        vanishing: flag a module gradient whose mean |g| is non-zero but below this, and a
+            weight (a parameter of 2 or more dimensions) whose mean |g| / mean |w| is (default
+            1e-7). Biases and other 1-d parameters are never called vanishing: a bias right
+            before a training-mode BatchNorm gets a gradient of ~0 *by construction* (the
+            normalisation removes the mean it adds), so a small bias gradient says nothing
+            about the gradient flow.
         exploding: flag a gradient whose max |g| is above this (default 1e3).
 
     Use as ``with GradientFlowMonitor(model) as mon: ...`` or ``mon.attach()`` /
@@ -137,6 +154,11 @@ class GradientFlowMonitor:
                 for p_name, p in mod.named_parameters(prefix=mod_name):
                     if p.requires_grad and all(p is not q for q in self.params.values()):
                         self.params[p_name] = p
+        # a module with a trainable parameter must get a gradient; one without (a frozen
+        # backbone, a ReLU applied to the raw input) needs none when no output required grad
+        trainable = [n for n, p in model.named_parameters() if p.requires_grad]
+        self._trainable = {n: any(t.startswith(f"{n}.") or not n for t in trainable)
+                           for n in self.modules}
         inplace = any(getattr(m, "inplace", False) for m in model.modules())
         self.mode = mode
         self._tensor_mode = {n: mode == "tensor" or mode == "auto" and (
@@ -148,13 +170,21 @@ class GradientFlowMonitor:
 
     # ------------------------------------------------------------------ attach / detach
     def attach(self) -> GradientFlowMonitor:
-        """Register the hooks (idempotent); returns self."""
+        """Register the hooks (idempotent); returns self.
+
+        While attached, torch's "Full backward hook is firing when gradients are computed with
+        respect to module outputs" warning is silenced (as ``minigrad doctor`` does): it only
+        says that the first module's input needs no gradient, which is normal for a model fed
+        with data."""
         if self._handles:
             return self
+        warnings.filterwarnings("ignore", message=_FULL_HOOK_WARNING)
+        self._warning_filter = warnings.filters[0]
         for name, mod in self.modules.items():
-            if self._tensor_mode[name]:
-                self._handles.append(mod.register_forward_hook(self._forward_hook(name)))
-            else:
+            # every module gets a forward hook: it counts calls, notes whether any output
+            # required grad, and listens with tensor hooks where a full hook cannot hear
+            self._handles.append(mod.register_forward_hook(self._forward_hook(name)))
+            if not self._tensor_mode[name]:
                 self._handles.append(mod.register_full_backward_hook(self._module_hook(name)))
         for name, p in self.params.items():
             self._handles.append(p.register_post_accumulate_grad_hook(self._param_hook(name)))
@@ -165,6 +195,11 @@ class GradientFlowMonitor:
         for h in self._handles:
             h.remove()
         self._handles = []
+        entry = getattr(self, "_warning_filter", None)
+        if entry in warnings.filters:
+            warnings.filters.remove(entry)
+            warnings._filters_mutated()  # (what warnings.filterwarnings itself calls)
+        self._warning_filter = None
 
     def __enter__(self) -> GradientFlowMonitor:
         return self.attach()
@@ -177,6 +212,8 @@ class GradientFlowMonitor:
         self._module_grads = {n: None for n in self.modules}  # name -> (grad_in, grad_out)
         self._param_grads = {n: None for n in self.params}
         self._calls = dict.fromkeys([*self.modules, *self.params], 0)
+        self._forward_calls = dict.fromkeys(self.modules, 0)
+        self._out_requires_grad = dict.fromkeys(self.modules, False)
 
     # ------------------------------------------------------------------ hooks
     def _module_hook(self, name):
@@ -187,9 +224,19 @@ class GradientFlowMonitor:
         return hook
 
     def _forward_hook(self, name):
+        tensor_mode = self._tensor_mode[name]
+
         def hook(module, args, output):
+            self._forward_calls[name] += 1
             outs = [t for t in tensors_in(output) if t.requires_grad]
             if not outs:
+                return
+            self._out_requires_grad[name] = True
+            # a full backward hook wraps only a tensor or the tensors directly in a tuple
+            # output (torch/utils/hooks.py, BackwardHook._apply_on_tensors): it never fires for
+            # a dict or list output, which would then look like "no gradient reached it"
+            if not tensor_mode and (is_tensor(output) or isinstance(output, tuple) and all(
+                    any(t is o for o in output) for t in outs)):
                 return
             slot = [None] * len(outs)  # this call's grad_output, filled as hooks fire
 
@@ -212,29 +259,40 @@ class GradientFlowMonitor:
         return hook
 
     # ------------------------------------------------------------------ results
-    def _record(self, key, kind, grad, typ, tensors, flag_none=True) -> GradRecord:
+    def _record(self, key, kind, grad, typ, tensors, flag_none=True, weight=None,
+                **extra) -> GradRecord:
         present = [] if tensors is None else [t for t in tensors if t is not None]
         shape = None
         if present:
             shape = list(present[0].shape) if len(present) == 1 else \
                 [list(t.shape) for t in present]
-        stats = grad_stats([as_array(t) for t in present])
+        stats = grad_stats([numpy_of(t) for t in present])
         rec = GradRecord(name=key or "(model)", kind=kind, grad=grad, type=typ, shape=shape,
-                         none=not present, calls=self._calls[key], **stats)
-        rec.flags = self._flags(rec, flag_none)
+                         none=not present, calls=self._calls[key], **stats, **extra)
+        if weight is not None and present:
+            w_arr = numpy_of(weight)
+            w = float(np.add.reduce(np.abs(w_arr).ravel(), dtype=np.float64)) / w_arr.size \
+                if w_arr.size else 0.0
+            rec.rel = rec.abs_mean / w if w > 0 else None
+        rec.flags = self._flags(rec, flag_none, weight)
         return rec
 
-    def _flags(self, r: GradRecord, flag_none: bool) -> list:
+    def _flags(self, r: GradRecord, flag_none: bool, weight=None) -> list:
         if r.none:
-            return ["none"] if flag_none else []
+            return ["none"] if flag_none and r.needs_grad else []
         flags = []
         if r.nan:
             flags.append("nan")
         if r.inf:
             flags.append("inf")
-        if r.max_abs == 0.0:
+        if r.nan or r.inf:
+            pass  # the finite rest says nothing about dead ReLUs or vanishing (often all 0)
+        elif r.max_abs == 0.0:
             flags.append("zero")
-        elif not math.isnan(r.abs_mean) and r.abs_mean < self.vanishing:
+        elif r.kind == "module" and r.abs_mean < self.vanishing:
+            flags.append("vanishing")
+        elif r.rel is not None and weight is not None and weight.ndim >= 2 and \
+                r.rel < self.vanishing:
             flags.append("vanishing")
         if not math.isnan(r.max_abs) and r.max_abs > self.exploding:
             flags.append("exploding")
@@ -247,15 +305,24 @@ class GradientFlowMonitor:
         for name, mod in self.modules.items():
             got = self._module_grads[name]
             typ = type(mod).__name__
+            needs = self._trainable[name] or self._out_requires_grad[name]
+            if needs and not self._forward_calls[name]:
+                # never called: a problem only if its parameters were not used either (weight
+                # tying uses another module's weight without calling that module)
+                prefix = f"{name}." if name else ""
+                needs = any(g is None for p, g in self._param_grads.items()
+                            if p.startswith(prefix))
+            extra = {"forward_calls": self._forward_calls[name], "needs_grad": needs}
             out.append(self._record(name, "module", "grad_output", typ,
-                                    None if got is None else got[1]))
+                                    None if got is None else got[1], **extra))
             if not self._tensor_mode[name]:  # grad_input None = inputs that need no grad
                 out.append(self._record(name, "module", "grad_input", typ,
-                                        None if got is None else got[0], flag_none=False))
-        for name in self.params:
+                                        None if got is None or got[0] is None else got[0],
+                                        flag_none=False, **extra))
+        for name, p in self.params.items():
             out.append(self._record(name, "param", "grad", "Parameter",
                                     None if self._param_grads[name] is None
-                                    else [self._param_grads[name]]))
+                                    else [self._param_grads[name]], weight=p))
         return out
 
     def report(self) -> list:

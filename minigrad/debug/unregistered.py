@@ -34,6 +34,7 @@ from ._util import (
     user_frame,
     where,
 )
+from .cuts import CutRecorder, describe
 
 __all__ = ["Finding", "find_unregistered"]
 
@@ -42,9 +43,12 @@ __all__ = ["Finding", "find_unregistered"]
 class Finding:
     """One problem found in a model.
 
-    ``kind``: ``"unregistered_module"``, ``"recreated_module"``, ``"unregistered_tensor"`` or
-    ``"no_grad"``; ``name``: what it is about (module class or parameter name); ``message``:
-    what is wrong; ``fix``: how to fix it; ``where``: ``file:line: code`` when known.
+    ``kind``: ``"unregistered_module"``, ``"recreated_module"``, ``"unregistered_tensor"``,
+    ``"unused_module"`` (defined, never called), ``"cut_graph"`` (called, but the graph was cut
+    after it: ``where`` is the cutting op) or ``"no_grad"`` (no gradient, cause unknown);
+    ``name``: what it is about (module or parameter name); ``message``: what is wrong; ``fix``:
+    how to fix it; ``where``: ``file:line: code`` when known; ``owner``: for a parameter of
+    an unregistered module, that module's label (reports print them as one line under it).
     """
 
     kind: str
@@ -52,6 +56,7 @@ class Finding:
     message: str
     fix: str
     where: str | None = None
+    owner: str | None = None  # a parameter's finding: the unregistered module it belongs to
 
     def __str__(self) -> str:
         loc = f"\n    at {self.where}" if self.where else ""
@@ -97,39 +102,81 @@ def find_unregistered(model, *inputs, **kwargs) -> list:
     forward itself runs as usual (in the model's current train/eval mode). Exceptions from the
     model propagate unchanged.
     """
-    lib = lib_of(model)
-    base = _module_base(lib)
-    registered = {id(m) for m in model.modules()}
-    created: dict = {}  # id(module) -> (module, creation frame)
-    called: dict = {}  # id(module) -> (module, call frame)
-
-    original_init = base.__init__
-
-    def recording_init(self, *args, **kw):
-        original_init(self, *args, **kw)
-        if id(self) not in created:
-            created[id(self)] = (self, user_frame(traceback.extract_stack()[:-1],
-                                                  skip_init=True))
-
-    def pre_hook(module, args):
-        if id(module) not in called:
-            called[id(module)] = (module, current_user_frame())
-
-    handle = lib.nn.modules.module.register_module_forward_pre_hook(pre_hook)
-    base.__init__ = recording_init
-    try:
+    with ForwardRecorder(model) as rec:
         output = model(*inputs, **kwargs)
-    finally:
-        base.__init__ = original_init
-        handle.remove()
-    return _analyse(lib, model, inputs, kwargs, output, registered, created, called)
+    return rec.findings(output, inputs, kwargs)
 
 
-def _analyse(lib, model, inputs, kwargs, output, registered_before, created, called) -> list:
+class ForwardRecorder:
+    """Context manager that watches one forward of ``model``: which modules are called (and
+    from where), which are created (and where), and where the graph is cut
+    (`minigrad.debug.cuts.CutRecorder`). `findings` then analyses the output.
+
+    `find_unregistered` is this plus one ``autograd.grad``; ``minigrad doctor`` uses it
+    around its own step and passes the gradients its backward made, so the model runs once.
+    """
+
+    def __init__(self, model, watch_cuts: bool = True):
+        self.model = model
+        self.lib = lib_of(model)
+        self.registered = {id(m) for m in model.modules()}
+        self.created: dict = {}  # id(module) -> (module, creation frame)
+        self.called: dict = {}  # id(module) -> (module, call frame)
+        # watch_cuts=False: the caller records cuts itself, only when a gradient is missing
+        # (the torch function mode costs more than the rest of the recording together)
+        self.cuts = CutRecorder(self.lib)
+        self.watch_cuts = watch_cuts
+        self._undo: list = []
+
+    def __enter__(self) -> ForwardRecorder:
+        base = _module_base(self.lib)
+        original_init = base.__init__
+        created, called = self.created, self.called
+
+        def recording_init(module, *args, **kw):
+            original_init(module, *args, **kw)
+            if id(module) not in created:
+                created[id(module)] = (module, user_frame(traceback.extract_stack()[:-1],
+                                                          skip_init=True))
+
+        registered = self.registered
+
+        def pre_hook(module, args):
+            # where a module was called matters only for one the model does not own; reading
+            # the stack costs more than a small module's forward, so registered ones skip it
+            if id(module) not in called:
+                called[id(module)] = (module, None if id(module) in registered
+                                      else current_user_frame())
+
+        handle = self.lib.nn.modules.module.register_module_forward_pre_hook(pre_hook)
+        base.__init__ = recording_init
+        self._undo += [handle.remove, lambda: setattr(base, "__init__", original_init)]
+        if self.watch_cuts:
+            self.cuts.__enter__()
+            self._undo.append(lambda: self.cuts.__exit__(None, None, None))
+        return self
+
+    def __exit__(self, *exc) -> None:
+        while self._undo:
+            self._undo.pop()()
+
+    def findings(self, output, inputs=(), kwargs=None, grads=None) -> list:
+        """The `Finding`s for this forward's ``output``. ``grads``: ``{id(leaf):
+        gradient or None}`` from the caller's backward; None computes them with
+        ``autograd.grad`` on the sum of the floating outputs."""
+        return _analyse(self, inputs, kwargs or {}, output, grads)
+
+
+def _analyse(rec, inputs, kwargs, output, grads) -> list:
+    lib, model, created, called = rec.lib, rec.model, rec.created, rec.called
+    registered_before = rec.registered
     findings: list = []
     registered_now = {id(m) for m in model.modules()}
+    # a loss module (nn.CrossEntropyLoss() called by the user's loss or step) has nothing to
+    # train, so its not being registered is no problem
+    loss_cls = lib.nn.modules.loss._Loss
     unregistered = [(m, frame) for key, (m, frame) in called.items()
-                    if key not in registered_now]
+                    if key not in registered_now and not isinstance(m, loss_cls)]
     # report only the outermost unregistered module of a nest (the Sequential, not its Linear)
     inner = {id(child) for m, _ in unregistered for child in m.modules() if child is not m}
     owned: list = []  # (module label, parameter name, parameter) of unregistered modules
@@ -189,7 +236,7 @@ def _analyse(lib, model, inputs, kwargs, output, registered_before, created, cal
                 "unregistered_tensor", f"{label}.{p_name}",
                 f"parameter '{p_name}' {tuple(p.shape)} of the unregistered {label} reaches the "
                 "graph (it gets a gradient) but is not in model.parameters(): the optimizer "
-                "never updates it", "register its module (see above)"))
+                "never updates it", "register its module (see above)", owner=label))
     for leaf in leaves:
         if id(leaf) in param_ids or id(leaf) in input_ids or id(leaf) in owned_ids:
             continue
@@ -216,15 +263,68 @@ def _analyse(lib, model, inputs, kwargs, output, registered_before, created, cal
             "wrap it in nn.Parameter and assign it as a module attribute (or pass it to the "
             "optimizer); use register_buffer if it should not be trained"))
 
-    reached = _gradients(lib, output, leaves)
-    for name, p in params.items():
-        if p.requires_grad and reached.get(id(p)) is None:
-            findings.append(Finding(
-                "no_grad", name,
-                f"registered parameter '{name}' {tuple(p.shape)} received no gradient: it is "
-                "not used in forward (or only through detached / no_grad computations)",
-                "use it in forward, or remove it / set requires_grad_(False) if it is unused"))
+    reached = _gradients(lib, output, leaves) if grads is None else grads
+    missing = [name for name, p in params.items()
+               if p.requires_grad and reached.get(id(p)) is None]
+    findings += _missing_gradients(rec, missing, params)
     return findings
+
+
+def _missing_gradients(rec, missing, params) -> list:
+    """Registered trainable parameters that got no gradient, one finding per cause: modules
+    that never ran ("not used in forward"), then the cut that stopped the gradient before the
+    others (with the op and line), else a plain "received no gradient"."""
+    if not missing:
+        return []
+    named = dict(rec.model.named_modules())
+    ran = {name for name, m in named.items() if id(m) in rec.called}
+
+    def owner(p_name):
+        return p_name.rpartition(".")[0]
+
+    unused = sorted({_outermost_unused(owner(n), ran) for n in missing
+                     if owner(n) not in ran})
+    findings = []
+    for name in unused:
+        m = named[name]
+        n_params = sum(1 for _ in m.parameters())
+        findings.append(Finding(
+            "unused_module", name,
+            f"submodule '{name}' ({type(m).__name__}, {n_params} parameter tensors) is "
+            "defined but never called in forward(): its parameters get no gradient (the "
+            "graph is not cut; the module is simply not used)",
+            f"call self.{name.split('.')[-1]}(...) in forward, or delete it from __init__"))
+    rest = [n for n in missing if owner(n) in ran]
+    if not rest:
+        return findings
+    modules = list(dict.fromkeys(owner(n) or "(model)" for n in rest))
+    shown = ", ".join(modules[:6]) + (f" and {len(modules) - 6} more" if len(modules) > 6
+                                      else "")
+    n_tensors = f"{len(rest)} parameter tensor{'s' if len(rest) > 1 else ''}"
+    cut = describe(rec.cuts.events)
+    if cut is not None:
+        what, fix, loc = cut
+        findings.append(Finding(
+            "cut_graph", shown, f"{what}: no gradient flows back to {n_tensors} of {shown}, "
+            "although these modules ran in forward", fix, loc))
+    else:
+        findings.append(Finding(
+            "no_grad", shown,
+            f"registered {n_tensors} of {shown} received no gradient although the modules ran "
+            f"in forward ({', '.join(rest[:3])}{', ...' if len(rest) > 3 else ''}): their "
+            "results do not reach the loss",
+            "make the loss depend on them, or remove them / set requires_grad_(False) if they "
+            "are not meant to train"))
+    return findings
+
+
+def _outermost_unused(name, ran) -> str:
+    """The outermost module on the path to ``name`` that never ran (its parent did)."""
+    parts = name.split(".")
+    for i in range(1, len(parts) + 1):
+        if ".".join(parts[:i]) not in ran:
+            return ".".join(parts[:i])
+    return name
 
 
 def _gradients(lib, output, leaves) -> dict:

@@ -9,7 +9,7 @@ import pytest
 from rich.console import Console
 
 from minigrad.cli import main
-from minigrad.debug import doctor
+from minigrad.debug import examples
 from minigrad.debug.doctor import run_doctor
 
 FRAMEWORKS = pytest.mark.parametrize("framework", ["minigrad", "torch"])
@@ -39,23 +39,28 @@ def test_healthy_exit_0(framework):
 @FRAMEWORKS
 def test_stuck_flagged(framework):
     code, out = _doctor("stuck", framework=framework)
-    line = _line_of(doctor.build_stuck, "body = nn.Sequential(")
+    line = _line_of(examples.build_stuck, "body = nn.Sequential(")
     assert code == 1
     assert "[unregistered_module] Sequential (2 parameter tensors) is created inside forward()" \
         in out
-    assert f"doctor.py:{line}: body = nn.Sequential(nn.Linear(D_IN, HIDDEN), nn.ReLU())" in out
+    assert f"examples.py:{line}: body = nn.Sequential(nn.Linear(D_IN, HIDDEN), nn.ReLU())" in out
     assert "fix: create it once in __init__" in out
-    assert "PROBLEMS FOUND (1)" in out and "3 registration problem(s)" in out
+    # one problem for the module; its two parameters are one line under it, not two findings
+    assert "PROBLEMS FOUND (1)" in out and "1 registration problem(s)" in out
+    assert "its parameters 0.weight, 0.bias get gradients, but model.parameters() does not " \
+        "list them" in out
 
 
 @FRAMEWORKS
 def test_nan_names_log_node_and_line(framework):
     code, out = _doctor("nan", framework=framework)
-    line = _line_of(doctor.build_nan, "z = lib.log(h)")
+    line = _line_of(examples.build_nan, "z = lib.log(h)")
     assert code == 1
-    assert (f"forward: LogBackward0 produced a non-finite output (63 NaN, 0 Inf), created at "
-            f"minigrad/debug/doctor.py:{line}: z = lib.log(h)") in out
-    assert f"non-finite values: first made by LogBackward0 at minigrad/debug/doctor.py:{line}" \
+    assert (f"forward: LogBackward0 in the model produced a non-finite output (63 NaN, 0 Inf), "
+            f"created at "
+            f"minigrad/debug/examples.py:{line}: z = lib.log(h)") in out
+    assert ("non-finite values: first made by LogBackward0 in the model at "
+            f"minigrad/debug/examples.py:{line}") \
         in out
     assert "nan: NaN gradient" in out
 
@@ -146,3 +151,39 @@ def test_cli_entry_point(capsys, monkeypatch):
         main(["doctor", "healthy", "--input-shape", "1,x"])
     assert exc.value.code == 2
     assert "expected comma-separated sizes like 1,3,32,32" in capsys.readouterr().err
+
+
+def test_loss_option_and_json(capsys, monkeypatch):
+    """--loss gives a real loss against a generated target; --json a report for scripts."""
+    import json
+
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["doctor", "healthy", "--loss", "cross_entropy"]) == 0
+    out = capsys.readouterr().out
+    assert "Loss loss_fn(output, target) = " in out and "Stand-in" not in out
+    assert main(["doctor", "dead-relu", "--framework", "torch", "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["healthy"] is False and report["loss_kind"] == "stand-in"
+    assert any(p.startswith("zero: the gradient is exactly zero") for p in report["problems"])
+    assert {g["name"] for g in report["gradients"] if "zero" in g["flags"]} >= {"0.weight"}
+    with pytest.raises(SystemExit):
+        main(["doctor", "healthy", "--loss", "hinge"])
+    assert "invalid choice: 'hinge'" in capsys.readouterr().err
+
+
+def test_factory_with_step_and_loss(tmp_path):
+    path = _write(tmp_path, """
+        import torch
+
+        def make():
+            model = torch.nn.Linear(3, 2)
+            x, y = torch.ones(4, 3), torch.zeros(4, 2)
+            return model, lambda m: torch.nn.functional.mse_loss(m(x), y)
+
+        def bad():
+            return torch.nn.Linear(3, 2), torch.ones(4, 3), None
+        """)
+    code, out = _doctor(f"{path}:make")
+    assert code == 0 and "Loss step(model) = " in out and "step(model))" in out
+    code, out = _doctor(f"{path}:bad")
+    assert code == 2 and "returned a tuple of 3 items" in out

@@ -58,8 +58,7 @@ def test_stats_match_grads_and_torch_hooks(build, device):
     mm, tm, x = twins(build)
     mods, grads = _torch_reference(tm, x, device)
     mg = _by_key(_run(mm, x, minigrad).report())
-    with pytest.warns(UserWarning, match="Full backward hook is firing"):
-        th = _by_key(_run(tm, x, torch, device).report())
+    th = _by_key(_run(tm, x, torch, device).report())  # (torch's full-hook warning: filtered)
     for rep in (mg, th):
         for name, g in grads.items():  # parameters: straight from .grad
             rec = rep[(name, "grad")]
@@ -144,7 +143,11 @@ def test_flags_none_zero_nan_inf_vanishing_exploding(lib):
     assert flags(0.0)[("used.weight", "grad")] == ["zero"]
     assert flags(float("nan"))[("used.bias", "grad")] == ["nan"]
     assert flags(float("inf"))[("used.bias", "grad")] == ["inf"]
-    assert flags(1e-9)[("used.bias", "grad")] == ["vanishing"]
+    tiny = flags(1e-9)
+    assert tiny[("used.weight", "grad")] == ["vanishing"]  # |g| / |w| ~ 1e-8
+    assert tiny[("used", "grad_output")] == ["vanishing"]
+    assert tiny[("used.bias", "grad")] == []  # a 1-d parameter is never judged vanishing
+    assert flags(float("nan"))[("used", "grad_output")] == ["nan"]  # not "zero" too
     assert flags(1e4)[("used.bias", "grad")] == ["exploding"]
     assert flags(1e4, exploding=1e5)[("used.bias", "grad")] == []
 
@@ -221,8 +224,7 @@ def test_plot_saved_to_png(tmp_path):
             return self.net(x)
 
     model = Wrap()
-    with pytest.warns(UserWarning, match="Full backward hook is firing"):
-        mon = _run(model, x, torch)
+    mon = _run(model, x, torch)
     fig = mon.plot()
     ax = fig.axes[0]
     labels = [t.get_text() for t in ax.get_xticklabels()]
@@ -242,3 +244,22 @@ def test_plot_saved_to_png(tmp_path):
     fig2 = mon.plot(kind="module")
     assert [t.get_text() for t in fig2.axes[0].get_xticklabels()][0] == "(model)"
     plt.close(fig2)
+
+
+def test_full_hook_warning_filtered_while_attached():
+    """torch warns when the first module's input needs no grad; the monitor silences that one
+    warning while attached (as the CLI does), and only while attached."""
+    import warnings
+
+    nn = torch.nn
+    model = nn.Sequential(nn.Linear(3, 2))
+    x = torch.ones(2, 3)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        with GradientFlowMonitor(model, mode="full"):
+            model(x).sum().backward()
+        inside = [str(w.message) for w in seen]
+        model.register_full_backward_hook(lambda *a: None)
+        model(x).sum().backward()
+    assert not any("Full backward hook is firing" in m for m in inside), inside
+    assert any("Full backward hook is firing" in str(w.message) for w in seen)

@@ -7,7 +7,7 @@ import torch
 
 import minigrad
 from minigrad.debug import find_unregistered
-from minigrad.debug.doctor import build_stuck
+from minigrad.debug.examples import build_stuck
 
 LIBS = pytest.mark.parametrize("lib", [minigrad, torch], ids=["minigrad", "torch"])
 
@@ -27,7 +27,7 @@ def test_stuck_sequential_built_in_forward(lib):
     assert mod.name == "Sequential" and "created inside forward()" in mod.message
     assert mod.where.endswith("body = nn.Sequential(nn.Linear(D_IN, HIDDEN), nn.ReLU())  "
                               "# the bug")
-    assert "doctor.py:" in mod.where and "__init__" in mod.fix
+    assert "examples.py:" in mod.where and "__init__" in mod.fix
     assert [f.name for f in findings[1:]] == ["Sequential.0.weight", "Sequential.0.bias"]
     assert all("optimizer never updates it" in f.message for f in findings[1:])
     # nothing was accumulated into .grad, weights unchanged
@@ -128,10 +128,14 @@ def test_parameter_without_gradient_and_recreated_module(lib):
 
     model = Odd()
     findings = find_unregistered(model, lib.ones(2, 3))
-    assert sorted(_kinds(findings)) == ["no_grad", "no_grad", "recreated_module"]
+    assert sorted(_kinds(findings)) == ["recreated_module", "unused_module"]
     recreated = [f for f in findings if f.kind == "recreated_module"][0]
     assert recreated.name == "block" and "self.block = nn.Linear(3, 3)" in recreated.where
-    assert [f.name for f in findings if f.kind == "no_grad"] == ["unused.weight", "unused.bias"]
+    # one finding for the module, named as unused (the detach in forward is not blamed: fc
+    # still gets its gradient through the second path)
+    unused = [f for f in findings if f.kind == "unused_module"]
+    assert [f.name for f in unused] == ["unused"]
+    assert "never called in forward()" in unused[0].message
 
 
 @LIBS
