@@ -159,14 +159,36 @@ def _as_input_dtype(child, nr, g):
     meta = child._out_meta
     if nr < len(meta):
         want = meta[nr][1]
-    elif isinstance(child, AccumulateGrad):  # (no _out_meta: the leaf's dtype may change)
-        want = child.variable._data.dtype
+    elif isinstance(child, AccumulateGrad):  # the leaf's dtype when the node was made: a
+        want = child._dtype  # ``.data =`` of another dtype since then gets a new node
     else:
         return g
     have = g._data.dtype
     if have is want or have == want or want.kind != "f":  # (`is`: the common, cheap case)
         return g
     return g.to(from_numpy_dtype(want))
+
+
+def _validate_root_grad(i, node, nr, g):
+    """A root's gradient against the shape its node recorded (PyTorch's ``validate_outputs`` on
+    the root edges): they differ only after ``.data =`` of another shape since the forward. A
+    shape that broadcasts to it is summed down; another is refused."""
+    if g is None:
+        return g
+    if type(node) is AccumulateGrad:
+        shape = node._shape
+    elif nr < len(node._out_meta):
+        shape = node._out_meta[nr][0]
+    else:
+        return g
+    if g._data.shape == shape:
+        return g
+    if len(shape) <= g.ndim and all(a in (1, b) for a, b in zip(shape[::-1], g.shape[::-1])):
+        from .._ops._util import sum_to  # (lazily: the ops import the autograd package)
+
+        return sum_to(g, shape)
+    raise RuntimeError(f"invalid gradient at index {i} - got {list(g.shape)} but expected shape "
+                       f"compatible with {list(shape)}")
 
 
 def _capture(caps, grads, results) -> None:
@@ -263,7 +285,8 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
         needed = _needed(root_nodes, exec_targets | set(captures))
 
     buffers: dict = {}
-    for (node, nr), g in zip(root_edges, grad_roots):
+    for i, ((node, nr), g) in enumerate(zip(root_edges, grad_roots)):
+        g = _validate_root_grad(i, node, nr, g)
         buf = buffers.setdefault(node, [None] * (len(node._out_meta) or 1))
         _add_to_buffer(buf, nr, g)
 

@@ -413,6 +413,9 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         super().__init__(UINT64_MAX)  # takes no number from the global sequence counter
         self.variable = variable
+        # PyTorch's input metadata, fixed when the node is made (a leaf's ``.data =`` may change
+        # both later): the engine checks a root's gradient against the shape, casts to the dtype
+        self._shape, self._dtype = variable._data.shape, variable._data.dtype
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
@@ -426,10 +429,9 @@ class AccumulateGrad(Node):
             g, v = grad._data, var._data  # (compared as arrays: no Size / dtype objects)
             if grad_mode.is_grad_enabled():  # create_graph: keep the graph of the gradient
                 var._grad = Tensor._make(np.empty(var.shape, dtype=var._data.dtype)).copy_(grad)
-            elif self._stealable and _is_dense(g) and g.dtype == v.dtype and (
-                    g.shape != v.shape or _same_strides(g, v)):
-                # (another shape: ``var.data =`` changed it since the forward; PyTorch then takes
-                # the gradient as it comes, shaped as the graph recorded it)
+            elif self._stealable and _is_dense(g) and (g.shape != v.shape or _same_strides(g, v)):
+                # (another shape or dtype: ``var.data =`` changed it since the forward; PyTorch
+                # then takes the gradient as it comes, as the graph recorded it)
                 var._grad = Tensor._make(grad._data)  # as ``grad.detach()``: same counter
                 var._grad._vc = grad._vc
             elif g.shape != v.shape:

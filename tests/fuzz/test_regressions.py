@@ -18,6 +18,28 @@ def F(name, kind, bw="ok", save="ctx", once=False, nondiff=(), materialize=True,
 
 
 FIXED = {
+    # x.data = y of another dtype and shape since the graph was recorded: the gradient reaching
+    # the old AccumulateGrad keeps the dtype the node recorded (minigrad cast it to x's new one)
+    "data_other_dtype_then_backward": [
+        ("leaf", [2, 2], "float32", False, "randn", 1),
+        ("op", "neg", [0], {}, ("set", False)),
+        ("inplace", "iadd", 1, [1], {}, True),
+        ("leaf", [1, 1, 1], "float32", True, "randn", 3),
+        ("inplace", "setitem", 1, [2],
+         {"index": (slice(None, None, None), None, slice(None, None, None))}, False),
+        ("leaf", [], "float64", False, "randn", 4),
+        ("set_data", 2, 3),
+        ("backward", [1], 5, False, False, False, None),
+    ],
+    # x.data = y of another shape, then x.backward(gradient of the new shape): PyTorch checks
+    # the root gradient against the shape the accumulator recorded (minigrad took it)
+    "data_other_shape_root_gradient": [
+        ("leaf", [1, 1, 1], "float32", True, "randn", 3),
+        ("op", "neg", [0], {}, False),
+        ("leaf", [2, 2], "float32", True, "randn", 4),
+        ("set_data", 0, 2),
+        ("backward", [0], 5, False, False, False, None),
+    ],
     # x.sum(dim=[]) reduces every dim (minigrad reduced none)
     "sum_empty_dim_list": [
         ("leaf", [2, 3], "float64", True, "randn", 1),
