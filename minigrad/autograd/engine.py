@@ -153,14 +153,18 @@ def _add_to_buffer(buf, nr, g) -> None:
         buf[nr] = old + g
 
 
-def _as_input_dtype(child, nr, g):
+def _as_input_dtype(child, nr, g, node=None, i=0):
     """``g`` cast to the dtype of the tensor it is the gradient of (PyTorch's
-    ``validate_outputs``): a float32 input of a float64 op gets a float32 gradient."""
+    ``validate_outputs``): a float32 input of a float64 op gets a float32 gradient. For a leaf's
+    ``AccumulateGrad`` the shape is checked too (see :func:`_fit_shape`): ``node`` (None for a
+    root) returned ``g`` as its ``i``-th gradient."""
     meta = child._out_meta
     if nr < len(meta):
         want = meta[nr][1]
     elif isinstance(child, AccumulateGrad):  # the leaf's dtype when the node was made: a
         want = child._dtype  # ``.data =`` of another dtype since then gets a new node
+        if g._data.shape != child._shape:
+            g = _fit_shape(g, child._shape, node, i)
     else:
         return g
     have = g._data.dtype
@@ -169,10 +173,22 @@ def _as_input_dtype(child, nr, g):
     return g.to(from_numpy_dtype(want))
 
 
+def _fit_shape(g, shape, node, i):
+    """A gradient whose shape is not the one its receiver recorded (only after ``.data =`` of
+    another shape since the forward): summed down if ``shape`` broadcasts to it, else PyTorch's
+    "invalid gradient" error."""
+    if len(shape) <= g.ndim and all(a in (1, b) for a, b in zip(shape[::-1], g.shape[::-1])):
+        from .._ops._util import sum_to  # (lazily: the ops import the autograd package)
+
+        return sum_to(g, shape)
+    who = "" if node is None else f"Function {node.name()} returned an "
+    raise RuntimeError(f"{who}invalid gradient at index {i} - got "
+                       f"{list(g.shape)} but expected shape compatible with {list(shape)}")
+
+
 def _validate_root_grad(i, node, nr, g):
     """A root's gradient against the shape its node recorded (PyTorch's ``validate_outputs`` on
-    the root edges): they differ only after ``.data =`` of another shape since the forward. A
-    shape that broadcasts to it is summed down; another is refused."""
+    the root edges): they differ only after ``.data =`` of another shape since the forward."""
     if g is None:
         return g
     if type(node) is AccumulateGrad:
@@ -181,14 +197,7 @@ def _validate_root_grad(i, node, nr, g):
         shape = node._out_meta[nr][0]
     else:
         return g
-    if g._data.shape == shape:
-        return g
-    if len(shape) <= g.ndim and all(a in (1, b) for a, b in zip(shape[::-1], g.shape[::-1])):
-        from .._ops._util import sum_to  # (lazily: the ops import the autograd package)
-
-        return sum_to(g, shape)
-    raise RuntimeError(f"invalid gradient at index {i} - got {list(g.shape)} but expected shape "
-                       f"compatible with {list(shape)}")
+    return g if g._data.shape == shape else _fit_shape(g, shape, None, i)
 
 
 def _capture(caps, grads, results) -> None:
@@ -351,7 +360,7 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                     if g is not None:
                         meta = child._out_meta  # (the common case, inlined: the right dtype)
                         if nr >= len(meta) or g._data.dtype is not meta[nr][1]:
-                            g = _as_input_dtype(child, nr, g)
+                            g = _as_input_dtype(child, nr, g, node, i)
                         buf = buffers.get(child)
                         if buf is None:
                             buf = buffers[child] = [None] * (len(child._out_meta) or 1)

@@ -57,6 +57,12 @@ GRAD_SELF = True  # x.grad = x
 DATA_OTHER_SHAPE = True  # x.data = y of another shape, then backward
 REQUIRES_GRAD_ATTR_NON_LEAF = True  # y.requires_grad = True on a non-leaf
 INFERENCE_DETACH = True  # custom Functions under inference mode: x.detach() there
+# Open (pending/): ``.data =`` with an inference tensor on either side (PyTorch's set_data
+# copies the tensor's kind but keeps the target's version counter), and ``.data =`` of another
+# shape on a non-leaf (PyTorch checks every node's gradients against the shapes it recorded,
+# minigrad only a leaf's)
+DATA_INFERENCE = False
+DATA_OTHER_SHAPE_NON_LEAF = False
 
 # relative weights of step kinds per theme
 THEMES = {
@@ -102,6 +108,14 @@ def _moderate(t) -> bool:
     """No element larger than 100 in magnitude (nan and inf are not moderate)."""
     arr = np.abs(t.detach().numpy())
     return arr.size == 0 or bool(arr.max() < 100)
+
+def _is_leaf(t) -> bool:
+    """``t.is_leaf``, False where reading it raises (a special view whose base changed)."""
+    try:
+        return t.is_leaf
+    except RuntimeError:
+        return False
+
 
 class Gen(FunctionGen, ModuleGen, OptimGen):
     """Draws steps for one program, running each on a torch shadow to know the env."""
@@ -270,6 +284,11 @@ class Gen(FunctionGen, ModuleGen, OptimGen):
         j = self.pick(same if not DATA_OTHER_DTYPE else None, loose=0 if not
                       DATA_OTHER_DTYPE else 20)
         if not same(self.env[j]) and not (DATA_OTHER_DTYPE and DATA_OTHER_SHAPE):
+            return
+        y = self.env[j]
+        if not DATA_INFERENCE and (x.is_inference() or y.is_inference()):  # (see the switch)
+            return
+        if not DATA_OTHER_SHAPE_NON_LEAF and y.shape != x.shape and not _is_leaf(x):
             return
         self.emit(("set_data", i, j))
 

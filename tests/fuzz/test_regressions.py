@@ -18,6 +18,23 @@ def F(name, kind, bw="ok", save="ctx", once=False, nondiff=(), materialize=True,
 
 
 FIXED = {
+    # x.data = y of another shape, then a new op on x: the gradient that op returns is checked
+    # against the shape x's (kept) accumulator recorded ('Function NegBackward0 returned an
+    # invalid gradient'); minigrad accumulated it
+    "data_other_shape_new_op": [   ('leaf', [4], 'float32', True, 'randn', 1),
+        ('leaf', [2], 'float32', False, 'randn', 2),
+        ('op', 'leaky_relu', [0], {'slope': 0.01}, False),
+        ('hook', 2, 'log'),
+        ('leaf', [2, 3], 'float32', False, 'randn', 3),
+        ('op', 'mm', [3, 3], {}, True),
+        ('set_data', 0, 3),
+        ('op', 'exp', [3], {}, True),
+        ('hook', 5, 'log'),
+        ('op', 'neg', [5], {}, ('set', False)),
+        ('backward', [6], 4, False, False, True, [2]),
+        ('op', 'neg', [0], {}, False),
+        ('backward', [7], 5, False, False, True, [0]),
+        ('backward', [7], 6, False, False, False, [0])],
     # x.data = y of another dtype and shape since the graph was recorded: the gradient reaching
     # the old AccumulateGrad keeps the dtype the node recorded (minigrad cast it to x's new one)
     "data_other_dtype_then_backward": [
