@@ -135,8 +135,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """Return d(outputs)/d(inputs) without touching ``.grad`` (``torch.autograd.grad``).
 
     Returns a tuple with one tensor (or None if unused and ``allow_unused``) per input.
-    ``outputs`` and ``inputs`` may hold ``GradientEdge``s (`minigrad.autograd.graph.get_gradient_edge`)
-    in place of tensors: the gradient flowing into that edge.
+    ``outputs`` and ``inputs`` may hold ``GradientEdge``s (see
+    `minigrad.autograd.graph.get_gradient_edge`) in place of tensors: the gradient flowing into
+    that edge.
     Raises RuntimeError for an input that does not require grad, or that was not used in the
     graph unless ``allow_unused=True`` (``materialize_grads=True`` gives zeros instead).
     """

@@ -25,7 +25,6 @@ from .._dtype import from_numpy_dtype
 from . import anomaly_mode, grad_mode, graph
 from .graph import EXEC_INFO, AccumulateGrad, GradientEdge, SavedTensor, edge_of, zeros_grad
 
-
 _task_ids = itertools.count()  # numbers each backward (EXEC_INFO.task_id)
 
 

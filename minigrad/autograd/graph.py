@@ -170,7 +170,9 @@ class SavedTensor:
     def __init__(self, tensor, node, is_output: bool):
         if tensor._inference:
             raise RuntimeError(INFERENCE_SAVE_MSG)
-        if saved_hooks_open and SAVED_HOOKS.stack:  # (one global read when no hook is open)
+        # (one global read when no hook is open; a wrapped Python number never reaches the
+        # user's hooks, as in PyTorch)
+        if saved_hooks_open and SAVED_HOOKS.stack and not tensor._wrapped_number:
             pack, unpack = SAVED_HOOKS.stack[-1]  # the innermost pair applies
             self._set_hooks(pack, unpack, tensor, node, is_output, tensor)
             return
@@ -707,7 +709,7 @@ def zeros_grad(shape, dtype):
 
 # The user-facing half of ``torch.autograd.graph`` (saved_tensors_hooks, GradientEdge, ...), kept
 # in its own module and shown here, where PyTorch has it.
-from .graph_utils import (  # noqa: E402
+from .graph_utils import (  # noqa: E402, F401  (re-exported)
     GradientEdge,
     disable_saved_tensors_hooks,
     get_gradient_edge,
