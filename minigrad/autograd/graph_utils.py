@@ -165,14 +165,12 @@ def increment_version(tensor) -> None:
     in-place op would (``torch.autograd.graph.increment_version``): for code that changes a
     tensor's data behind autograd's back (e.g. through ``.numpy()``), so that backward through
     a node that saved it raises the in-place error instead of using the changed values.
-    Views share the counter. Raises RuntimeError for an inference tensor (it has none).
+    Views share the counter. An inference tensor has no counter: it is skipped, as in PyTorch.
     """
     tensors = (tensor,) if isinstance(tensor, graph._tensor_cls()) else tuple(tensor)
     for t in tensors:
-        if t._inference:
-            raise RuntimeError("Inference tensors do not track version counter.")
-    for t in tensors:
-        t._vc.bump()
+        if not t._inference:
+            t._vc.bump()
 
 
 # ----------------------------------------------------------------------------- multi-grad hooks
