@@ -21,6 +21,11 @@ import numpy as np
 from .._dtype import from_numpy_dtype
 from . import anomaly_mode, grad_mode
 
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "saved_tensors_hooks",
+           "save_on_cpu", "disable_saved_tensors_hooks", "GradientEdge", "get_gradient_edge",
+           "register_multi_grad_hook", "increment_version", "record", "edge_of", "zeros_grad",
+           "own_table", "HookDict"]
+
 UINT64_MAX = 2**64 - 1
 
 FREED_MSG = (

@@ -435,3 +435,31 @@ def test_every_saved_tensor_unpacked_once_per_node_run(device):
         return {"log": log, "a": to_numpy(a.grad), "b": to_numpy(b.grad)}
 
     assert_parity(scenario, device=device)
+
+
+def test_inplace_ops_pack_what_pytorch_saves(device):
+    """An in-place op packs a clone of ``self`` (not ``self``, which it then overwrites) and,
+    for a saved output, ``self`` after the write (version 1); gradients stay right even with
+    identity hooks."""
+    def scenario(lib, device):
+        log = []
+
+        def pack(t):
+            log.append(("pack", desc(t), to_numpy(t)))
+            return t
+
+        def unpack(t):
+            log.append(("unpack", desc(t), to_numpy(t)))
+            return t
+
+        x, w = mk(lib, device, A, True), mk(lib, device, B, True)
+        y = x * 1
+        with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
+            y.mul_(w)
+            z = y * 1
+            z.exp_()
+            y[0:2].mul_(2)
+        (z.sum() + y.sum()).backward()
+        return {"log": log, "grads": [to_numpy(x.grad), to_numpy(w.grad)]}
+
+    assert_parity(scenario, device=device)
