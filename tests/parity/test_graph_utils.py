@@ -64,9 +64,14 @@ def test_grad_with_gradient_edges(device):
                                    allow_unused=True, retain_graph=True)
         non_scalar = err(lambda: lib.autograd.grad(g.get_gradient_edge(z), x),
                          "grad can be implicitly created only for scalar outputs")
+        w = (x * 3).exp()
+        e_w = g.get_gradient_edge(w)
+        del w  # the edge keeps its node, and so the graph behind it, alive
+        (after_del,) = lib.autograd.grad(e_w, x, grad_outputs=lib.ones_like(x))
         return {"d_y": to_numpy(d_y), "d_x": to_numpy(d_x), "single": to_numpy(single),
                 "two_stage": to_numpy(from_edge), "scalar_root": to_numpy(scalar_root),
-                "unused": [u is None for u in unused], "non_scalar": non_scalar}
+                "unused": [u is None for u in unused], "non_scalar": non_scalar,
+                "after_del": to_numpy(after_del)}
 
     assert_parity(scenario, device=device)
 
@@ -118,6 +123,29 @@ def test_multi_grad_hook_all(device):
         h.remove()
         (a * b).sum().backward()  # removed: not called
         return {"calls": calls, "order": order, "handle": type(h).__name__}
+
+    assert_parity(scenario, device=device)
+
+
+def test_multi_grad_hook_all_undefined_gradient(device):
+    """A custom Function that returns None for one input: that tensor's hook still runs (with
+    None), so ``fn`` still runs once, with None in that slot."""
+    def scenario(lib, device):
+        class FirstOnly(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                return a * 2 + b
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad * 2, None
+
+        g = lib.autograd.graph
+        a, b = mk(lib, device, A, True), mk(lib, device, B, True)
+        calls = []
+        g.register_multi_grad_hook((a, b), lambda gs: calls.append([to_numpy(x) for x in gs]))
+        FirstOnly.apply(a, b).sum().backward()
+        return {"calls": calls, "grads": grads(a, b)}
 
     assert_parity(scenario, device=device)
 
