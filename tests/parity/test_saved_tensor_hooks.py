@@ -463,3 +463,28 @@ def test_inplace_ops_pack_what_pytorch_saves(device):
         return {"log": log, "grads": [to_numpy(x.grad), to_numpy(w.grad)]}
 
     assert_parity(scenario, device=device)
+
+
+def test_hooks_are_per_thread(device):
+    """The open blocks belong to the thread that opened them: an op run in another thread
+    meanwhile saves its tensors plainly."""
+    import threading
+
+    def scenario(lib, device):
+        log = []
+        a = mk(lib, device, A, True)
+        out = {}
+
+        def other_thread():
+            y = a.exp()
+            out["other_thread_saved"] = desc(y.grad_fn._saved_result)
+
+        with lib.autograd.graph.saved_tensors_hooks(*logging_hooks(lib, log)):
+            worker = threading.Thread(target=other_thread)
+            worker.start()
+            worker.join()
+            a.sin()
+        out["log"] = log
+        return out
+
+    assert_parity(scenario, device=device)
