@@ -167,7 +167,8 @@ class SavedTensor:
     # but ``_freed`` and ``_is_output``, read on every use, are the instance's own (a read that
     # falls back to the class costs ~200 instructions more)
     _tensor = None  # an input: the tensor itself
-    _data = None  # an output: its array (the tensor is not kept, see above)
+    # an output: its array (the tensor is not kept, see above); hooked: what the hooks need
+    _data = None
     _was_leaf = True  # an input: whether it had no grad_fn when saved
     _hooked = False  # True once pack/unpack hooks own the value (see _set_hooks)
     _prefetched = None  # the engine's unpack of a hooked tensor, for the node's own read
