@@ -44,7 +44,11 @@ def check_inplace(self: Tensor, *others) -> None:
     ``others``: the op's other arguments. With grad mode on and any tensor involved requiring
     grad: a view made in a special way (``_creation_meta``: under no_grad / inference mode, by a
     multi-output op, returned as-is by a custom Function) is refused, then a view of a leaf
-    that requires grad, then such a leaf. (Inference tensors are refused by `bump`.)"""
+    that requires grad, then such a leaf. (Inference tensors are refused by `bump`.)
+    Every in-place op calls it before writing, so ``allow_mutation_on_saved_tensors`` watches
+    writes here (``graph.before_inplace``)."""
+    if _graph.before_inplace is not None:
+        _graph.before_inplace(self)
     if not grad_mode.is_grad_enabled():
         return
     if not (self.requires_grad or any(isinstance(o, Tensor) and o.requires_grad for o in others)):

@@ -23,7 +23,8 @@ from . import anomaly_mode, grad_mode
 
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "saved_tensors_hooks",
            "save_on_cpu", "disable_saved_tensors_hooks", "GradientEdge", "get_gradient_edge",
-           "register_multi_grad_hook", "increment_version", "record", "edge_of", "zeros_grad",
+           "register_multi_grad_hook", "increment_version", "allow_mutation_on_saved_tensors",
+           "record", "edge_of", "zeros_grad",
            "own_table", "HookDict"]
 
 UINT64_MAX = 2**64 - 1
@@ -85,6 +86,10 @@ SAVED_HOOKS = _SavedHooksState()
 # Number of ``saved_tensors_hooks`` blocks open in any thread: while 0 (the usual case), saving a
 # tensor reads this one global and nothing else of the hook machinery.
 saved_hooks_open = 0
+
+# ``fn(tensor)`` called before each in-place op writes into ``tensor`` (from ``check_inplace``)
+# while ``allow_mutation_on_saved_tensors`` is active; None otherwise.
+before_inplace = None
 
 DETACHED_MSG = (
     "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is "
@@ -717,6 +722,7 @@ def zeros_grad(shape, dtype):
 # in its own module and shown here, where PyTorch has it.
 from .graph_utils import (  # noqa: E402, F401  (re-exported)
     GradientEdge,
+    allow_mutation_on_saved_tensors,
     disable_saved_tensors_hooks,
     get_gradient_edge,
     increment_version,

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import weakref
+from collections import defaultdict
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -19,7 +21,8 @@ import numpy as np
 from . import graph
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "GradientEdge",
-           "get_gradient_edge", "register_multi_grad_hook", "increment_version"]
+           "get_gradient_edge", "register_multi_grad_hook", "increment_version",
+           "allow_mutation_on_saved_tensors"]
 
 
 # ----------------------------------------------------------------------------- saved tensors
@@ -123,6 +126,108 @@ def disable_saved_tensors_hooks(error_message: str):
         yield
     finally:
         state.disabled = previous
+
+
+# ----------------------------------------------------------------------------- mutation
+class _Handle:
+    """What the pack hook of ``allow_mutation_on_saved_tensors`` gives the node to keep: a key
+    to the original (or, once it was about to be modified, its clone)."""
+
+
+class _AllowMutationOnSavedContext:
+    """The state of one ``allow_mutation_on_saved_tensors`` block (PyTorch's class of the same
+    name); cleared on exit.
+
+    ``original`` / ``cloned``: handle -> the saved tensor / its copy made before a write;
+    ``tid_to_weakhandle``: (tensor id, storage, version) -> handle, while a node keeps it;
+    ``sid_to_tid``: (storage, version) -> those keys, to find every saved alias of a storage.
+    The storage is named by the version counter that all its views share (PyTorch uses the
+    data pointer, which a view with an offset does not share).
+    """
+
+    def __init__(self):
+        self.cloned = weakref.WeakKeyDictionary()
+        self.original = weakref.WeakKeyDictionary()
+        self.tid_to_weakhandle = weakref.WeakValueDictionary()
+        self.sid_to_tid = defaultdict(set)
+
+    def clear(self) -> None:
+        self.cloned.clear()
+        self.original.clear()
+        self.tid_to_weakhandle.clear()
+        self.sid_to_tid.clear()
+
+    def pack(self, tensor):
+        sid = (id(tensor._vc), tensor._version)
+        tid = (id(tensor),) + sid
+        self.sid_to_tid[sid].add(tid)
+        handle = self.tid_to_weakhandle.get(tid)
+        if handle is None:  # (the same tensor at the same version may be saved many times)
+            handle = _Handle()
+            self.tid_to_weakhandle[tid] = handle
+            self.original[handle] = tensor
+        return handle
+
+    def unpack(self, handle):
+        if not _mutation_allowed:
+            raise AssertionError(MUTATION_OUTSIDE_MSG)
+        if handle in self.cloned:
+            return self.cloned[handle]
+        if handle not in self.original:
+            raise AssertionError(MUTATION_OUTSIDE_MSG)
+        return self.original[handle]
+
+    def before_inplace(self, tensor) -> None:
+        """Copy every saved tensor that aliases ``tensor``'s storage at its current version,
+        before an in-place op overwrites it."""
+        for tid in self.sid_to_tid.get((id(tensor._vc), tensor._version), ()):
+            handle = self.tid_to_weakhandle.get(tid)
+            if handle is None or handle in self.cloned:  # freed by a backward, or copied
+                continue
+            original = self.original.pop(handle)
+            self.cloned[handle] = graph._tensor_cls()._make(original._data.copy())
+
+
+MUTATION_OUTSIDE_MSG = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' "
+                        "context in which the graph was originally recorded.")
+_mutation_allowed = False
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors():
+    """Context manager under which tensors saved for backward may be modified in place
+    (``torch.autograd.graph.allow_mutation_on_saved_tensors``).
+
+    A saved tensor about to be overwritten by an in-place op is first copied, and backward uses
+    the copy: the gradients are those of the unmodified values, where without it backward
+    raises "one of the variables needed for gradient computation has been modified by an
+    inplace operation". Built from ``saved_tensors_hooks`` (the pack hook records what was
+    saved) and a watch on in-place ops (``check_inplace``); run the forward *and* the backward
+    inside the block. Writes that bypass the in-place ops (an optimizer's update of ``.data``)
+    are not watched.
+
+    Yields:
+        The block's state (``_AllowMutationOnSavedContext``), cleared on exit.
+
+    Raises:
+        RuntimeError: nested in another such block (which is then switched off too, as in
+            PyTorch).
+        AssertionError: at backward, for a graph recorded in a block that has been left.
+    """
+    global _mutation_allowed
+    ctx = _AllowMutationOnSavedContext()
+    with saved_tensors_hooks(ctx.pack, ctx.unpack):
+        previous_watch = graph.before_inplace
+        graph.before_inplace = ctx.before_inplace
+        try:
+            if _mutation_allowed:
+                raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+            _mutation_allowed = True
+            yield ctx
+        finally:
+            ctx.clear()
+            _mutation_allowed = False
+            graph.before_inplace = previous_watch
 
 
 # ----------------------------------------------------------------------------- gradient edges

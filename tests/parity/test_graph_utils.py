@@ -279,3 +279,67 @@ def test_mode_queries(device):
         return out
 
     assert_parity(scenario, device=device)
+
+
+# ----------------------------------------------------------------------------- mutation
+def test_allow_mutation_on_saved_tensors(device):
+    """Inside the block, in-place ops on saved tensors (an input, an output saved as
+    ``_saved_result``, a view at offset 0, ``__setitem__``) leave backward the original values;
+    a tensor freed by a backward can be modified afterwards; without the block it is the
+    version error."""
+    def scenario(lib, device):
+        g = lib.autograd.graph
+        out = {}
+        with g.allow_mutation_on_saved_tensors() as ctx:
+            a = mk(lib, device, A, True)
+            b = a.clone()
+            e = b.exp()
+            s = (b * b).sum() + e.sum()
+            b.mul_(3)
+            b.add_(1)  # a second write: the copy is made once
+            e.mul_(2)
+            b[0:2].mul_(5)
+            b[0] = 7.0
+            s.backward()
+            out["grad"] = to_numpy(a.grad)
+            out["b"] = to_numpy(b)
+            out["ctx"] = type(ctx).__name__
+            c = a.clone()
+            (c * c).sum().backward()
+            c.add_(1)  # saved, but freed by that backward: nothing to copy
+            out["after_free"] = to_numpy(c)
+        b2 = a.clone()
+        s2 = (b2 * b2).sum()
+        b2.mul_(3)
+        out["without"] = err(lambda: s2.backward(), "modified by an inplace operation")
+        return out
+
+    assert_parity(scenario, device=device)
+
+
+def test_allow_mutation_on_saved_tensors_errors(device):
+    def scenario(lib, device):
+        g = lib.autograd.graph
+        with g.allow_mutation_on_saved_tensors():
+            a = mk(lib, device, A, True)
+            s = (a.clone() * a).sum()
+
+        def nested():
+            with g.allow_mutation_on_saved_tensors():
+                with g.allow_mutation_on_saved_tensors():
+                    pass
+
+        def disabled():
+            with g.disable_saved_tensors_hooks("no saved-tensor hooks here"):
+                with g.allow_mutation_on_saved_tensors():
+                    pass
+
+        return {
+            "outside": err(lambda: s.backward(), "Trying to backward outside of the "
+                           "'allow_mutation_on_saved_tensors' context"),
+            "nested": err(nested, "allow_mutation_on_saved_tensors contexts cannot be nested"),
+            "disabled": err(disabled, "no saved-tensor hooks here"),
+            "usable_after": (a * a).sum().backward() is None,
+        }
+
+    assert_parity(scenario, device=device)
