@@ -122,6 +122,21 @@ from .autograd.grad_mode import (
     set_grad_enabled,
 )
 
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
+
+
+def is_inference(input) -> bool:  # noqa: A002  (PyTorch's argument name)
+    """True if ``input`` was created in inference mode (``torch.is_inference``).
+
+    Raises:
+        TypeError: ``input`` is not a Tensor.
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_inference(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return input._inference
+
+
 float = float32  # noqa: A001
 double = float64
 long = int64
@@ -153,7 +168,8 @@ __all__ = [
     "split", "squeeze", "stack", "t", "transpose", "unbind", "unsqueeze", "Size", "Tensor",
     "enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",
     "set_grad_enabled", "float", "double", "long", "int", "half", "clip", "save", "load",
-    "memory_format", "preserve_format", "contiguous_format",
+    "memory_format", "preserve_format", "contiguous_format", "is_inference",
+    "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
 ]
 
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from .._tensor import Tensor, view_rebase_message
 from ..autograd import grad_mode
+from ..autograd import graph as _graph
 from ..autograd.graph import Node, SavedTensor, _is_dense, edge_of, record
 from . import activation as A
 from . import pointwise as P
@@ -43,7 +44,11 @@ def check_inplace(self: Tensor, *others) -> None:
     ``others``: the op's other arguments. With grad mode on and any tensor involved requiring
     grad: a view made in a special way (``_creation_meta``: under no_grad / inference mode, by a
     multi-output op, returned as-is by a custom Function) is refused, then a view of a leaf
-    that requires grad, then such a leaf. (Inference tensors are refused by `bump`.)"""
+    that requires grad, then such a leaf. (Inference tensors are refused by `bump`.)
+    Every in-place op calls it before writing, so ``allow_mutation_on_saved_tensors`` watches
+    writes here (``graph.before_inplace``)."""
+    if _graph.before_inplace is not None:
+        _graph.before_inplace(self)
     if not grad_mode.is_grad_enabled():
         return
     if not (self.requires_grad or any(isinstance(o, Tensor) and o.requires_grad for o in others)):
@@ -139,6 +144,8 @@ def _apply_inplace(self: Tensor, compute, others=(), overlap_ok=False, where=Non
     ``others``: the op's other arguments (for `check_inplace`); ``overlap_ok`` and
     ``where``: see `_write`.
     """
+    if _graph.saved_hooks_open and _graph.SAVED_HOOKS.stack:  # (one global read otherwise)
+        return _apply_inplace_hooked(self, compute, others, overlap_ok, where)
     check_inplace(self, *others)
     for o in others:  # PyTorch's TensorIterator refuses inputs partially overlapping self
         if isinstance(o, Tensor) and o._data is not self._data and np.shares_memory(
@@ -163,6 +170,33 @@ def _apply_inplace(self: Tensor, compute, others=(), overlap_ok=False, where=Non
             base._set_history(CopySlices(base, self, node))
             self._set_history(AsStridedBackward0(base, self))
             self._view_version = self._vc.value
+    return self
+
+
+def _apply_inplace_hooked(self, compute, others, overlap_ok, where) -> Tensor:
+    """`_apply_inplace` inside ``saved_tensors_hooks``: the pack hook must get what PyTorch
+    saves for an in-place op — the clone of ``self`` and ``self`` after the write (as the
+    output) — not the out-of-place result that minigrad computes first. So the op runs with
+    the hooks set aside, and then its saved tensors are packed in their final form."""
+    state = _graph.SAVED_HOOKS
+    hooks, nodes = state.stack, []
+
+    def compute_and_keep_node():
+        r = compute()
+        nodes.append(r._grad_fn)
+        return r
+
+    state.stack = ()
+    try:
+        _apply_inplace(self, compute_and_keep_node, others, overlap_ok, where)
+    finally:
+        state.stack = hooks
+    node = nodes[0] if nodes else None
+    if node is not None:
+        for name, sv in list(node._saved.items()):
+            if type(sv) is SavedTensor:
+                node._saved[name] = SavedTensor(self if sv._is_output else sv._tensor, node,
+                                                sv._is_output)
     return self
 
 

@@ -22,14 +22,15 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from .graph import AccumulateGrad, Node, RemovableHandle, SavedTensor
+from .graph import AccumulateGrad, GradientEdge, Node, RemovableHandle, SavedTensor
+from .variable import Variable
 from .gradcheck import gradcheck, gradgradcheck
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "Node",
            "AccumulateGrad", "SavedTensor", "RemovableHandle",
            "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "is_inference_mode_enabled", "graph", "gradcheck", "gradgradcheck",
-           "detect_anomaly", "set_detect_anomaly", "anomaly_mode"]
+           "detect_anomaly", "set_detect_anomaly", "anomaly_mode", "Variable"]
 
 CREATE_GRAPH_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the parameter "
@@ -46,7 +47,8 @@ def _as_tuple(x):
         return None
     from .._tensor import Tensor
 
-    return (x,) if isinstance(x, Tensor) else tuple(x)
+    # (a GradientEdge is a tuple itself: one edge, not three values)
+    return (x,) if isinstance(x, (Tensor, GradientEdge)) else tuple(x)
 
 
 def _seed_grads(outputs, grad_outputs):
@@ -58,6 +60,8 @@ def _seed_grads(outputs, grad_outputs):
     given = _as_tuple(grad_outputs) or (None,) * len(outputs)
     grads = []
     for i, (out, g) in enumerate(zip(outputs, given)):
+        if isinstance(out, GradientEdge):  # the shape and dtype the node's input has
+            out = _EdgeOutput(out)
         if g is None:
             if out.requires_grad:
                 if out.numel() != 1:
@@ -74,10 +78,28 @@ def _seed_grads(outputs, grad_outputs):
     if len(given) != len(outputs):
         raise RuntimeError(f"got {len(outputs)} tensors and {len(given)} gradients")
     for i, out in enumerate(outputs):
-        if not out.requires_grad:
+        if not isinstance(out, GradientEdge) and not out.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
                                "a grad_fn")
     return grads
+
+
+class _EdgeOutput:
+    """What `_seed_grads` reads of an output given as a GradientEdge: the shape and dtype of
+    the gradient its node takes at that input."""
+
+    requires_grad = True
+
+    def __init__(self, edge):
+        node, nr = edge.node, edge.output_nr
+        if isinstance(node, AccumulateGrad):
+            self.shape, dtype = node.variable.shape, node.variable._data.dtype
+        else:
+            self.shape, dtype = node._out_meta[nr]
+        self._data = np.empty(0, dtype=dtype)
+
+    def numel(self) -> int:
+        return int(np.prod(self.shape))
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
@@ -87,7 +109,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     Args: ``tensors`` (Tensor or sequence), ``grad_tensors`` (matching gradients; required for
     outputs with more than one element), ``retain_graph`` (keep saved tensors; defaults to
     ``create_graph``), ``create_graph`` (record the backward pass for higher-order gradients),
-    ``inputs`` (only accumulate into these). Raises RuntimeError as PyTorch does.
+    ``inputs`` (only accumulate into these: tensors, or ``GradientEdge``s, which run their node
+    but accumulate nothing). Raises RuntimeError as PyTorch does.
     """
     outputs = _as_tuple(tensors)
     if retain_graph is None:
@@ -97,7 +120,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         if len(inputs) == 0:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         for t in inputs:
-            if not t.requires_grad:
+            if not isinstance(t, GradientEdge) and not t.requires_grad:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     global _create_graph_warned
     if create_graph and not _create_graph_warned:  # PyTorch warns once per process
@@ -112,6 +135,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """Return d(outputs)/d(inputs) without touching ``.grad`` (``torch.autograd.grad``).
 
     Returns a tuple with one tensor (or None if unused and ``allow_unused``) per input.
+    ``outputs`` and ``inputs`` may hold ``GradientEdge``s (see
+    `minigrad.autograd.graph.get_gradient_edge`) in place of tensors: the gradient flowing into
+    that edge.
     Raises RuntimeError for an input that does not require grad, or that was not used in the
     graph unless ``allow_unused=True`` (``materialize_grads=True`` gives zeros instead).
     """
@@ -124,7 +150,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if retain_graph is None:
         retain_graph = create_graph
     for t in inputs:
-        if not t.requires_grad:
+        if not isinstance(t, GradientEdge) and not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     grads = _seed_grads(outputs, grad_outputs)
     result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs,
@@ -132,7 +158,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for i, (t, g) in enumerate(zip(inputs, result)):
         if g is None:
             if materialize_grads:
-                result[i] = Tensor._make(np.zeros(t.shape, dtype=t._data.dtype))
+                like = _EdgeOutput(t) if isinstance(t, GradientEdge) else t
+                result[i] = Tensor._make(np.zeros(like.shape, dtype=like._data.dtype))
             elif not allow_unused:
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in "

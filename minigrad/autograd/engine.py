@@ -23,7 +23,16 @@ import numpy as np
 
 from .._dtype import from_numpy_dtype
 from . import anomaly_mode, grad_mode, graph
-from .graph import EXEC_INFO, AccumulateGrad, SavedTensor, edge_of, zeros_grad
+from .graph import EXEC_INFO, AccumulateGrad, GradientEdge, SavedTensor, edge_of, zeros_grad
+
+_task_ids = itertools.count()  # numbers each backward (EXEC_INFO.task_id)
+
+
+def _edge(t):
+    """``edge_of(t)``, or a GradientEdge's own ``(node, output_nr)``."""
+    if type(t) is GradientEdge:
+        return t[0], t[1]
+    return edge_of(t)
 
 
 def _reachable(roots):
@@ -219,11 +228,16 @@ def _call_node(node, grads, retain_graph):
     raw = tuple(grads) if hooked and node._post_hooks else None
     custom = node._forward_cls is not None  # a custom Function's node
     is_acc = type(node) is AccumulateGrad  # (no subclasses; an isinstance that fails costs more)
+    prefetched = False
     if not custom:  # PyTorch's generated nodes unpack every saved variable first, so a stale,
         for v in node._saved.values():  # freed or in-place-detached one fails even when unused
             if type(v) is SavedTensor and (v._freed or v._vc.value != v._saved_version or (
                     graph.detached_in_place and v._detached())):
-                v._check()  # (raises; the test inlined, as this runs for every node)
+                if v._hooked and not v._freed:  # (hooks: version -1, always here) its unpack
+                    v._prefetch()  # hook runs once now, as PyTorch's; the node reads the value
+                    prefetched = True
+                else:
+                    v._check()  # (raises; the test inlined, as this runs for every node)
     if not custom and (grads[0] is None if len(grads) == 1 else all(g is None for g in grads)):
         # (then returns undefined gradients: such a node still runs, and its checks above too)
         outs = (None,) * len(node.next_functions)
@@ -238,6 +252,10 @@ def _call_node(node, grads, retain_graph):
                                           storage=False)  # `grads` (and `raw`)
         # (one gradient, the common case: a plain call, cheaper than unpacking a list)
         outs = node.backward(grads[0]) if len(grads) == 1 else node.backward(*grads)
+    if prefetched:  # a value the node did not read must not be taken by a later read
+        for v in node._saved.values():
+            if type(v) is SavedTensor:
+                v._prefetched = None
     if not retain_graph:
         node._release_variables()
     if is_acc and hooked and node.variable._post_accumulate_grad_hooks:
@@ -268,7 +286,7 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
     """
     from .._ops._util import quiet_fp  # (lazily: the ops import the autograd package)
 
-    root_edges = [edge_of(t) for t in roots]
+    root_edges = [_edge(t) for t in roots]
     for i, (node, _) in enumerate(root_edges):
         if node is None:  # a view made under no_grad: requires grad, but has no history
             raise RuntimeError(f"element {i} of tensors does not require grad and does not "
@@ -283,11 +301,12 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
         results = [None] * len(inputs)
         exec_targets = set()
         for i, t in enumerate(inputs):
-            node, nr = edge_of(t)
+            node, nr = _edge(t)
             if accumulate and isinstance(node, AccumulateGrad):
                 exec_targets.add(node)
             elif accumulate:
-                t.retain_grad()
+                if not isinstance(t, GradientEdge):  # (an edge's node runs, nothing is kept)
+                    t.retain_grad()
                 captures.setdefault(node, []).append((nr, None))
             else:
                 captures.setdefault(node, []).append((nr, i))
@@ -306,9 +325,12 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
     # which only schedules the ones that lead to an input
     roots_pruned = set(root_nodes) if needed is not None and len(root_edges) == 1 else ()
     heapq.heapify(heap)
-    prev_mode, prev_needed = grad_mode.is_grad_enabled(), EXEC_INFO.needed
+    info = EXEC_INFO  # (a hook may run a nested backward: restored below)
+    prev_mode, prev_info = grad_mode.is_grad_enabled(), (
+        info.needed, info.reachable, info.task_id, info.accumulate)
     grad_mode._set(create_graph)
-    EXEC_INFO.needed = needed  # (a hook may run a nested backward: restored below)
+    info.needed, info.reachable, info.task_id, info.accumulate = (
+        needed, deps, next(_task_ids), accumulate)
     try:
         with quiet_fp():  # inf and nan gradients come without warnings, as in PyTorch
             # ``ready``: a node that became ready while the heap was empty, so the heap would
@@ -381,5 +403,5 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                 outs = g = grads = None  # the buffers now own the gradients (see _sole_owner)
     finally:
         grad_mode._set(prev_mode)
-        EXEC_INFO.needed = prev_needed
+        info.needed, info.reachable, info.task_id, info.accumulate = prev_info
     return results

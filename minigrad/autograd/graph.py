@@ -21,6 +21,12 @@ import numpy as np
 from .._dtype import from_numpy_dtype
 from . import anomaly_mode, grad_mode
 
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "saved_tensors_hooks",
+           "save_on_cpu", "disable_saved_tensors_hooks", "GradientEdge", "get_gradient_edge",
+           "register_multi_grad_hook", "increment_version", "allow_mutation_on_saved_tensors",
+           "record", "edge_of", "zeros_grad",
+           "own_table", "HookDict"]
+
 UINT64_MAX = 2**64 - 1
 
 FREED_MSG = (
@@ -51,6 +57,39 @@ tables_made = False
 # False until the first ``Tensor.detach_()``: until then no saved tensor can have been detached in
 # place, and the engine need not ask each one (see SavedTensor._detached).
 detached_in_place = False
+
+PACK_INPLACE_MSG = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack "
+    "hook cannot be modified by in-place operations as this can lead to unexpected side-effects. "
+    "Please open an issue if you need to perform in-place operations on the input to a pack hook."
+)
+REGISTER_TWICE_MSG = (
+    "Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one "
+    "pair of hooks is allowed at a time.")
+REGISTER_FREED_MSG = (
+    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values "
+    "of the graph are freed when you call .backward() or autograd.grad(). Specify "
+    "retain_graph=True if you need to backward through the graph a second time or if you need to "
+    "access saved variables after calling backward.")
+
+
+class _SavedHooksState(threading.local):
+    """Per thread, as PyTorch's ``SavedTensorDefaultHooks`` TLS: ``stack`` holds the
+    ``(pack_hook, unpack_hook)`` pairs of the open ``saved_tensors_hooks`` blocks, innermost
+    last; ``disabled`` the error message of an open ``disable_saved_tensors_hooks`` (or None)."""
+
+    stack: tuple = ()
+    disabled = None
+
+
+SAVED_HOOKS = _SavedHooksState()
+# Number of ``saved_tensors_hooks`` blocks open in any thread: while 0 (the usual case), saving a
+# tensor reads this one global and nothing else of the hook machinery.
+saved_hooks_open = 0
+
+# ``fn(tensor)`` called before each in-place op writes into ``tensor`` (from ``check_inplace``)
+# while ``allow_mutation_on_saved_tensors`` is active; None otherwise.
+before_inplace = None
 
 DETACHED_MSG = (
     "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is "
@@ -133,12 +172,21 @@ class SavedTensor:
     # but ``_freed`` and ``_is_output``, read on every use, are the instance's own (a read that
     # falls back to the class costs ~200 instructions more)
     _tensor = None  # an input: the tensor itself
-    _data = None  # an output: its array (the tensor is not kept, see above)
+    # an output: its array (the tensor is not kept, see above); hooked: what the hooks need
+    _data = None
     _was_leaf = True  # an input: whether it had no grad_fn when saved
+    _hooked = False  # True once pack/unpack hooks own the value (see _set_hooks)
+    _prefetched = None  # the engine's unpack of a hooked tensor, for the node's own read
 
     def __init__(self, tensor, node, is_output: bool):
         if tensor._inference:
             raise RuntimeError(INFERENCE_SAVE_MSG)
+        # (one global read when no hook is open; a wrapped Python number never reaches the
+        # user's hooks, as in PyTorch)
+        if saved_hooks_open and SAVED_HOOKS.stack and not tensor._wrapped_number:
+            pack, unpack = SAVED_HOOKS.stack[-1]  # the innermost pair applies
+            self._set_hooks(pack, unpack, tensor, node, is_output, tensor)
+            return
         self._vc = vc = tensor._vc
         self._saved_version = vc.value
         self._freed = False
@@ -153,9 +201,115 @@ class SavedTensor:
             if tensor._grad_fn is not None:  # unpacked with its grad_fn: see _detached
                 self._was_leaf = False
 
+    # -- saved-tensor hooks ---------------------------------------------------------------
+    def _set_hooks(self, pack, unpack, tensor, node, is_output, arg) -> None:
+        """Hand the value to ``pack(arg)`` and keep the tensor's autograd metadata
+        (``SavedVariable::save_metadata`` and ``set_hooks_and_pack_data``).
+
+        ``arg`` is the tensor itself when saved under ``saved_tensors_hooks`` and a detached
+        alias for ``register_hooks``, as in PyTorch. ``pack`` runs with grad mode off; it must
+        not modify ``arg`` in place (RuntimeError). Everything the hooks need lives in
+        ``_data`` (a tuple), so freeing the graph (which clears ``_data``) frees the packed
+        value and the hooks with no extra work on the freeing path.
+        """
+        vc = tensor._vc
+        grad_fn = acc = None
+        leaf_requires_grad = False
+        if is_output:
+            if node is not None:  # (None: register_hooks after the producer died)
+                self._node = weakref.ref(node)
+                self._node_cls = type(node)
+        elif tensor._grad_fn is not None:
+            grad_fn = tensor._grad_fn
+        else:
+            leaf_requires_grad = tensor.requires_grad
+            if leaf_requires_grad and not tensor._via_base:  # unpacked leaves share its .grad
+                acc = tensor._grad_accumulator()
+        before = vc.value
+        with grad_mode.no_grad():
+            packed = pack(arg)
+        if vc.value != before:
+            raise RuntimeError(PACK_INPLACE_MSG)
+        self._vc = vc
+        self._saved_version = -1  # never a version: unpack() and the engine take the slow path
+        self._freed = False
+        self._is_output = is_output
+        self._output_nr = tensor._output_nr
+        self._hooked = True
+        self._tensor = None
+        self._data = (packed, unpack, grad_fn, acc, leaf_requires_grad, tuple(tensor.shape))
+
+    def register_hooks(self, pack_hook, unpack_hook) -> None:
+        """Give this saved tensor its own ``pack_hook(tensor) -> Any`` and
+        ``unpack_hook(packed) -> Tensor`` (``torch._C._autograd.SavedTensor.register_hooks``).
+
+        ``pack_hook`` runs now, on a detached alias of the saved tensor; from then on reading
+        ``node._saved_<name>`` or running backward calls ``unpack_hook`` on what it returned.
+
+        Raises:
+            TypeError: a hook is not callable.
+            RuntimeError: hooks were already set on this saved tensor (only one pair is
+                allowed), or the graph was freed by a backward without ``retain_graph``.
+        """
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError(
+                "register_hooks(): incompatible function arguments: expected two callables, "
+                f"pack_hook(tensor) and unpack_hook(packed), got {type(pack_hook).__name__} and "
+                f"{type(unpack_hook).__name__}")
+        if self._hooked:
+            raise RuntimeError(REGISTER_TWICE_MSG)
+        if self._freed:
+            raise RuntimeError(REGISTER_FREED_MSG)
+        if self._is_output:
+            tensor = _tensor_cls()._make(self._data)  # the saved array, without history
+            tensor._vc, tensor._output_nr = self._vc, self._output_nr
+            node = self._node()
+            arg = tensor
+        else:
+            tensor, node = self._tensor, None
+            arg = tensor.detach()
+        self._set_hooks(pack_hook, unpack_hook, tensor, node, self._is_output, arg)
+
+    def _unpack_hooked(self):
+        """``unpack()`` of a hooked saved tensor: ``unpack_hook(packed)``, given the saved
+        history. TypeError if the hook returns something other than a Tensor."""
+        if self._freed:
+            raise RuntimeError(FREED_MSG)
+        cached = self._prefetched
+        if cached is not None:
+            self._prefetched = None
+            return cached
+        packed, unpack, grad_fn, acc, leaf_requires_grad, _ = self._data
+        Tensor = _tensor_cls()
+        data = unpack(packed)
+        if not isinstance(data, Tensor):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                            f"result of type {type(data).__name__}")
+        if self._is_output:
+            grad_fn = self._node()
+        if grad_fn is None and not leaf_requires_grad and not data.requires_grad:
+            return data  # nothing to attach: the hook's tensor as it is
+        out = Tensor._make(data._data)  # a new tensor with the saved history (never a view)
+        out._vc = data._vc
+        if grad_fn is not None:
+            out._requires_grad, out._grad_fn, out._output_nr = True, grad_fn, self._output_nr
+        else:
+            out._requires_grad = leaf_requires_grad
+            if acc is not None:  # its gradients go where the saved leaf's go
+                out._acc_ref = weakref.ref(acc)
+        return out
+
+    def _prefetch(self) -> None:
+        """Unpack a hooked tensor once before its node runs (PyTorch's generated nodes unpack
+        every saved variable up front); the node's own read then takes this value."""
+        self._prefetched = None
+        self._prefetched = self._unpack_hooked()
+
     @property
     def _shape(self):
         """The saved tensor's shape (a plain tuple), None once freed."""
+        if self._hooked:
+            return None if self._data is None else self._data[-1]
         arr = self._data if self._is_output else getattr(self._tensor, "_data", None)
         return None if arr is None else arr.shape
 
@@ -170,6 +324,8 @@ class SavedTensor:
         unpacking checks, in PyTorch's order)."""
         if self._freed:
             raise RuntimeError(FREED_MSG)
+        if self._hooked:  # (the hooks own the value: no version to check)
+            return
         if detached_in_place and self._detached():
             raise RuntimeError(DETACHED_MSG)
         if self._vc.value != self._saved_version:
@@ -180,6 +336,8 @@ class SavedTensor:
         place since saving."""
         if self._freed or self._vc.value != self._saved_version or (  # (_check's test, inlined)
                 detached_in_place and self._detached()):
+            if self._hooked:
+                return self._unpack_hooked()
             self._check()
         if not self._is_output:
             return self._tensor
@@ -259,10 +417,15 @@ class _SavedAttribute:
 class _ExecInfo(threading.local):
     """What the running backward is computing for (PyTorch's ``GraphTask::exec_info_``):
     ``needed`` is the set of nodes that lead to an ``inputs=`` target, or None when everything
-    reachable runs. Set by the engine for the duration of a backward; per thread, as grad mode
-    is (two threads may run backwards at once)."""
+    reachable runs; ``reachable`` the nodes reachable from the roots; ``task_id`` numbers the
+    backward (-1 outside one: PyTorch's ``_current_graph_task_id``); ``accumulate`` is False for
+    ``autograd.grad``. Set by the engine for the duration of a backward; per thread, as grad
+    mode is (two threads may run backwards at once)."""
 
     needed = None
+    reachable = ()
+    task_id = -1
+    accumulate = True
 
 
 EXEC_INFO = _ExecInfo()
@@ -555,3 +718,17 @@ def zeros_grad(shape, dtype):
     """A zero gradient (used to materialise gradients of unused outputs); ``dtype`` a NumPy
     dtype."""
     return _tensor_cls()._make(np.zeros(shape, dtype=dtype))
+
+
+# The user-facing half of ``torch.autograd.graph`` (saved_tensors_hooks, GradientEdge, ...), kept
+# in its own module and shown here, where PyTorch has it.
+from .graph_utils import (  # noqa: E402, F401  (re-exported)
+    GradientEdge,
+    allow_mutation_on_saved_tensors,
+    disable_saved_tensors_hooks,
+    get_gradient_edge,
+    increment_version,
+    register_multi_grad_hook,
+    save_on_cpu,
+    saved_tensors_hooks,
+)
