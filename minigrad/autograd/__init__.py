@@ -25,11 +25,13 @@ from .grad_mode import (
 from .graph import AccumulateGrad, Node, RemovableHandle, SavedTensor
 from .gradcheck import gradcheck, gradgradcheck
 
+from . import functional  # noqa: E402  (after grad_mode: it uses it)
+
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "Node",
            "AccumulateGrad", "SavedTensor", "RemovableHandle",
            "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "is_inference_mode_enabled", "graph", "gradcheck", "gradgradcheck",
-           "detect_anomaly", "set_detect_anomaly", "anomaly_mode"]
+           "detect_anomaly", "set_detect_anomaly", "anomaly_mode", "functional"]
 
 CREATE_GRAPH_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the parameter "
