@@ -328,12 +328,12 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     if strategy == "forward-mode":
         if create_graph:
             raise NotImplementedError(
-                "torch.autograd.functional.jacobian: `create_graph=True` and "
+                "minigrad.autograd.functional.jacobian: `create_graph=True` and "
                 '`strategy="forward-mode"` are not supported together (yet). Please either set '
                 '`create_graph=False` or `strategy="reverse-mode"`.')
         if strict:
             raise RuntimeError(
-                "torch.autograd.functional.jacobian: `strict=True` and "
+                "minigrad.autograd.functional.jacobian: `strict=True` and "
                 '`strategy="forward-mode"` are not supported together (yet). Please either set '
                 '`strict=False` or `strategy="reverse-mode"`.')
         _as_tuple(inputs, "inputs", "jacobian")
@@ -352,7 +352,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         if vectorize:
             if strict:
                 raise RuntimeError(
-                    "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` "
+                    "minigrad.autograd.functional.jacobian: `strict=True` and `vectorized=True` "
                     "are not supported together. Please either set `strict=False` or "
                     "`vectorize=False`.")
             raise NotImplementedError(_NO_VMAP.format(fn="jacobian"))

@@ -36,13 +36,13 @@ from ..autograd.graph import EXEC_INFO
 __all__ = ["checkpoint", "checkpoint_sequential", "detach_variable", "check_backward_validity"]
 
 _MISSING_REENTRANT = (
-    "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting "
+    "minigrad.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting "
     "in PyTorch 2.9, calling checkpoint without use_reentrant will raise an exception. "
     "use_reentrant=False is recommended, but if you need to preserve the current default "
     "behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
     "differences between the two variants.")
 _MISSING_REENTRANT_SEQUENTIAL = (
-    "torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should be passed "
+    "minigrad.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should be passed "
     "explicitly. In version 2.9 we will raise an exception if use_reentrant is not passed. "
     "use_reentrant=False is recommended, but if you need to preserve the current default "
     "behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
@@ -121,8 +121,8 @@ class CheckpointFunction(Function):
 
         if EXEC_INFO.needed is not None:  # only part of the graph is run: grad / inputs=
             raise RuntimeError(
-                "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or "
-                "passing an `inputs` parameter to .backward(). To resolve this error, you can "
+                "When use_reentrant=True, minigrad.utils.checkpoint is incompatible with .grad() "
+                "or passing an `inputs` parameter to .backward(). To resolve this error, you can "
                 "either set use_reentrant=False, or call .backward() without passing the "
                 "`inputs` argument.")
         inputs = list(ctx.inputs)
@@ -165,8 +165,11 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=_noop_context_fn,
             to the parameters ``function`` uses, as long as one argument requires grad).
         use_reentrant: True for the reentrant variant (the only one minigrad has). Not
             passing it warns (UserWarning) and means True, as in PyTorch 2.13.
-        context_fn, determinism_check, debug, early_stop: options of the non-reentrant variant;
-            ``context_fn`` and ``debug`` must keep their defaults with ``use_reentrant=True``.
+        context_fn: an option of the non-reentrant variant; must keep its default with
+            ``use_reentrant=True``.
+        determinism_check: an option of the non-reentrant variant (ignored here).
+        debug: an option of the non-reentrant variant; must stay False.
+        early_stop: an option of the non-reentrant variant (ignored here).
         **kwargs: only ``preserve_rng_state`` (bool, default True): replay the random
             generator's state during the recomputation.
 

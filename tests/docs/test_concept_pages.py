@@ -1,4 +1,5 @@
-"""The runnable examples of ``docs/concepts/{versions,retain_graph,higher_order}.md``: each
+"""The runnable examples of ``docs/concepts/{versions,retain_graph,higher_order,functional_api,
+checkpointing}.md``: each
 ``<!-- example -->`` python block is run with minigrad and must print exactly the ``text`` block
 that follows it; the same code with ``import torch`` must print the same (``torch.`` in PyTorch's
 messages read as ``minigrad.``)."""
@@ -13,7 +14,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "concepts"
-PAGES = ["versions.md", "retain_graph.md", "higher_order.md"]
+PAGES = ["versions.md", "retain_graph.md", "higher_order.md", "functional_api.md",
+         "checkpointing.md"]
 EXAMPLE = re.compile(r"<!-- example -->\n```python\n(.*?)```\n.*?```text\n(.*?)```", re.S)
 IMPORT = "import minigrad as torch\n"
 
