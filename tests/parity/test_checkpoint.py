@@ -338,3 +338,54 @@ def test_non_reentrant_not_implemented():
                                           use_reentrant=reentrant).sum().backward()
         got.append(tx.grad.numpy())
     np.testing.assert_allclose(got[0], got[1], rtol=1e-6)
+
+
+def test_non_tensor_arguments_and_outputs(device):
+    """Non-tensors among the arguments and the outputs (returned as they are), in-place ops
+    inside the checkpointed function, an input returned as-is; backward through each output,
+    the freed graph's error, and the gradients of the same calls without checkpointing."""
+    def scenario(lib, device):
+        ck = lib.utils.checkpoint.checkpoint
+
+        def foo(t1, t2, scale, t3):
+            t4 = t1 + t2 * t3
+            t5 = t1 * t2 + t3
+            t4 *= scale
+            t5 *= scale
+            return scale, t4, None, True, t5, "bar", t1
+
+        t1 = mk(lib, device, V, requires_grad=True)
+        t2 = mk(lib, device, V[::-1].copy(), requires_grad=True)
+        t3 = mk(lib, device, V * 3)
+        res = ck(foo, t1, t2, 4, t3, use_reentrant=True)
+        out = {"plain": [r for i, r in enumerate(res) if i not in (1, 4, 6)],
+               "values": [to_numpy(res[i]) for i in (1, 4, 6)],
+               "graph": graph_trace(res[6]), "same_node": res[1].grad_fn is res[6].grad_fn,
+               "versions": [res[i]._version for i in (1, 4, 6)]}
+        res[1].sum().backward(retain_graph=True)
+        res[4].sum().backward(retain_graph=True)
+        res[6].sum().backward()
+        out["second_time"] = err(lambda: res[6].sum().backward(), "a second time")
+        out["grads"] = [to_numpy(t1.grad), to_numpy(t2.grad)]
+        t1.grad = t2.grad = None
+        plain = foo(t1, t2, 4, t3)
+        lib.autograd.backward([plain[1].sum(), plain[4].sum(), plain[6].sum()])
+        out["plain_grads"] = [to_numpy(t1.grad), to_numpy(t2.grad)]
+        # no tensor at all: the function's own results, nothing recorded (and a warning)
+        out["no_tensors"] = caught(lambda: ck(foo, 1.0, 2.0, 3, 0.5, use_reentrant=True))
+        # a tensor argument that does not require grad, passed through: its gradient slot is
+        # None; the other output still backpropagates
+        a = mk(lib, device, V, requires_grad=True)
+        b = mk(lib, device, V)
+        o = ck(lambda p, q: (p * 2, q), a, b, use_reentrant=True)
+        out["pass_through"] = (o[1].requires_grad, o[1].grad_fn is None)
+        o[0].sum().backward()
+        out["pass_through_grad"] = to_numpy(a.grad)
+        # only the argument that does not flow to the output requires grad
+        o = ck(lambda p, q: p * 2, b, a, use_reentrant=True)
+        out["wrong_argument"] = (o.requires_grad, err(lambda: o.sum().backward()))
+        return out
+
+    a, _ = assert_parity(scenario, device=device)
+    for g, p in zip(a["grads"], a["plain_grads"]):
+        np.testing.assert_allclose(g, p, rtol=1e-6)
