@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from . import anomaly_mode, graph
+from . import anomaly_mode, functional, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
@@ -24,8 +24,6 @@ from .grad_mode import (
 )
 from .graph import AccumulateGrad, Node, RemovableHandle, SavedTensor
 from .gradcheck import gradcheck, gradgradcheck
-
-from . import functional  # noqa: E402  (after grad_mode: it uses it)
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "Node",
            "AccumulateGrad", "SavedTensor", "RemovableHandle",
