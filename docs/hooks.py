@@ -44,7 +44,7 @@ API_PAGES = {
     "api/minigrad.md": ("minigrad", "minigrad", "The top-level package: `Tensor`, factories, "
                         "dtypes, ops and grad modes; everything in `minigrad.__all__`."),
     "api/autograd.md": ("minigrad.autograd", "minigrad.autograd", "`backward`, `grad`, nodes, "
-                        "custom `Function`s, grad modes, anomaly detection."),
+                        "custom `Function`s, grad modes, anomaly detection, the functional API."),
     "api/nn.md": ("minigrad.nn", "minigrad.nn", "Modules, parameters, `nn.functional` and "
                   "`nn.init`."),
     "api/optim.md": ("minigrad.optim", "minigrad.optim", "Optimizers."),
@@ -54,7 +54,8 @@ API_PAGES = {
                      "learn (minigrad and PyTorch models)."),
     "api/parity.md": ("minigrad.parity", "minigrad.parity", "The parity harness: run the same "
                       "scenario on minigrad and PyTorch and compare."),
-    "api/utils.md": ("minigrad.utils", "minigrad.utils", "`RemovableHandle`, `BackwardHook`."),
+    "api/utils.md": ("minigrad.utils", "minigrad.utils", "`RemovableHandle`, `BackwardHook`, "
+                     "checkpointing."),
     "api/tutorial.md": ("minigrad.tutorial", "minigrad.tutorial", "Listing and running the "
                         "tutorial chapters, and the helpers they use."),
 }

@@ -31,6 +31,42 @@ def default_generator() -> np.random.Generator:
     return _rng
 
 
+def get_rng_state() -> Tensor:
+    """The state of minigrad's random generator as a uint8 tensor (``torch.get_rng_state``).
+
+    Like PyTorch's, the bytes are opaque: give them back to `set_rng_state` to replay the same
+    random numbers (what `minigrad.utils.checkpoint` does to recompute a dropout mask). Here
+    they encode NumPy's PCG64 state: 16 bytes of state, 16 of increment, a flag and 4 bytes
+    of a buffered 32-bit value."""
+    state = _rng.bit_generator.state
+    parts = (state["state"]["state"].to_bytes(16, "little"),
+             state["state"]["inc"].to_bytes(16, "little"),
+             bytes([state["has_uint32"]]), int(state["uinteger"]).to_bytes(4, "little"))
+    return Tensor._make(np.frombuffer(b"".join(parts), dtype=np.uint8).copy())
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    """Restore a state given by `get_rng_state` (``torch.set_rng_state``).
+
+    Raises:
+        TypeError: ``new_state`` is not a uint8 tensor.
+        RuntimeError: it does not have the length `get_rng_state` gives.
+    """
+    if not isinstance(new_state, Tensor):
+        raise TypeError(f"expected a minigrad.ByteTensor, but got {type(new_state).__name__}")
+    if new_state._data.dtype != np.uint8:
+        raise TypeError("RNG state must be a minigrad.ByteTensor")
+    raw = new_state._data.tobytes()
+    if len(raw) != 37:
+        raise RuntimeError("Expected a CPUGeneratorImplState of size 37 but found the input RNG "
+                           f"state size to be {len(raw)}")
+    _rng.bit_generator.state = {
+        "bit_generator": "PCG64",
+        "state": {"state": int.from_bytes(raw[:16], "little"),
+                  "inc": int.from_bytes(raw[16:32], "little")},
+        "has_uint32": raw[32], "uinteger": int.from_bytes(raw[33:], "little")}
+
+
 def _finish(arr: np.ndarray, requires_grad: bool, keep_layout: bool = False) -> Tensor:
     t = Tensor._make(arr)
     if keep_layout and not arr.size:  # an empty array's own strides (NumPy's 0s), as

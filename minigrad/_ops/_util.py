@@ -215,7 +215,8 @@ def broadcast_shapes(a: tuple, b: tuple) -> tuple:
 
 def sum_to(g: Tensor, shape: tuple) -> Tensor:
     """Reduce a broadcast gradient back to ``shape`` (sum over expanded dims), as PyTorch's
-    ``at::sum_to``: ``g.sum(dims, keepdim=True)``, then a ``view`` when leading dims go.
+    ``at::sum_to``: ``g.sum(dims, keepdim=True)``, then a ``view`` when leading dims go
+    (``g.sum()`` when ``shape`` is ``()``).
     Used by backward formulas (``g`` a float gradient)."""
     shape, have = tuple(shape), g._data.shape
     if have == shape:
@@ -224,6 +225,8 @@ def sum_to(g: Tensor, shape: tuple) -> Tensor:
     dims = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
                                       if s == 1 and have[i + lead] != 1)
     if grad_mode._tls.grad_enabled:  # create_graph: record SumBackward1 / ViewBackward0
+        if not shape:  # to a 0-d tensor: a full sum (SumBackward0), as at::sum_to
+            return g.sum()
         if dims:
             g = g.sum(dims, keepdim=True)
         return g.reshape(shape) if g._data.shape != shape else g

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from . import anomaly_mode, graph
+from . import anomaly_mode, functional, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
@@ -30,7 +30,8 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
            "AccumulateGrad", "SavedTensor", "RemovableHandle",
            "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "is_inference_mode_enabled", "graph", "gradcheck", "gradgradcheck",
-           "detect_anomaly", "set_detect_anomaly", "anomaly_mode", "Variable"]
+           "detect_anomaly", "set_detect_anomaly", "anomaly_mode", "Variable",
+           "functional"]
 
 CREATE_GRAPH_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the parameter "

@@ -1,5 +1,6 @@
-"""``minigrad.utils``: helpers mirroring ``torch.utils`` (only `minigrad.utils.hooks`)."""
+"""``minigrad.utils``: helpers mirroring ``torch.utils``: `minigrad.utils.hooks` and
+`minigrad.utils.checkpoint`."""
 
-from . import hooks
+from . import checkpoint, hooks
 
-__all__ = ["hooks"]
+__all__ = ["hooks", "checkpoint"]

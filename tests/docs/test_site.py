@@ -93,8 +93,9 @@ def test_build_is_strict_and_has_every_page(site):
     for page in ["index.html", "getting-started/index.html", "parity-coverage/index.html",
                  "benchmarks/index.html", "tutorials/index.html"]:
         assert (site / page).is_file(), page
-    for concept in ["graph", "engine", "versions", "retain_graph", "higher_order", "modules",
-                    "hooks", "rendering", "debugging"]:
+    for concept in ["graph", "engine", "versions", "retain_graph", "higher_order",
+                    "functional_api", "checkpointing", "modules", "hooks", "rendering",
+                    "debugging"]:
         assert (site / "concepts" / concept / "index.html").is_file(), concept
     chapters = sorted((ROOT / "tutorials").glob("ch[0-9][0-9]_*.py"))
     assert len(chapters) == 9
