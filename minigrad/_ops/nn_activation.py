@@ -302,3 +302,83 @@ def softplus(input: Tensor, beta=1, threshold=20) -> Tensor:
     out = Tensor._make(np.where(bx > threshold, x, soft).astype(x.dtype, copy=False))
     record(SoftplusBackward0, out, (input,), input, beta, threshold)
     return out
+
+
+# ----------------------------------------------------------------------------- elu
+def _elu_grad_factor(x: np.ndarray, alpha, scale, input_scale, is_result: bool) -> np.ndarray:
+    """d elu / dx per element, from the input (or, ``is_result``, from the result)."""
+    dt = x.dtype
+    with quiet_fp():
+        if is_result:  # result = scale * alpha * (exp(x * input_scale) - 1) where x <= 0
+            neg = input_scale * (x + alpha * scale)
+            pos_mask = x > 0
+        else:
+            neg = input_scale * alpha * scale * np.exp(x * input_scale)
+            pos_mask = x > 0
+    return np.where(pos_mask, np.asarray(scale, dt), neg).astype(dt, copy=False)
+
+
+class EluBackward0(Node):
+    """z = scale * (self if self > 0 else alpha * (exp(self * input_scale) - 1)).
+    dz/dself = grad * scale where self > 0, else grad * input_scale * alpha * scale *
+    exp(self * input_scale) (PyTorch's ``elu_backward``). Saves: alpha, input_scale, scale,
+    self. Double backward is not supported (computed in NumPy)."""
+
+    def __init__(self, input, alpha, scale, input_scale):
+        Node.__init__(self)
+        self._save("alpha", alpha)
+        self._save("input_scale", input_scale)
+        self._save("scale", scale)
+        self._save("self", input)
+
+    def backward(self, g):
+        no_double_backward(self)
+        s = self._saved
+        f = _elu_grad_factor(self._get("self")._data, s["alpha"], s["scale"], s["input_scale"],
+                             False)
+        return (Tensor._make((g._data * f).astype(g._data.dtype, copy=False)),)
+
+
+class EluBackward1(Node):
+    """In-place ``elu_``: the derivative of `EluBackward0` written with the result
+    (``input_scale * (result + alpha * scale)`` where the result is not positive).
+    Saves: alpha, input_scale, result, scale."""
+
+    def __init__(self, alpha, scale, input_scale):
+        Node.__init__(self)
+        self._save("alpha", alpha)
+        self._save("input_scale", input_scale)
+        self._save("scale", scale)
+
+    def backward(self, g):
+        no_double_backward(self)
+        s = self._saved
+        f = _elu_grad_factor(self._get("result")._data, s["alpha"], s["scale"],
+                             s["input_scale"], True)
+        return (Tensor._make((g._data * f).astype(g._data.dtype, copy=False)),)
+
+
+def _elu(x: np.ndarray, alpha, scale, input_scale) -> np.ndarray:
+    with quiet_fp():
+        neg = alpha * np.expm1(x.astype(np.float64) * input_scale)
+    return (scale * np.where(x > 0, x, neg)).astype(x.dtype, copy=False)
+
+
+def elu(input: Tensor, alpha: float = 1.0, scale=1, input_scale=1) -> Tensor:
+    """``x if x > 0 else alpha * (exp(x) - 1)`` (``torch.nn.functional.elu``; ``scale`` and
+    ``input_scale`` are ATen's, used by SELU). Node ``EluBackward0``. NotImplementedError for
+    integer input."""
+    _float_kernel("elu_cpu", input)
+    out = Tensor._make(_elu(input._data, alpha, scale, input_scale))
+    record(EluBackward0, out, (input,), input, alpha, scale, input_scale)
+    return out
+
+
+def elu_result(input: Tensor, alpha: float = 1.0, scale=1, input_scale=1) -> Tensor:
+    """Out-of-place ELU recorded as ``EluBackward1`` (saves its result): the computation
+    behind the in-place ``elu_``."""
+    out = Tensor._make(_elu(input._data, alpha, scale, input_scale))
+    node = record(EluBackward1, out, (input,), alpha, scale, input_scale)
+    if node:
+        node._save("result", out, is_output=True)
+    return out

@@ -8,6 +8,17 @@ import importlib
 
 from . import init
 from .modules import (
+    LeakyReLU,
+    ELU,
+    GELU,
+    SiLU,
+    Softplus,
+    Dropout2d,
+    BatchNorm1d,
+    BatchNorm2d,
+    LayerNorm,
+    GroupNorm,
+    Embedding,
     AvgPool2d,
     Conv2d,
     CrossEntropyLoss,
@@ -37,6 +48,8 @@ __all__ = [
     "ParameterDict", "Identity", "Linear", "Conv2d", "ReLU", "Sigmoid", "Tanh", "Softmax",
     "LogSoftmax", "MaxPool2d", "AvgPool2d", "Flatten", "Dropout", "CrossEntropyLoss",
     "NLLLoss", "MSELoss", "init", "functional",
+    "LeakyReLU", "ELU", "GELU", "SiLU", "Softplus", "Dropout2d", "BatchNorm1d", "BatchNorm2d",
+    "LayerNorm", "GroupNorm", "Embedding",
 ]
 
 
