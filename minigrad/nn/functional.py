@@ -288,13 +288,14 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
     if not training or p == 0 or input.numel() == 0:
         return input
     dt = input._data.dtype
-    shape = tuple(input.shape[:2]) + (1,) * (ndim - 2)
-    if p == 1:
-        mask = np.zeros(shape, dtype=dt)
-    else:
+    if p == 1:  # PyTorch multiplies by a 0-dim zero (made by zero_: _version 1)
+        m = Tensor._make(np.zeros((), dtype=dt))
+        m._vc.value = 1
+    else:  # a (N, C, 1, ...) mask made by bernoulli_ then div_ (_version 2)
+        shape = tuple(input.shape[:2]) + (1,) * (ndim - 2)
         keep = _creation.default_generator().random(shape, dtype=np.float32) >= p
-        mask = keep.astype(dt) * (dt.type(1) / dt.type(1 - p))
-    m = Tensor._make(mask)
+        m = Tensor._make(keep.astype(dt) * (dt.type(1) / dt.type(1 - p)))
+        m._vc.value = 2
     return input.mul_(m) if inplace else input * m
 
 
