@@ -1,10 +1,14 @@
-"""``minigrad.optim``: ``Optimizer``, ``SGD``, ``Adam``. Mirrors ``torch/optim/__init__.py``."""
+"""``minigrad.optim``: ``Optimizer``, ``SGD``, ``Adam``, ``AdamW``, ``RMSprop``, ``Adagrad``.
+Mirrors ``torch/optim/__init__.py``."""
 
+from .adagrad import Adagrad
 from .adam import Adam
+from .adamw import AdamW
 from .optimizer import Optimizer
+from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
 
 
 def __dir__():
