@@ -15,8 +15,10 @@ is one node, as PyTorch's CPU graph records it:
 
 Statistics are computed in float64 and stored in the input's dtype. The running statistics of
 batch norm are updated in place *without* a version bump, as PyTorch's CPU kernel writes them.
-The backward formulas are computed in NumPy, so double backward (``create_graph=True``)
-through these nodes raises NotImplementedError.
+The backward formulas are computed in NumPy; under ``create_graph=True`` the same formulas run
+as tensor ops instead (`_normalize_backward_graph`), with the statistics recomputed from the
+saved input, so second-order gradients are right — recorded with ordinary nodes (``MeanBackward1``,
+``RsqrtBackward0``, ...) where PyTorch records one ``NativeBatchNormBackwardBackward0``.
 """
 
 from __future__ import annotations
@@ -26,9 +28,9 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd import grad_mode
 from ..autograd.graph import Node, record
 from ._util import quiet_fp
-from .nn_activation import no_double_backward
 
 
 def _empty(like: Tensor) -> Tensor:
@@ -44,6 +46,17 @@ def _check_dtypes(input: Tensor, *others) -> None:
 def _check_per_channel(name: str, t, c: int) -> None:
     if t is not None and t.numel() != c:
         raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+
+
+def _normalize_backward_graph(x: Tensor, gxhat: Tensor, dims: tuple, eps: float):
+    """The input gradient of ``xhat = (x - mean) * rstd`` (statistics over ``dims``) given
+    dL/dxhat, in tensor ops so that ``create_graph`` records it:
+    ``rstd * (gxhat - mean(gxhat) - xhat * mean(gxhat * xhat))``. Returns ``(gx, xhat)``."""
+    xc = x - x.mean(dims, keepdim=True)
+    rstd = ((xc * xc).mean(dims, keepdim=True) + eps).rsqrt()
+    xhat = xc * rstd
+    dev = gxhat - gxhat.mean(dims, keepdim=True) - xhat * (gxhat * xhat).mean(dims, keepdim=True)
+    return dev * rstd, xhat
 
 
 # ----------------------------------------------------------------------------- batch norm
@@ -68,7 +81,8 @@ class NativeBatchNormBackward0(Node):
         self._save("weight", weight)
 
     def backward(self, g):
-        no_double_backward(self)
+        if grad_mode.is_grad_enabled():
+            return self._backward_graph(g)
         x = self._get("input")._data
         w = self._get("weight")
         c = x.shape[1]
@@ -97,6 +111,23 @@ class NativeBatchNormBackward0(Node):
             gw = Tensor._make((gd * xhat).sum(axis=axes).astype(x.dtype))
         if nf[2][0] is not None:
             gb = Tensor._make(gd.sum(axis=axes).astype(x.dtype))
+        return gx, gw, gb
+
+    def _backward_graph(self, g):
+        """The same derivatives in tensor ops (create_graph)."""
+        x, w = self._get("input"), self._get("weight")
+        dims = (0,) + tuple(range(2, x.ndim))
+        bshape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+        if self._saved["training"]:
+            gx, xhat = _normalize_backward_graph(x, g, dims, self._saved["eps"])
+            if w is not None:
+                gx = gx * w.reshape(bshape)
+        else:
+            invstd = (self._get("running_var") + self._saved["eps"]).rsqrt().reshape(bshape)
+            xhat = (x - self._get("running_mean").reshape(bshape)) * invstd
+            gx = g * invstd if w is None else g * (invstd * w.reshape(bshape))
+        gw = (g * xhat).sum(dims) if self.next_functions[1][0] is not None else None
+        gb = g.sum(dims) if self.next_functions[2][0] is not None else None
         return gx, gw, gb
 
 
@@ -181,15 +212,17 @@ class NativeLayerNormBackward0(Node):
     dims). Saves: bias, input, normalized_shape, result1 (mean), result2 (rstd), weight.
     """
 
-    def __init__(self, input, normalized_shape, weight, bias):
+    def __init__(self, input, normalized_shape, weight, bias, eps):
         Node.__init__(self)
         self._save("bias", bias)
         self._save("input", input)
         self._save("normalized_shape", tuple(normalized_shape))
         self._save("weight", weight)
+        self._eps = eps  # (not saved by PyTorch; the create_graph path recomputes rstd)
 
     def backward(self, g):
-        no_double_backward(self)
+        if grad_mode.is_grad_enabled():
+            return self._backward_graph(g)
         x = self._get("input")._data
         w = self._get("weight")
         m = math.prod(self._saved["normalized_shape"])
@@ -208,6 +241,19 @@ class NativeLayerNormBackward0(Node):
         if nf[2][0] is not None:
             gb = Tensor._make(gd.sum(axis=0).reshape(self._get("bias").shape).astype(x.dtype))
         return gx, gw, gb
+
+    def _backward_graph(self, g):
+        """The same derivatives in tensor ops (create_graph), on (rows, M) reshapes."""
+        x, w, b = self._get("input"), self._get("weight"), self._get("bias")
+        m = math.prod(self._saved["normalized_shape"])
+        rows = x.numel() // m if m else 0
+        x2, g2 = x.reshape(rows, m), g.reshape(rows, m)
+        gxhat = g2 if w is None else g2 * w.reshape(1, m)
+        gx, xhat = _normalize_backward_graph(x2, gxhat, (1,), self._eps)
+        nf = self.next_functions
+        gw = (g2 * xhat).sum(0).reshape(w.shape) if nf[1][0] is not None else None
+        gb = g2.sum(0).reshape(b.shape) if nf[2][0] is not None else None
+        return gx.reshape(x.shape), gw, gb
 
 
 def native_layer_norm(input: Tensor, normalized_shape, weight, bias, eps: float) -> Tensor:
@@ -244,7 +290,7 @@ def native_layer_norm(input: Tensor, normalized_shape, weight, bias, eps: float)
             y = y + bias._data.astype(np.float64).reshape(1, m)
     out = Tensor._make(y.reshape(input.shape).astype(dt))
     node = record(NativeLayerNormBackward0, out, (input, weight, bias), input, shape, weight,
-                  bias)
+                  bias, eps)
     if node is not None:
         stat_shape = lead + (1,) * k
         node._save("result1", Tensor._make(mean.reshape(stat_shape).astype(dt)))
@@ -274,7 +320,8 @@ class NativeGroupNormBackward0(Node):
         self._save("weight", weight)
 
     def backward(self, g):
-        no_double_backward(self)
+        if grad_mode.is_grad_enabled():
+            return self._backward_graph(g)
         s = self._saved
         n, c, hxw, grp = s["N"], s["C"], s["HxW"], s["group"]
         x = self._get("input")._data
@@ -294,6 +341,19 @@ class NativeGroupNormBackward0(Node):
         if nf[2][0] is not None:
             gb = Tensor._make(gd.sum(axis=(0, 2)).astype(x.dtype))
         return gx, gw, gb
+
+    def _backward_graph(self, g):
+        """The same derivatives in tensor ops (create_graph), on (N, group, -1) reshapes."""
+        s = self._saved
+        n, c, hxw, grp = s["N"], s["C"], s["HxW"], s["group"]
+        x, w = self._get("input"), self._get("weight")
+        g3 = g.reshape(n, c, hxw)
+        gxhat = (g3 if w is None else g3 * w.reshape(1, c, 1)).reshape(n, grp, -1)
+        gx, xhat = _normalize_backward_graph(x.reshape(n, grp, -1), gxhat, (2,), s["eps"])
+        nf = self.next_functions
+        gw = (g3 * xhat.reshape(n, c, hxw)).sum((0, 2)) if nf[1][0] is not None else None
+        gb = g3.sum((0, 2)) if nf[2][0] is not None else None
+        return gx.reshape(x.shape), gw, gb
 
 
 def native_group_norm(input: Tensor, num_groups: int, weight, bias, eps: float) -> Tensor:

@@ -324,18 +324,41 @@ def test_norm_errors(device):
     assert_parity(scenario, device=device)
 
 
-def test_double_backward_is_refused():
-    """minigrad computes these backwards in NumPy: create_graph raises NotImplementedError
-    (PyTorch has NativeBatchNormBackwardBackward0 etc.; not implemented here)."""
-    F = minigrad.nn.functional
-    x = minigrad.tensor(rand(4, 3, 2), requires_grad=True)
-    for out in (F.batch_norm(x, None, None, training=True), F.layer_norm(x, (2,)),
-                F.group_norm(x, 3)):
-        with pytest.raises(NotImplementedError, match="double backward"):
-            minigrad.autograd.grad((out * out).sum(), x, create_graph=True)
-    # without create_graph the same gradients work
-    g, = minigrad.autograd.grad(F.layer_norm(x, (2,)).square().sum(), x)
-    assert g.shape == x.shape
+SECOND_ORDER = {
+    "batch_train": lambda F, x, w, b, rm, rv: F.batch_norm(x, rm, rv, w, b, training=True),
+    "batch_train_no_affine": lambda F, x, w, b, rm, rv: F.batch_norm(x, None, None,
+                                                                      training=True),
+    "batch_eval": lambda F, x, w, b, rm, rv: F.batch_norm(x, rm, rv, w, b, training=False),
+    "layer": lambda F, x, w, b, rm, rv: F.layer_norm(x.transpose(1, 2), [3], w, b,
+                                                     eps=1e-3).transpose(1, 2),
+    "layer_2d": lambda F, x, w, b, rm, rv: F.layer_norm(x, [3, 4]),
+    "group": lambda F, x, w, b, rm, rv: F.group_norm(x, 3, w, b),
+    "group_one": lambda F, x, w, b, rm, rv: F.group_norm(x, 1, None, b),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_ORDER))
+def test_second_order_gradients(device, name):
+    """Gradients of gradients (create_graph=True) equal PyTorch's. minigrad records them with
+    ordinary nodes, PyTorch with one ``Native*BackwardBackward0``: values only. In float64:
+    second derivatives through a variance of a few elements amplify float32 rounding."""
+    shapes = [(4, 3, 4), (3,), (3,), (3,), (3,), (4, 3, 4), (4, 3, 4), (3,)]
+    arrays = [rand(*s, dtype=np.float64) for s in shapes]
+    arrays[0] = arrays[0] * 2 + 0.5
+    arrays[4] = np.abs(arrays[4]) + 0.5
+
+    def scenario(lib, device):
+        F = lib.nn.functional
+        x, w, b = (leaf(lib, a, device) for a in arrays[:3])
+        rm, rv, c, d, e = (leaf(lib, a, device, requires_grad=False) for a in arrays[3:])
+        out = SECOND_ORDER[name](F, x, w, b, rm, rv)
+        gx, gw = lib.autograd.grad((out * c).sum(), [x, w], create_graph=True,
+                                   allow_unused=True)
+        loss2 = (gx * d).sum() + ((gw * e).sum() if gw is not None else 0) + (gx * gx).sum()
+        grads = lib.autograd.grad(loss2, [x, w, b], allow_unused=True)
+        return {"gx": to_numpy(gx), "gw": to_numpy(gw), "grads": [to_numpy(t) for t in grads]}
+
+    assert_parity(scenario, device=device, rtol=1e-9, atol=1e-11)
 
 
 def test_silenced_warnings_stay_clean():
