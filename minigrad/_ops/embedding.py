@@ -4,7 +4,9 @@ Mirrors ``aten/src/ATen/native/Embedding.cpp`` and ``Onehot.cpp``. The forward i
 lookup ``weight[indices]``; the backward scatters the incoming gradient rows back into a zero
 matrix of the weight's shape (``np.add.at``, so repeated indices add up), skipping rows whose
 index is ``padding_idx`` and, with ``scale_grad_by_freq``, dividing each row by how often its
-index occurs. The backward is computed in NumPy: double backward raises NotImplementedError.
+index occurs. Under ``create_graph`` that scatter is recorded as
+``EmbeddingDenseBackwardBackward0`` (PyTorch's name), whose own backward gathers the rows
+back; a third derivative raises NotImplementedError.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd import grad_mode
 from ..autograd.graph import Node, record
 from ._util import saved_int
 from .nn_activation import no_double_backward
@@ -38,8 +41,8 @@ class EmbeddingBackward0(Node):
         self._save("weight_sym_argsize_0", num_weights)
 
     def backward(self, g):
-        no_double_backward(self)
-        idx = self._get("indices")._data.reshape(-1).astype(np.int64)
+        indices = self._get("indices")
+        idx = indices._data.reshape(-1).astype(np.int64)
         rows = g._data.reshape(idx.size, -1)
         keep = idx != self._padding_idx
         idx, rows = idx[keep], rows[keep]
@@ -49,7 +52,31 @@ class EmbeddingBackward0(Node):
         out = np.zeros((self._saved["weight_sym_argsize_0"], g._data.shape[-1] if g.ndim else 1),
                        dtype=g._data.dtype)
         np.add.at(out, idx, rows)
-        return (Tensor._make(out),)
+        res = Tensor._make(out)
+        if grad_mode.is_grad_enabled():
+            record(EmbeddingDenseBackwardBackward0, res, (g,), indices, self._padding_idx)
+        return (res,)
+
+
+class EmbeddingDenseBackwardBackward0(Node):
+    """z = embedding_dense_backward(grad_output, indices, num_weights, padding_idx, ...): the
+    scatter of `EmbeddingBackward0`, linear in grad_output.
+    dz/dgrad_output = grad[indices], zero at positions whose index is ``padding_idx`` (PyTorch's
+    ``embedding_dense_double_backward``, which ignores ``scale_grad_by_freq``).
+    Saves: indices, padding_idx."""
+
+    def __init__(self, indices, padding_idx):
+        Node.__init__(self)
+        self._save("indices", indices)
+        self._save("padding_idx", saved_int(padding_idx))
+        self._padding_idx = padding_idx
+
+    def backward(self, g):
+        no_double_backward(self)
+        idx = self._get("indices")._data
+        rows = g._data[idx]
+        rows[idx == self._padding_idx] = 0
+        return (Tensor._make(rows),)
 
 
 def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1,

@@ -275,3 +275,42 @@ def test_one_hot(device):
                 if device == "cpu" else None}
 
     assert_parity(scenario, device=device)
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+def test_elu_second_order(device, inplace):
+    """create_graph through ELU: ``EluBackwardBackward0`` (self or, in place, the result)."""
+    arr, c = X.astype(np.float64) / 3, rand(3, 5).astype(np.float64)
+
+    def scenario(lib, device):
+        F = lib.nn.functional
+        x = leaf(lib, arr, device)
+        w = leaf(lib, c, device)
+        out = F.elu(x * 1, 0.8, inplace=True) if inplace else F.elu(x, 0.8)
+        gx, = lib.autograd.grad((out * w).sum(), x, create_graph=True)
+        trace = {"graph": graph_trace(gx), "saved": _saved(gx.grad_fn), "gx": to_numpy(gx)}
+        trace["grads"] = [to_numpy(t) for t in lib.autograd.grad((gx * gx).sum(), [x, w])]
+        return trace
+
+    assert_parity(scenario, device=device, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("padding_idx", [None, 2])
+def test_embedding_second_order(device, padding_idx):
+    def scenario(lib, device):
+        w = leaf(lib, W, device)
+        g = leaf(lib, rand_g, device)
+        idx = lib.tensor(IDX)
+        if lib.__name__ == "torch":
+            idx = idx.to(device)
+        out = lib.nn.functional.embedding(idx, w, padding_idx=padding_idx)
+        gw, = lib.autograd.grad(out, w, g, create_graph=True)
+        node = gw.grad_fn
+        trace = {"graph": graph_trace(gw), "saved": _saved(node), "gw": to_numpy(gw)}
+        weights = leaf(lib, np.arange(15, dtype=np.float32).reshape(5, 3), device, False)
+        gg, = lib.autograd.grad((gw * weights).sum(), g)
+        trace["gg"] = to_numpy(gg)
+        return trace
+
+    rand_g = rand(2, 3, 3)
+    assert_parity(scenario, device=device)

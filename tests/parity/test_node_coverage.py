@@ -71,6 +71,18 @@ def _setitem_mask(lib, t):
     return h
 
 
+def _elu_double(lib, t):
+    x = t["x"]
+    out = lib.nn.functional.elu(x, 0.7)
+    return lib.autograd.grad((out * t["y"]).sum(), x, create_graph=True)[0]
+
+
+def _embedding_double(lib, t):
+    out = lib.nn.functional.embedding(lib.tensor(np.array([[0, 2], [2, 1]])), t["x"], 1)
+    g = (t["y"][:2, :2].unsqueeze(-1) * t["x"][:2]).reshape(2, 2, 4)
+    return lib.autograd.grad(out, t["x"], g, create_graph=True)[0]
+
+
 def _select_double(lib, t):
     x = t["x"]
     return lib.autograd.grad((x[0] * x[0]).sum(), x, create_graph=True)[0]
@@ -202,6 +214,8 @@ CASES = {
     "DotBackward0": "t['v'] @ t['u']",
     "EluBackward0": f"{F}.elu(t['x'], 0.7)",
     "EluBackward1": f"{F}.elu(t['x'] * 1, 0.7, inplace=True)",
+    "EluBackwardBackward0": _elu_double,
+    "EmbeddingDenseBackwardBackward0": _embedding_double,
     "EmbeddingBackward0": f"{F}.embedding(lib.tensor(np.array([[0, 2], [2, 1]])), t['x'], 1)",
     "ExpBackward0": "t['x'].exp()",
     "ExpandBackward0": "t['v'].expand(3, 4)",
