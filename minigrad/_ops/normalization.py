@@ -392,3 +392,34 @@ def native_group_norm(input: Tensor, num_groups: int, weight, bias, eps: float) 
         node._save("result1", Tensor._make(mean.reshape(n, num_groups).astype(dt)))
         node._save("result2", Tensor._make(rstd.reshape(n, num_groups).astype(dt)))
     return out
+
+
+# ----------------------------------------------------------------------------- instance norm
+def instance_norm(input: Tensor, weight, bias, running_mean, running_var,
+                  use_input_stats: bool, momentum: float, eps: float) -> Tensor:
+    """Instance normalisation (``torch.instance_norm``, composite in ATen): each (sample,
+    channel) plane normalised on its own, written as one batch norm over the input viewed as
+    (1, N * C, *) with weight, bias and running statistics repeated N times.
+
+    Graph: ``ViewBackward0(NativeBatchNormBackward0(ViewBackward0(input),
+    RepeatBackward0(weight), RepeatBackward0(bias)))``. With ``use_input_stats``, given running
+    statistics are then overwritten (``copy_``, one version bump) with the mean over the batch
+    of the updated repeated ones.
+    """
+    from ..autograd.grad_mode import no_grad
+
+    b, c = input.shape[0], input.shape[1]
+    shape = (1, b * c) + tuple(input.shape[2:])
+    w = weight.repeat(b) if weight is not None else None
+    bi = bias.repeat(b) if bias is not None else None
+    rm = running_mean.repeat(b) if running_mean is not None else None
+    rv = running_var.repeat(b) if running_var is not None else None
+    out = native_batch_norm(input.contiguous().view(shape), w, bi, rm, rv, use_input_stats,
+                            momentum, eps)
+    if use_input_stats:  # (in eval the statistics are only read)
+        with no_grad():
+            if running_mean is not None:
+                running_mean.copy_(rm.view(b, c).mean(0))
+            if running_var is not None:
+                running_var.copy_(rv.view(b, c).mean(0))
+    return out.view(tuple(input.shape))

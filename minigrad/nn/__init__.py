@@ -25,6 +25,8 @@ from .modules import (
     Dropout,
     Flatten,
     Identity,
+    InstanceNorm1d,
+    InstanceNorm2d,
     Linear,
     LogSoftmax,
     MaxPool2d,
@@ -49,7 +51,7 @@ __all__ = [
     "LogSoftmax", "MaxPool2d", "AvgPool2d", "Flatten", "Dropout", "CrossEntropyLoss",
     "NLLLoss", "MSELoss", "init", "functional",
     "LeakyReLU", "ELU", "GELU", "SiLU", "Softplus", "Dropout2d", "BatchNorm1d", "BatchNorm2d",
-    "LayerNorm", "GroupNorm", "Embedding",
+    "LayerNorm", "GroupNorm", "Embedding", "InstanceNorm1d", "InstanceNorm2d",
 ]
 
 

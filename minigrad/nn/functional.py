@@ -32,7 +32,8 @@ __all__ = [
     "linear", "relu", "relu_", "leaky_relu", "gelu", "silu", "softplus", "sigmoid", "tanh",
     "softmax", "log_softmax", "conv2d", "max_pool2d", "max_pool2d_with_indices", "avg_pool2d",
     "adaptive_avg_pool2d", "dropout", "pad", "cross_entropy", "nll_loss", "mse_loss", "l1_loss",
-    "elu", "dropout2d", "batch_norm", "layer_norm", "group_norm", "embedding", "one_hot",
+    "elu", "dropout2d", "batch_norm", "layer_norm", "group_norm", "instance_norm", "embedding",
+    "one_hot",
 ]
 
 
@@ -373,6 +374,29 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     if not input.is_contiguous():  # ATen's group_norm: native_group_norm(input.contiguous())
         input = input.contiguous()  # (CloneBackward0 in the graph)
     return _norm.native_group_norm(input, num_groups, weight, bias, eps)
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Instance normalisation (``torch.nn.functional.instance_norm``): every (sample, channel)
+    of input (N, C, *) normalised over its spatial dims; weight/bias/running statistics (C,).
+
+    PyTorch computes it as a batch norm of the input viewed as (1, N * C, *): graph
+    ``ViewBackward0(NativeBatchNormBackward0(...))``, see
+    `minigrad._ops.normalization.instance_norm`. ValueError for a single spatial element
+    with ``use_input_stats``.
+    """
+    if use_input_stats:
+        spatial = 1
+        for s in input.shape[2:]:
+            spatial *= s
+        if spatial == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input "
+                             f"size {list(input.shape)}")
+    return _norm.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats,
+                               momentum, eps)
 
 
 # ----------------------------------------------------------------------------- sparse

@@ -140,6 +140,15 @@ BN_MODULES = {
     "gn_4d": ("GroupNorm", (3, 6), {"eps": 1e-3}, (2, 6, 3, 2)),
     "gn_one_group": ("GroupNorm", (1, 4), {"affine": False}, (2, 4, 3, 3)),
     "gn_no_bias": ("GroupNorm", (4, 4), {"bias": False}, (2, 4, 3)),
+    "in2d": ("InstanceNorm2d", (3,), {}, (2, 3, 4, 3)),
+    "in2d_affine": ("InstanceNorm2d", (3,), {"affine": True}, (2, 3, 3, 3)),
+    "in2d_stats": ("InstanceNorm2d", (3,), {"track_running_stats": True, "momentum": 0.4},
+                   (2, 3, 3, 3)),
+    "in2d_stats_cumulative": ("InstanceNorm2d", (2,), {"track_running_stats": True,
+                                                       "momentum": None, "affine": True},
+                              (3, 2, 2, 3)),
+    "in2d_unbatched": ("InstanceNorm2d", (3,), {"affine": True}, (3, 4, 3)),
+    "in1d": ("InstanceNorm1d", (3,), {"affine": True, "track_running_stats": True}, (2, 3, 5)),
 }
 
 
@@ -190,7 +199,8 @@ def test_module_attributes_and_repr():
                 nn.BatchNorm1d(2, track_running_stats=False), nn.BatchNorm2d(2, bias=False),
                 nn.LayerNorm(3), nn.LayerNorm((2, 3), elementwise_affine=False),
                 nn.LayerNorm([3], bias=False), nn.GroupNorm(2, 4), nn.GroupNorm(1, 3, affine=False),
-                nn.GroupNorm(2, 2, bias=False)]
+                nn.GroupNorm(2, 2, bias=False), nn.InstanceNorm2d(3),
+                nn.InstanceNorm1d(2, affine=True, track_running_stats=True)]
         return [{"repr": repr(m), "keys": list(m.state_dict()),
                  "params": {n: (to_numpy(p), p._version) for n, p in m.named_parameters()},
                  "buffers": {n: (to_numpy(b), b._version, str(b.dtype).split(".")[-1])
@@ -250,6 +260,24 @@ def test_functional_group_norm(device, shape, groups, affine):
         return F.group_norm(x, groups, w, b, eps=1e-4)
 
     assert_parity(_fn_trace, fn, arrays, (), (), device == "cpu", device=device, **TOL)
+
+
+IN_CASES = [((2, 3, 4, 3), "wb", False), ((2, 3, 5), "none", False), ((3, 2, 2, 2), "w", True),
+            ((2, 3, 4), "wb", True)]
+
+
+@pytest.mark.parametrize("shape,affine,stats", IN_CASES, ids=str)
+@pytest.mark.parametrize("use_input_stats", [True, False])
+def test_functional_instance_norm(device, shape, affine, stats, use_input_stats):
+    c = shape[1]
+    arrays = [rand(*shape) * 2 + 1, rand(c) if affine != "none" else None,
+              rand(c) if affine == "wb" else None]
+    extra = (rand(c), np.abs(rand(c)) + 0.5) if stats or not use_input_stats else (None, None)
+
+    def fn(F, x, w, b, rm, rv):
+        return F.instance_norm(x, rm, rv, w, b, use_input_stats, momentum=0.2, eps=1e-4)
+
+    assert_parity(_fn_trace, fn, arrays, (), extra, device == "cpu", device=device, **TOL)
 
 
 def test_functional_float64(device):
@@ -318,6 +346,12 @@ def test_norm_errors(device):
             "gn_1d": (lambda: F.group_norm(t(4), 2),
                       "Expected at least 2 dimensions for input tensor but received 1"),
             "gn_one_value": (lambda: F.group_norm(t(1, 2), 2), "Expected more than 1 value"),
+            "in_spatial": (lambda: F.instance_norm(t(2, 3, 1, 1)),
+                           "Expected more than 1 spatial element when training"),
+            "in2d_dims": (lambda: nn.InstanceNorm2d(3)(t(2, 3)), "expected 3D or 4D input"),
+            "in1d_dims": (lambda: nn.InstanceNorm1d(3)(t(2, 3, 2, 2)), "expected 2D or 3D"),
+            "in_features": (lambda: nn.InstanceNorm2d(4, affine=True).to(device)(t(2, 3, 2, 2)),
+                            "expected input's size at dim=1 to match num_features (4)"),
         }
         return {k: err(fn, phrase) for k, (fn, phrase) in phrases.items()}
 
