@@ -13,6 +13,7 @@ from .modules import (
     GELU,
     SiLU,
     Softplus,
+    Dropout1d,
     Dropout2d,
     BatchNorm1d,
     BatchNorm2d,
@@ -51,7 +52,7 @@ __all__ = [
     "LogSoftmax", "MaxPool2d", "AvgPool2d", "Flatten", "Dropout", "CrossEntropyLoss",
     "NLLLoss", "MSELoss", "init", "functional",
     "LeakyReLU", "ELU", "GELU", "SiLU", "Softplus", "Dropout2d", "BatchNorm1d", "BatchNorm2d",
-    "LayerNorm", "GroupNorm", "Embedding", "InstanceNorm1d", "InstanceNorm2d",
+    "LayerNorm", "GroupNorm", "Embedding", "InstanceNorm1d", "InstanceNorm2d", "Dropout1d",
 ]
 
 

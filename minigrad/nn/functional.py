@@ -32,8 +32,8 @@ __all__ = [
     "linear", "relu", "relu_", "leaky_relu", "gelu", "silu", "softplus", "sigmoid", "tanh",
     "softmax", "log_softmax", "conv2d", "max_pool2d", "max_pool2d_with_indices", "avg_pool2d",
     "adaptive_avg_pool2d", "dropout", "pad", "cross_entropy", "nll_loss", "mse_loss", "l1_loss",
-    "elu", "dropout2d", "batch_norm", "layer_norm", "group_norm", "instance_norm", "embedding",
-    "one_hot",
+    "elu", "dropout1d", "dropout2d", "batch_norm", "layer_norm", "group_norm", "instance_norm",
+    "embedding", "one_hot",
 ]
 
 
@@ -257,6 +257,31 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     return input.mul_(m) if inplace else input * m
 
 
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
+    """Zero whole channels of (N, C, L) or unbatched (C, L) input with probability ``p`` and
+    scale the rest by ``1 / (1 - p)`` (``torch.nn.functional.dropout1d``).
+
+    The result is ``input * mask`` with a (N, C, 1) mask (``MulBackward0``); unbatched input
+    goes through ``unsqueeze(0)`` and ``squeeze(0)`` as in PyTorch. ValueError for ``p``
+    outside [0, 1], RuntimeError for input that is not 2-D or 3-D. ``inplace=True`` on
+    unbatched input (PyTorch's ``unsqueeze_``) is not implemented (NotImplementedError).
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D "
+                           "input. Note that dropout1d exists to provide channel-wise dropout on "
+                           "inputs with 1 spatial dimension, a channel dimension, and an optional "
+                           "batch dimension (i.e. 2D or 3D inputs).")
+    if input.ndim == 3:
+        return _feature_dropout(input, p, training, inplace)
+    if inplace:
+        raise NotImplementedError("minigrad: dropout1d(inplace=True) of unbatched input is not "
+                                  "implemented (it needs Tensor.unsqueeze_)")
+    return _feature_dropout(input.unsqueeze(0), p, training, False).squeeze(0)
+
+
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
               inplace: bool = False) -> Tensor:
     """Zero whole channels with probability ``p`` and scale the rest by ``1 / (1 - p)``
@@ -286,6 +311,14 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
                       "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout "
                       "behavior, please switch to using dropout1d instead.", UserWarning,
                       stacklevel=2)
+    return _feature_dropout(input, p, training, inplace)
+
+
+def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:
+    """ATen's ``feature_dropout``: ``input * mask`` with one mask entry per (sample, channel),
+    shape (N, C, 1, ...), scaled by ``1 / (1 - p)``; ``input`` itself when not training, for
+    ``p == 0`` or empty input."""
+    ndim = input.ndim
     if not training or p == 0 or input.numel() == 0:
         return input
     dt = input._data.dtype

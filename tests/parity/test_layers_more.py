@@ -314,3 +314,41 @@ def test_embedding_second_order(device, padding_idx):
 
     rand_g = rand(2, 3, 3)
     assert_parity(scenario, device=device)
+
+
+@pytest.mark.parametrize("shape,inplace", [((5, 4, 7), False), ((5, 4, 7), True),
+                                           ((4, 7), False)], ids=str)
+@pytest.mark.parametrize("p", [0.4, 1.0])
+def test_dropout1d_structure(device, shape, inplace, p):
+    arr = np.abs(rand(*shape)) + 0.5
+
+    def scenario(lib, device):
+        lib.manual_seed(0)
+        m = lib.nn.Dropout1d(p, inplace=inplace)
+        x = leaf(lib, arr, device)
+        h = x * 1
+        out = m(h)
+        o = to_numpy(out)
+        zero = (o == 0).reshape((-1,) + shape[-2:])
+        graph, saved = graph_trace(out), _saved(out.grad_fn)
+        out.backward(lib.ones_like(out))
+        g = to_numpy(x.grad)
+        return {"repr": repr(m), "same": out is h, "graph": graph, "saved": saved,
+                "whole_channels": bool((zero.all(-1) | ~zero.any(-1)).all()),
+                "grad_is_mask": bool(np.allclose(g, np.where(o == 0, 0.0, 1 / (1 - p))))
+                if p < 1 else bool((g == 0).all()),
+                "eval_same": m.eval()(h) is h if len(shape) == 3 else None}
+
+    assert_parity(scenario, device=device)
+
+
+def test_dropout1d_errors(device):
+    def scenario(lib, device):
+        F = lib.nn.functional
+        x = leaf(lib, rand(2, 3, 2, 2), device)
+        return {"dims": err(lambda: F.dropout1d(x, 0.5), "dropout1d: Expected 2D or 3D input, "
+                            "but received a 4D input"),
+                "p": err(lambda: F.dropout1d(x, 2.0), "between 0 and 1, but got 2.0"),
+                "module_p": err(lambda: lib.nn.Dropout1d(-1), "between 0 and 1")}
+
+    assert_parity(scenario, device=device)

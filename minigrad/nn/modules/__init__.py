@@ -18,7 +18,7 @@ from .activation import (
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv2d
-from .dropout import Dropout, Dropout2d
+from .dropout import Dropout, Dropout1d, Dropout2d
 from .flatten import Flatten
 from .instancenorm import InstanceNorm1d, InstanceNorm2d
 from .linear import Identity, Linear
@@ -34,5 +34,5 @@ __all__ = [
     "MaxPool2d", "AvgPool2d", "Flatten", "Dropout", "CrossEntropyLoss", "NLLLoss", "MSELoss",
     "register_module_forward_pre_hook", "register_module_forward_hook",
     "LeakyReLU", "ELU", "GELU", "SiLU", "Softplus", "Dropout2d", "BatchNorm1d", "BatchNorm2d",
-    "LayerNorm", "GroupNorm", "Embedding", "InstanceNorm1d", "InstanceNorm2d",
+    "LayerNorm", "GroupNorm", "Embedding", "InstanceNorm1d", "InstanceNorm2d", "Dropout1d",
 ]
