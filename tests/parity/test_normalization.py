@@ -416,3 +416,24 @@ def test_non_contiguous_input(device, view, op):
 
     arrays = [rand(3, 4, 6), rand(6), rand(6)]
     assert_parity(_fn_trace, fn, arrays, (), (), device == "cpu", device=device, **TOL)
+
+
+@pytest.mark.parametrize("no_grad", [(0,), (1,), (2,), (1, 2), (0, 2)], ids=str)
+@pytest.mark.parametrize("op", ["batch", "batch_eval", "layer", "group"])
+def test_inputs_without_grad(device, no_grad, op):
+    """Empty slots in next_functions for what does not require grad; the others' gradients."""
+    def fn(F, x, w, b, rm, rv):
+        if op == "batch":
+            return F.batch_norm(x, rm, rv, w, b, training=True)
+        if op == "batch_eval":
+            return F.batch_norm(x, rm, rv, w, b)
+        if op == "layer":
+            return F.layer_norm(x, [4, 5], w.reshape(4, 5)[:, :5] * 1, b.reshape(4, 5))
+        return F.group_norm(x, 2, w[:4], b[:4])
+
+    shape = (2, 3, 4, 5) if op.startswith("batch") else (2, 4, 4, 5)
+    c = shape[1]
+    wshape = (20,) if op == "layer" else (c,)
+    arrays = [rand(*shape), rand(*wshape), rand(*wshape)]
+    extra = (rand(3), np.abs(rand(3)) + 0.5)
+    assert_parity(_fn_trace, fn, arrays, no_grad, extra, device == "cpu", device=device, **TOL)
