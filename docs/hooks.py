@@ -47,7 +47,8 @@ API_PAGES = {
                         "custom `Function`s, grad modes, anomaly detection, the functional API."),
     "api/nn.md": ("minigrad.nn", "minigrad.nn", "Modules, parameters, `nn.functional` and "
                   "`nn.init`."),
-    "api/optim.md": ("minigrad.optim", "minigrad.optim", "Optimizers."),
+    "api/optim.md": ("minigrad.optim", "minigrad.optim", "Optimizers and learning-rate "
+                     "schedulers."),
     "api/viz.md": ("minigrad.viz", "minigrad.viz", "Drawing backward graphs of minigrad and "
                    "PyTorch tensors."),
     "api/debug.md": ("minigrad.debug", "minigrad.debug", "Finding out why a model does not "

@@ -1,15 +1,17 @@
-"""Activations used by ``nn.functional``: ``leaky_relu``, ``gelu``, ``silu``, ``softplus``.
+"""Activations used by ``nn.functional``: ``leaky_relu``, ``gelu``, ``silu``, ``softplus``,
+``elu``.
 
 Mirrors ``aten/src/ATen/native/Activation.cpp`` and the matching entries of
 ``tools/autograd/derivatives.yaml``: each node saves its *input* (``_saved_self``) plus its
 scalar arguments, except ``LeakyReluBackward1`` (the in-place ``leaky_relu_``), which saves its
-result. ``relu``, ``softmax`` and ``log_softmax`` live in ``activation.py``; ``sigmoid`` and
-``tanh`` in ``pointwise.py``.
+result (``EluBackward1``, of ``elu_``, too). ``relu``, ``softmax`` and ``log_softmax`` live in
+``activation.py``; ``sigmoid`` and ``tanh`` in ``pointwise.py``.
 
-``leaky_relu`` and ``softplus`` backward are PyTorch's fused kernels (``leaky_relu_backward``,
-``softplus_backward``: ``LeakyReluBackwardBackward0`` / ``SoftplusBackwardBackward0`` under
-``create_graph``); ``silu`` and ``gelu(approximate='tanh')`` use tensor ops, so
-``create_graph=True`` works through them too (with other nodes than PyTorch's).
+``leaky_relu``, ``softplus`` and ``elu`` backward are PyTorch's fused kernels
+(``leaky_relu_backward``, ``softplus_backward``, ``elu_backward``: ``LeakyReluBackwardBackward0``
+/ ``SoftplusBackwardBackward0`` / ``EluBackwardBackward0`` under ``create_graph``); ``silu`` and
+``gelu(approximate='tanh')`` use tensor ops, so ``create_graph=True`` works through them too
+(with other nodes than PyTorch's).
 Exact ``gelu`` needs ``erf``, which minigrad has no tensor op for: its derivative is computed in
 NumPy and double backward through ``GeluBackward0(approximate='none')`` raises
 NotImplementedError.
@@ -301,4 +303,127 @@ def softplus(input: Tensor, beta=1, threshold=20) -> Tensor:
         soft = np.log1p(np.exp(bx)) / np.asarray(beta, x.dtype)
     out = Tensor._make(np.where(bx > threshold, x, soft).astype(x.dtype, copy=False))
     record(SoftplusBackward0, out, (input,), input, beta, threshold)
+    return out
+
+
+# ----------------------------------------------------------------------------- elu
+def _elu_grad_factor(x: np.ndarray, alpha, scale, input_scale, is_result: bool) -> np.ndarray:
+    """d elu / d input per element, from the input (or, ``is_result``, from the result: where
+    it is not positive, ``input_scale * (result + alpha * scale)``)."""
+    dt = x.dtype
+    with quiet_fp():
+        if is_result:
+            neg = input_scale * (x + alpha * scale)
+        else:
+            neg = input_scale * alpha * scale * np.exp(x * input_scale)
+    return np.where(x > 0, np.asarray(scale, dt), neg).astype(dt, copy=False)
+
+
+class EluBackward0(Node):
+    """z = scale * (self if self > 0 else alpha * (exp(self * input_scale) - 1)).
+    dz/dself = elu_backward(grad, alpha, scale, input_scale, False, self): grad * scale where
+    self > 0, else grad * input_scale * alpha * scale * exp(self * input_scale)
+    (``EluBackwardBackward0`` under create_graph). Saves: alpha, input_scale, scale, self."""
+
+    def __init__(self, input, alpha, scale, input_scale):
+        Node.__init__(self)
+        self._save("alpha", alpha)
+        self._save("input_scale", input_scale)
+        self._save("scale", scale)
+        self._save("self", input)
+
+    def backward(self, g):
+        s = self._saved
+        return (elu_backward(g, s["alpha"], s["scale"], s["input_scale"], False,
+                             self._get("self")),)
+
+
+class EluBackward1(Node):
+    """In-place ``elu_``: the derivative of `EluBackward0` written with the result
+    (``input_scale * (result + alpha * scale)`` where the result is not positive).
+    Saves: alpha, input_scale, result, scale."""
+
+    def __init__(self, alpha, scale, input_scale):
+        Node.__init__(self)
+        self._save("alpha", alpha)
+        self._save("input_scale", input_scale)
+        self._save("scale", scale)
+
+    def backward(self, g):
+        s = self._saved
+        return (elu_backward(g, s["alpha"], s["scale"], s["input_scale"], True,
+                             self._get("result")),)
+
+
+class EluBackwardBackward0(Node):
+    """z = elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    linear in grad_output. dz/dgrad_output = elu_backward(grad, ...); dz/dself_or_result =
+    grad * grad_output * (the derivative of the factor: ``input_scale`` times the factor where
+    the input is not positive, 0 elsewhere; ``input_scale`` where the result is not positive).
+    Saves: alpha, grad_output, input_scale, is_result, scale, self_or_result. Third order is
+    not supported (computed in NumPy)."""
+
+    def __init__(self, grad_output, alpha, scale, input_scale, is_result, self_or_result):
+        Node.__init__(self)
+        self._save("alpha", alpha)
+        self._save("grad_output", grad_output)
+        self._save("input_scale", input_scale)
+        self._save("is_result", is_result)
+        self._save("scale", scale)
+        self._save("self_or_result", self_or_result)
+
+    def backward(self, g):
+        no_double_backward(self)
+        s = self._saved
+        x = self._get("self_or_result")
+        args = (s["alpha"], s["scale"], s["input_scale"], s["is_result"])
+        (n_go, _), (n_x, _) = self.next_functions
+        g_go = elu_backward(g, *args, x) if n_go else None
+        g_x = None
+        if n_x:
+            xs, dt = x._data, x._data.dtype
+            if s["is_result"]:
+                d = np.where(xs > 0, 0, s["input_scale"])
+            else:
+                d = s["input_scale"] * _elu_grad_factor(xs, *args)
+                d = np.where(xs > 0, 0, d)
+            go = self._get("grad_output")._data
+            g_x = Tensor._make((g._data * go * d).astype(dt, copy=False))
+        return g_go, g_x
+
+
+def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result) -> Tensor:
+    """The derivative of ELU applied to ``grad_output`` (``aten::elu_backward``), one kernel.
+    Node ``EluBackwardBackward0`` (create_graph)."""
+    f = _elu_grad_factor(self_or_result._data, alpha, scale, input_scale, is_result)
+    g = grad_output._data
+    out = Tensor._make((g * f).astype(g.dtype, copy=False))
+    record(EluBackwardBackward0, out, (grad_output, self_or_result), grad_output, alpha, scale,
+           input_scale, is_result, self_or_result)
+    return out
+
+
+def _elu(x: np.ndarray, alpha, scale, input_scale) -> np.ndarray:
+    with quiet_fp():
+        neg = alpha * np.expm1(x.astype(np.float64) * input_scale)
+    return (scale * np.where(x > 0, x, neg)).astype(x.dtype, copy=False)
+
+
+def elu(input: Tensor, alpha: float = 1.0, scale=1, input_scale=1) -> Tensor:
+    """``x if x > 0 else alpha * (exp(x) - 1)`` (``torch.nn.functional.elu``; ``scale`` and
+    ``input_scale`` are ATen's, used by SELU). Node ``EluBackward0``. NotImplementedError for
+    integer input."""
+    _float_kernel("elu_cpu", input)
+    out = Tensor._make(_elu(input._data, alpha, scale, input_scale))
+    record(EluBackward0, out, (input,), input, alpha, scale, input_scale)
+    return out
+
+
+def elu_result(input: Tensor, alpha: float = 1.0, scale=1, input_scale=1) -> Tensor:
+    """Out-of-place ELU recorded as ``EluBackward1`` (saves its result): the computation
+    behind the in-place ``elu_``."""
+    out = Tensor._make(_elu(input._data, alpha, scale, input_scale))
+    node = record(EluBackward1, out, (input,), alpha, scale, input_scale)
+    if node:
+        node._save("result", out, is_output=True)
     return out

@@ -8,12 +8,26 @@ import importlib
 
 from . import init
 from .modules import (
+    LeakyReLU,
+    ELU,
+    GELU,
+    SiLU,
+    Softplus,
+    Dropout1d,
+    Dropout2d,
+    BatchNorm1d,
+    BatchNorm2d,
+    LayerNorm,
+    GroupNorm,
+    Embedding,
     AvgPool2d,
     Conv2d,
     CrossEntropyLoss,
     Dropout,
     Flatten,
     Identity,
+    InstanceNorm1d,
+    InstanceNorm2d,
     Linear,
     LogSoftmax,
     MaxPool2d,
@@ -37,6 +51,8 @@ __all__ = [
     "ParameterDict", "Identity", "Linear", "Conv2d", "ReLU", "Sigmoid", "Tanh", "Softmax",
     "LogSoftmax", "MaxPool2d", "AvgPool2d", "Flatten", "Dropout", "CrossEntropyLoss",
     "NLLLoss", "MSELoss", "init", "functional",
+    "LeakyReLU", "ELU", "GELU", "SiLU", "Softplus", "Dropout2d", "BatchNorm1d", "BatchNorm2d",
+    "LayerNorm", "GroupNorm", "Embedding", "InstanceNorm1d", "InstanceNorm2d", "Dropout1d",
 ]
 
 

@@ -17,9 +17,11 @@ import numpy as np
 from .. import _creation
 from .._ops import activation as _act
 from .._ops import conv as _conv
+from .._ops import embedding as _emb
 from .._ops import inplace as _inplace
 from .._ops import loss as _loss
 from .._ops import nn_activation as _nnact
+from .._ops import normalization as _norm
 from .._ops import pointwise as _pw
 from .._ops import pool as _pool
 from .._ops.linalg import addmm as _addmm
@@ -30,6 +32,8 @@ __all__ = [
     "linear", "relu", "relu_", "leaky_relu", "gelu", "silu", "softplus", "sigmoid", "tanh",
     "softmax", "log_softmax", "conv2d", "max_pool2d", "max_pool2d_with_indices", "avg_pool2d",
     "adaptive_avg_pool2d", "dropout", "pad", "cross_entropy", "nll_loss", "mse_loss", "l1_loss",
+    "elu", "dropout1d", "dropout2d", "batch_norm", "layer_norm", "group_norm", "instance_norm",
+    "embedding", "one_hot",
 ]
 
 
@@ -119,6 +123,17 @@ def softplus(input: Tensor, beta=1, threshold=20) -> Tensor:
     """``log(1 + exp(beta * x)) / beta``, linear above ``threshold``
     (``torch.nn.functional.softplus``); node ``SoftplusBackward0``."""
     return _nnact.softplus(input, beta, threshold)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``x if x > 0 else alpha * (exp(x) - 1)`` (``torch.nn.functional.elu``).
+
+    Node ``EluBackward0`` (saves ``self``); ``inplace=True`` gives ``EluBackward1`` (saves
+    ``result``) and returns ``input`` itself.
+    """
+    if inplace:
+        return _inplace._apply_inplace(input, lambda: _nnact.elu_result(input, alpha))
+    return _nnact.elu(input, alpha)
 
 
 def sigmoid(input: Tensor) -> Tensor:
@@ -240,6 +255,231 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
         mask = keep.astype(dt) * (dt.type(1) / dt.type(1 - p))
     m = Tensor._make(mask)
     return input.mul_(m) if inplace else input * m
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
+    """Zero whole channels of (N, C, L) or unbatched (C, L) input with probability ``p`` and
+    scale the rest by ``1 / (1 - p)`` (``torch.nn.functional.dropout1d``).
+
+    The result is ``input * mask`` with a (N, C, 1) mask (``MulBackward0``); unbatched input
+    goes through ``unsqueeze(0)`` and ``squeeze(0)`` as in PyTorch. ValueError for ``p``
+    outside [0, 1], RuntimeError for input that is not 2-D or 3-D. ``inplace=True`` on
+    unbatched input (PyTorch's ``unsqueeze_``) is not implemented (NotImplementedError).
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D "
+                           "input. Note that dropout1d exists to provide channel-wise dropout on "
+                           "inputs with 1 spatial dimension, a channel dimension, and an optional "
+                           "batch dimension (i.e. 2D or 3D inputs).")
+    if input.ndim == 3:
+        return _feature_dropout(input, p, training, inplace)
+    if inplace:
+        raise NotImplementedError("minigrad: dropout1d(inplace=True) of unbatched input is not "
+                                  "implemented (it needs Tensor.unsqueeze_)")
+    return _feature_dropout(input.unsqueeze(0), p, training, False).squeeze(0)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
+    """Zero whole channels with probability ``p`` and scale the rest by ``1 / (1 - p)``
+    (``torch.nn.functional.dropout2d``).
+
+    input (N, C, H, W) or (N, C, L); the mask has shape (N, C, 1, ...) and the result is
+    ``input * mask`` (``MulBackward0(input, None)``, the mask as ``_saved_other``). Input of
+    another rank warns (deprecated) and a 3-D input warns that it is taken as (N, C, L), as
+    PyTorch does. Not training or ``p == 0`` returns ``input`` itself. ValueError for ``p``
+    outside [0, 1].
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    ndim = input.ndim
+    if ndim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {ndim}-D input to dropout2d, which is deprecated "
+                      "and will result in an error in a future release. To retain the behavior "
+                      "and silence this warning, please use dropout instead. Note that dropout2d "
+                      "exists to provide channel-wise dropout on inputs with 2 spatial "
+                      "dimensions, a channel dimension, and an optional batch dimension (i.e. 3D "
+                      "or 4D inputs).", UserWarning, stacklevel=2)
+    if ndim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that "
+                      "channel-wise 1D dropout behavior is desired - input is interpreted as "
+                      "shape (N, C, L), where C is the channel dim. This behavior will change in "
+                      "a future release to interpret the input as one without a batch "
+                      "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout "
+                      "behavior, please switch to using dropout1d instead.", UserWarning,
+                      stacklevel=2)
+    return _feature_dropout(input, p, training, inplace)
+
+
+def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:
+    """ATen's ``feature_dropout``: ``input * mask`` with one mask entry per (sample, channel),
+    shape (N, C, 1, ...), scaled by ``1 / (1 - p)``; ``input`` itself when not training, for
+    ``p == 0`` or empty input."""
+    ndim = input.ndim
+    if not training or p == 0 or input.numel() == 0:
+        return input
+    dt = input._data.dtype
+    if p == 1:  # PyTorch multiplies by a 0-dim zero (made by zero_: _version 1)
+        m = Tensor._make(np.zeros((), dtype=dt))
+        m._vc.value = 1
+    else:  # a (N, C, 1, ...) mask made by bernoulli_ then div_ (_version 2)
+        shape = tuple(input.shape[:2]) + (1,) * (ndim - 2)
+        keep = _creation.default_generator().random(shape, dtype=np.float32) >= p
+        m = Tensor._make(keep.astype(dt) * (dt.type(1) / dt.type(1 - p)))
+        m._vc.value = 2
+    return input.mul_(m) if inplace else input * m
+
+
+# ----------------------------------------------------------------------------- normalization
+def _verify_batch_size(size) -> None:
+    size = list(size)
+    prod = size[0]
+    for s in size[2:]:
+        prod *= s
+    if prod == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                         f"{_size_repr(size)}")
+
+
+def _size_repr(size) -> str:
+    return f"minigrad.Size({list(size)})"
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None,
+               training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Batch normalisation over dim 1 (``torch.nn.functional.batch_norm``).
+
+    Shapes: input (N, C, *); running_mean, running_var, weight, bias (C,) or None. With
+    ``training`` the batch's mean and biased variance normalise the input and the running
+    statistics (when given) move by ``momentum`` toward the batch's mean and *unbiased*
+    variance, in place (their ``_version`` does not change, as on PyTorch's CPU). Otherwise
+    the running statistics normalise. Node ``NativeBatchNormBackward0(input, weight, bias)``;
+    see `minigrad._ops.normalization.native_batch_norm`.
+
+    Raises ValueError for a single value per channel in training and for a non-positive
+    ``eps`` (negative outside training); RuntimeError for wrong sizes or mixed dtypes.
+    """
+    if training:
+        _verify_batch_size(input.shape)
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    return _norm.native_batch_norm(input, weight, bias, running_mean, running_var, training,
+                                   momentum, eps)
+
+
+def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Layer normalisation over the last ``len(normalized_shape)`` dims
+    (``torch.nn.functional.layer_norm``): ``(x - mean) / sqrt(var + eps) * weight + bias``.
+
+    Shapes: input (*, *normalized_shape); weight and bias ``normalized_shape`` or None. Node
+    ``NativeLayerNormBackward0(input, weight, bias)``. RuntimeError when the shapes do not
+    match; TypeError for an int ``normalized_shape`` (PyTorch's functional form wants a
+    sequence; ``nn.LayerNorm`` accepts an int).
+    """
+    if not isinstance(normalized_shape, (tuple, list)):
+        raise TypeError(f"layer_norm(): argument 'normalized_shape' (position 2) must be tuple "
+                        f"of ints, not {type(normalized_shape).__name__}")
+    return _norm.native_layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Group normalisation (``torch.nn.functional.group_norm``): the C channels of input
+    (N, C, *) split into ``num_groups`` groups normalised per sample; weight/bias (C,) scale
+    and shift per channel. Node ``NativeGroupNormBackward0(input, weight, bias)``, after a
+    ``CloneBackward0`` (``contiguous()``) for a non-contiguous input, as PyTorch.
+
+    Raises RuntimeError for input with fewer than 2 dims or C not divisible by
+    ``num_groups``; ValueError for a single value per group.
+    """
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.ndim}")
+    _verify_batch_size([input.shape[0] * input.shape[1] // num_groups, num_groups]
+                       + list(input.shape[2:]))
+    if not input.is_contiguous():  # ATen's group_norm: native_group_norm(input.contiguous())
+        input = input.contiguous()  # (CloneBackward0 in the graph)
+    return _norm.native_group_norm(input, num_groups, weight, bias, eps)
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Instance normalisation (``torch.nn.functional.instance_norm``): every (sample, channel)
+    of input (N, C, *) normalised over its spatial dims; weight/bias/running statistics (C,).
+
+    PyTorch computes it as a batch norm of the input viewed as (1, N * C, *): graph
+    ``ViewBackward0(NativeBatchNormBackward0(...))``, see
+    `minigrad._ops.normalization.instance_norm`. ValueError for a single spatial element
+    with ``use_input_stats``.
+    """
+    if use_input_stats:
+        spatial = 1
+        for s in input.shape[2:]:
+            spatial *= s
+        if spatial == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input "
+                             f"size {list(input.shape)}")
+    return _norm.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats,
+                               momentum, eps)
+
+
+# ----------------------------------------------------------------------------- sparse
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Look up rows of ``weight`` (num_embeddings, D) by integer ``input`` of any shape:
+    output ``input.shape + (D,)`` (``torch.nn.functional.embedding``). Node
+    ``EmbeddingBackward0(weight)``; the rows of ``padding_idx`` get no gradient.
+
+    ``max_norm`` renormalises the looked-up rows of ``weight`` in place (under no_grad) to norm
+    at most ``max_norm``, as PyTorch's ``embedding_renorm_``. Raises AssertionError for a
+    ``padding_idx`` outside ``[-num_embeddings, num_embeddings)``, RuntimeError for
+    non-integer indices, IndexError for an index out of range.
+    """
+    n = weight.shape[0]
+    if padding_idx is not None:
+        if padding_idx > 0 and padding_idx >= n:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        if padding_idx < 0:
+            if padding_idx < -n:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = n + padding_idx
+    else:
+        padding_idx = -1
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
+    return _emb.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float):
+    """Rows of ``weight`` named in ``input`` with a ``norm_type``-norm above ``max_norm`` are
+    scaled to ``max_norm / (norm + 1e-7)`` in place (one version bump), as
+    ``torch.embedding_renorm_``."""
+    from ..autograd.grad_mode import no_grad
+
+    rows = np.unique(input._data.reshape(-1))
+    w = weight._data
+    norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
+    scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+    with no_grad():
+        w[rows] = (w[rows] * scale[:, None]).astype(w.dtype)
+        weight._vc.bump()
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """int64 one-hot encoding (``torch.nn.functional.one_hot``): shape ``tensor.shape +
+    (num_classes,)``; ``num_classes=-1`` infers ``max + 1``. RuntimeError for a non-int64
+    input or a class out of range. See `minigrad._ops.embedding.one_hot`."""
+    return _emb.one_hot(tensor, num_classes)
 
 
 # ----------------------------------------------------------------------------- losses

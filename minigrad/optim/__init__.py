@@ -1,10 +1,15 @@
-"""``minigrad.optim``: ``Optimizer``, ``SGD``, ``Adam``. Mirrors ``torch/optim/__init__.py``."""
+"""``minigrad.optim``: ``Optimizer``, ``SGD``, ``Adam``, ``AdamW``, ``RMSprop``, ``Adagrad``, and
+the schedulers in ``optim.lr_scheduler``. Mirrors ``torch/optim/__init__.py``."""
 
+from . import lr_scheduler
+from .adagrad import Adagrad
 from .adam import Adam
+from .adamw import AdamW
 from .optimizer import Optimizer
+from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler"]
 
 
 def __dir__():

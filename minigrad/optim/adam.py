@@ -77,6 +77,7 @@ class Adam(Optimizer):
                 state["max_exp_avg_sq"] = Tensor._make(np.zeros_like(p._data))
         g = -p.grad._data if group["maximize"] else p.grad._data
         state["step"]._data += np.float32(1)
+        state["step"]._vc.bump()  # (each state tensor counts PyTorch's in-place updates)
         step = float(state["step"]._data)
         if wd != 0:
             if group["decoupled_weight_decay"]:
@@ -92,11 +93,14 @@ class Adam(Optimizer):
             m[...] = g - (g - m) * (dt(1) - w)
         v *= dt(beta2)
         v += dt(1 - beta2) * g * g
+        state["exp_avg"]._vc.bump()  # lerp_
+        state["exp_avg_sq"]._vc.value += 2  # mul_, addcmul_
         step_size = lr / (1 - beta1**step)
         bias_correction2_sqrt = (1 - beta2**step) ** 0.5
         if group["amsgrad"]:
             vmax = state["max_exp_avg_sq"]._data
             np.maximum(vmax, v, out=vmax)
+            state["max_exp_avg_sq"]._vc.bump()  # torch.maximum(..., out=)
             v = vmax
         denom = np.sqrt(v) / dt(bias_correction2_sqrt) + dt(eps)
         p._data += dt(-step_size) * m / denom

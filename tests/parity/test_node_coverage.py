@@ -71,6 +71,18 @@ def _setitem_mask(lib, t):
     return h
 
 
+def _elu_double(lib, t):
+    x = t["x"]
+    out = lib.nn.functional.elu(x, 0.7)
+    return lib.autograd.grad((out * t["y"]).sum(), x, create_graph=True)[0]
+
+
+def _embedding_double(lib, t):
+    out = lib.nn.functional.embedding(lib.tensor(np.array([[0, 2], [2, 1]])), t["x"], 1)
+    g = (t["y"][:2, :2].unsqueeze(-1) * t["x"][:2]).reshape(2, 2, 4)
+    return lib.autograd.grad(out, t["x"], g, create_graph=True)[0]
+
+
 def _select_double(lib, t):
     x = t["x"]
     return lib.autograd.grad((x[0] * x[0]).sum(), x, create_graph=True)[0]
@@ -200,6 +212,11 @@ CASES = {
     "DivBackward1": _prob_ce,
     "AddBackward1": _smooth_prob_ce,
     "DotBackward0": "t['v'] @ t['u']",
+    "EluBackward0": f"{F}.elu(t['x'], 0.7)",
+    "EluBackward1": f"{F}.elu(t['x'] * 1, 0.7, inplace=True)",
+    "EluBackwardBackward0": _elu_double,
+    "EmbeddingDenseBackwardBackward0": _embedding_double,
+    "EmbeddingBackward0": f"{F}.embedding(lib.tensor(np.array([[0, 2], [2, 1]])), t['x'], 1)",
     "ExpBackward0": "t['x'].exp()",
     "ExpandBackward0": "t['v'].expand(3, 4)",
     "FillBackward2": _fill,
@@ -231,6 +248,10 @@ CASES = {
     "MulBackward0": "t['x'] * t['y']",
     "MulBackward1": _smooth_ce,
     "MvBackward0": "t['x'] @ t['v']",
+    "NativeBatchNormBackward0": f"{F}.batch_norm(t['img'], None, None, t['v'][:3], t['b'][:3], "
+                                "True)",
+    "NativeGroupNormBackward0": f"{F}.group_norm(t['a3'].transpose(1, 2), 2, t['v'], t['u'])",
+    "NativeLayerNormBackward0": f"{F}.layer_norm(t['a3'], [4], t['v'], t['u'])",
     "NegBackward0": "-t['x']",
     "NllLoss2DBackward0": _nll2d,
     "NllLossBackward0": f"{F}.nll_loss(t['x'].log_softmax(1), lib.tensor(np.array([0, 3, 1])))",

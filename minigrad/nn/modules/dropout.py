@@ -1,4 +1,4 @@
-"""``Dropout``. Mirrors ``torch/nn/modules/dropout.py``."""
+"""``Dropout``, ``Dropout1d`` and ``Dropout2d``. Mirrors ``torch/nn/modules/dropout.py``."""
 
 from __future__ import annotations
 
@@ -23,6 +23,51 @@ class Dropout(Module):
         from .. import functional as F
 
         return F.dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout2d(Module):
+    """Zero whole channels of (N, C, H, W) input with probability ``p`` while ``training``
+    and scale the rest by ``1/(1-p)`` (``torch.nn.Dropout2d``); see ``F.dropout2d``.
+
+    Raises ValueError unless ``0 <= p <= 1``.
+    """
+
+    def __init__(self, p: float = 0.5, inplace: bool = False):
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p = p
+        self.inplace = inplace
+
+    def forward(self, input):
+        from .. import functional as F
+
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout1d(Module):
+    """Zero whole channels of (N, C, L) or (C, L) input with probability ``p`` while
+    ``training`` and scale the rest by ``1/(1-p)`` (``torch.nn.Dropout1d``); see
+    ``F.dropout1d``. Raises ValueError unless ``0 <= p <= 1``.
+    """
+
+    def __init__(self, p: float = 0.5, inplace: bool = False):
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p = p
+        self.inplace = inplace
+
+    def forward(self, input):
+        from .. import functional as F
+
+        return F.dropout1d(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"

@@ -1,0 +1,425 @@
+"""Normalization ops: ``native_batch_norm``, ``native_layer_norm``, ``native_group_norm``.
+
+Mirrors ``aten/src/ATen/native/Normalization.cpp`` (batch norm), ``layer_norm.cpp`` and
+``group_norm.cpp`` with the matching entries of ``tools/autograd/derivatives.yaml``. Each op
+is one node, as PyTorch's CPU graph records it:
+
+* ``NativeBatchNormBackward0(input, weight, bias)`` saves ``eps``, ``input``,
+  ``result1``/``result2`` (the batch mean and inverse standard deviation in training; empty
+  tensors in eval), ``running_mean``, ``running_var``, ``training``, ``weight``;
+* ``NativeLayerNormBackward0(input, weight, bias)`` saves ``bias``, ``input``,
+  ``normalized_shape``, ``result1``/``result2`` (mean and rstd, shaped like the input with the
+  normalized dims kept as 1), ``weight``;
+* ``NativeGroupNormBackward0(input, weight, bias)`` saves ``C``, ``HxW``, ``N``, ``eps``,
+  ``group``, ``input``, ``result1``/``result2`` (mean and rstd, shape (N, group)), ``weight``.
+
+Statistics are computed in float64 and stored in the input's dtype. The running statistics of
+batch norm are updated in place *without* a version bump, as PyTorch's CPU kernel writes them.
+The backward formulas are computed in NumPy; under ``create_graph=True`` the same formulas run
+as tensor ops instead (`_normalize_backward_graph`), with the statistics recomputed from the
+saved input, so second-order gradients are right — recorded with ordinary nodes (``MeanBackward1``,
+``RsqrtBackward0``, ...) where PyTorch records one ``NativeBatchNormBackwardBackward0``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd import grad_mode
+from ..autograd.graph import Node, record
+from ._util import quiet_fp
+
+
+def _empty(like: Tensor) -> Tensor:
+    return Tensor._make(np.empty((0,), dtype=like._data.dtype))
+
+
+def _check_dtypes(input: Tensor, *others) -> None:
+    for t in others:
+        if t is not None and t._data.dtype != input._data.dtype:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
+def _check_per_channel(name: str, t, c: int) -> None:
+    if t is not None and t.numel() != c:
+        raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+
+
+def _normalize_backward_graph(x: Tensor, gxhat: Tensor, dims: tuple, eps: float):
+    """The input gradient of ``xhat = (x - mean) * rstd`` (statistics over ``dims``) given
+    dL/dxhat, in tensor ops so that ``create_graph`` records it:
+    ``rstd * (gxhat - mean(gxhat) - xhat * mean(gxhat * xhat))``. Returns ``(gx, xhat)``."""
+    xc = x - x.mean(dims, keepdim=True)
+    rstd = ((xc * xc).mean(dims, keepdim=True) + eps).rsqrt()
+    xhat = xc * rstd
+    dev = gxhat - gxhat.mean(dims, keepdim=True) - xhat * (gxhat * xhat).mean(dims, keepdim=True)
+    return dev * rstd, xhat
+
+
+# ----------------------------------------------------------------------------- batch norm
+class NativeBatchNormBackward0(Node):
+    """z = (input - mean) * invstd * weight + bias, per channel (dim 1).
+
+    Training (batch statistics, ``xhat = (input - mean) * invstd``, n elements per channel):
+    dz/dinput = weight * invstd * (grad - mean(grad) - xhat * mean(grad * xhat));
+    eval (running statistics): dz/dinput = grad * weight / sqrt(running_var + eps).
+    dz/dweight = Σ grad * xhat, dz/dbias = Σ grad (sums over every dim but 1).
+    Saves: eps, input, result1 (save_mean), result2 (save_invstd), running_mean, running_var,
+    training, weight.
+    """
+
+    def __init__(self, input, weight, running_mean, running_var, training, eps):
+        Node.__init__(self)
+        self._save("eps", eps)
+        self._save("input", input)
+        self._save("running_mean", running_mean)
+        self._save("running_var", running_var)
+        self._save("training", training)
+        self._save("weight", weight)
+
+    def backward(self, g):
+        if grad_mode.is_grad_enabled():
+            return self._backward_graph(g)
+        x = self._get("input")._data
+        w = self._get("weight")
+        c = x.shape[1]
+        axes = (0,) + tuple(range(2, x.ndim))
+        bshape = (1, c) + (1,) * (x.ndim - 2)
+        gd = g._data.astype(np.float64)
+        if self._saved["training"]:
+            mean = self._get("result1")._data.astype(np.float64)
+            invstd = self._get("result2")._data.astype(np.float64)
+        else:
+            mean = self._get("running_mean")._data.astype(np.float64)
+            var = self._get("running_var")._data.astype(np.float64)
+            invstd = 1.0 / np.sqrt(var + self._saved["eps"])
+        xhat = (x.astype(np.float64) - mean.reshape(bshape)) * invstd.reshape(bshape)
+        scale = invstd if w is None else invstd * w._data.astype(np.float64)
+        nf = self.next_functions
+        gx = gw = gb = None
+        if nf[0][0] is not None:
+            if self._saved["training"]:
+                dev = gd - gd.mean(axis=axes, keepdims=True) \
+                    - xhat * (gd * xhat).mean(axis=axes, keepdims=True)
+            else:
+                dev = gd
+            gx = Tensor._make((dev * scale.reshape(bshape)).astype(x.dtype))
+        if nf[1][0] is not None:
+            gw = Tensor._make((gd * xhat).sum(axis=axes).astype(x.dtype))
+        if nf[2][0] is not None:
+            gb = Tensor._make(gd.sum(axis=axes).astype(x.dtype))
+        return gx, gw, gb
+
+    def _backward_graph(self, g):
+        """The same derivatives in tensor ops (create_graph)."""
+        x, w = self._get("input"), self._get("weight")
+        dims = (0,) + tuple(range(2, x.ndim))
+        bshape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+        if self._saved["training"]:
+            gx, xhat = _normalize_backward_graph(x, g, dims, self._saved["eps"])
+            if w is not None:
+                gx = gx * w.reshape(bshape)
+        else:
+            invstd = (self._get("running_var") + self._saved["eps"]).rsqrt().reshape(bshape)
+            xhat = (x - self._get("running_mean").reshape(bshape)) * invstd
+            gx = g * invstd if w is None else g * (invstd * w.reshape(bshape))
+        gw = (g * xhat).sum(dims) if self.next_functions[1][0] is not None else None
+        gb = g.sum(dims) if self.next_functions[2][0] is not None else None
+        return gx, gw, gb
+
+
+def native_batch_norm(input: Tensor, weight, bias, running_mean, running_var, training: bool,
+                      momentum: float, eps: float) -> Tensor:
+    """Batch normalisation over dim 1 (``torch.batch_norm`` on the CPU).
+
+    Shapes: input (N, C, *), weight/bias/running_mean/running_var (C,) or None. In training
+    the batch statistics normalise the input and, when given, the running statistics become
+    ``(1 - momentum) * running + momentum * batch`` (the variance unbiased: ``* n / (n - 1)``),
+    in place and without a version bump. In eval the running statistics normalise. Node
+    ``NativeBatchNormBackward0(input, weight, bias)``.
+    Raises RuntimeError for mixed dtypes, a per-channel tensor of the wrong size, or eval
+    without running statistics.
+    """
+    if input.ndim < 2:
+        raise RuntimeError(f"batch_norm(): expected input to have at least 2 dims, but got "
+                           f"{input.ndim}")
+    c = input.shape[1]
+    _check_per_channel("running_mean", running_mean, c)
+    _check_per_channel("running_var", running_var, c)
+    _check_per_channel("weight", weight, c)
+    _check_per_channel("bias", bias, c)
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError("running_mean and running_var must be defined in the evaluation mode")
+    _check_dtypes(input, weight, bias, running_mean, running_var)
+    x = input._data.astype(np.float64)
+    dt = input._data.dtype
+    axes = (0,) + tuple(range(2, x.ndim))
+    bshape = (1, c) + (1,) * (x.ndim - 2)
+    with quiet_fp():
+        if training:
+            n = x.size // c if c else 0
+            mean = x.mean(axis=axes)
+            var = x.var(axis=axes)
+            invstd = 1.0 / np.sqrt(var + eps)
+            if running_mean is not None:
+                running_mean._data[...] = (1 - momentum) * running_mean._data + momentum * mean
+            if running_var is not None:
+                unbiased = var * n / (n - 1) if n > 1 else np.full_like(var, np.inf)
+                running_var._data[...] = (1 - momentum) * running_var._data + momentum * unbiased
+            save_mean = Tensor._make(mean.astype(dt))
+            save_invstd = Tensor._make(invstd.astype(dt))
+        else:
+            mean = running_mean._data.astype(np.float64)
+            invstd = 1.0 / np.sqrt(running_var._data.astype(np.float64) + eps)
+            save_mean, save_invstd = _empty(input), _empty(input)
+        y = (x - mean.reshape(bshape)) * invstd.reshape(bshape)
+        if weight is not None:
+            y = y * weight._data.astype(np.float64).reshape(bshape)
+        if bias is not None:
+            y = y + bias._data.astype(np.float64).reshape(bshape)
+    out = Tensor._make(y.astype(dt))
+    node = record(NativeBatchNormBackward0, out, (input, weight, bias), input, weight,
+                  running_mean, running_var, training, eps)
+    if node is not None:
+        node._save("result1", save_mean)
+        node._save("result2", save_invstd)
+    return out
+
+
+# ----------------------------------------------------------------------------- layer norm
+def _normalize_rows(x: np.ndarray, eps: float):
+    """Mean and rstd of each row of a 2-D float64 array, and the normalised rows."""
+    mean = x.mean(axis=1, keepdims=True)
+    rstd = 1.0 / np.sqrt(x.var(axis=1, keepdims=True) + eps)
+    return mean, rstd, (x - mean) * rstd
+
+
+def _rows_backward(gxhat: np.ndarray, xhat: np.ndarray, rstd: np.ndarray) -> np.ndarray:
+    """dL/dx of ``xhat = (x - mean(x)) * rstd`` per row, given dL/dxhat (float64, 2-D)."""
+    return rstd * (gxhat - gxhat.mean(axis=1, keepdims=True)
+                   - xhat * (gxhat * xhat).mean(axis=1, keepdims=True))
+
+
+class NativeLayerNormBackward0(Node):
+    """z = (input - mean) * rstd * weight + bias over the last ``len(normalized_shape)`` dims.
+
+    With ``xhat = (input - mean) * rstd`` and ``gxhat = grad * weight``:
+    dz/dinput = rstd * (gxhat - mean(gxhat) - xhat * mean(gxhat * xhat)) (means over the
+    normalized dims); dz/dweight = Σ grad * xhat, dz/dbias = Σ grad (sums over the leading
+    dims). Saves: bias, input, normalized_shape, result1 (mean), result2 (rstd), weight.
+    """
+
+    def __init__(self, input, normalized_shape, weight, bias, eps):
+        Node.__init__(self)
+        self._save("bias", bias)
+        self._save("input", input)
+        self._save("normalized_shape", tuple(normalized_shape))
+        self._save("weight", weight)
+        self._eps = eps  # (not saved by PyTorch; the create_graph path recomputes rstd)
+
+    def backward(self, g):
+        if grad_mode.is_grad_enabled():
+            return self._backward_graph(g)
+        x = self._get("input")._data
+        w = self._get("weight")
+        m = math.prod(self._saved["normalized_shape"])
+        rows = x.size // m if m else 0
+        mean = self._get("result1")._data.astype(np.float64).reshape(rows, 1)
+        rstd = self._get("result2")._data.astype(np.float64).reshape(rows, 1)
+        xhat = (x.astype(np.float64).reshape(rows, m) - mean) * rstd
+        gd = g._data.astype(np.float64).reshape(rows, m)
+        nf = self.next_functions
+        gx = gw = gb = None
+        if nf[0][0] is not None:
+            gxhat = gd if w is None else gd * w._data.astype(np.float64).reshape(1, m)
+            gx = Tensor._make(_rows_backward(gxhat, xhat, rstd).reshape(x.shape).astype(x.dtype))
+        if nf[1][0] is not None:
+            gw = Tensor._make((gd * xhat).sum(axis=0).reshape(w.shape).astype(x.dtype))
+        if nf[2][0] is not None:
+            gb = Tensor._make(gd.sum(axis=0).reshape(self._get("bias").shape).astype(x.dtype))
+        return gx, gw, gb
+
+    def _backward_graph(self, g):
+        """The same derivatives in tensor ops (create_graph), on (rows, M) reshapes."""
+        x, w, b = self._get("input"), self._get("weight"), self._get("bias")
+        m = math.prod(self._saved["normalized_shape"])
+        rows = x.numel() // m if m else 0
+        x2, g2 = x.reshape(rows, m), g.reshape(rows, m)
+        gxhat = g2 if w is None else g2 * w.reshape(1, m)
+        gx, xhat = _normalize_backward_graph(x2, gxhat, (1,), self._eps)
+        nf = self.next_functions
+        gw = (g2 * xhat).sum(0).reshape(w.shape) if nf[1][0] is not None else None
+        gb = g2.sum(0).reshape(b.shape) if nf[2][0] is not None else None
+        return gx.reshape(x.shape), gw, gb
+
+
+def native_layer_norm(input: Tensor, normalized_shape, weight, bias, eps: float) -> Tensor:
+    """Layer normalisation over the trailing ``normalized_shape`` dims (``torch.layer_norm``).
+
+    Shapes: input (*, *normalized_shape); weight and bias ``normalized_shape`` or None; output
+    like input. Node ``NativeLayerNormBackward0(input, weight, bias)``. Raises RuntimeError
+    when the input's trailing dims or weight/bias do not match ``normalized_shape``.
+    """
+    shape = tuple(int(s) for s in normalized_shape)
+    k = len(shape)
+    if k == 0:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
+                               f"got {name} of shape {list(t.shape)} and normalized_shape = "
+                               f"{list(shape)}")
+    if input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(str(s) for s in shape)}], but got input of size"
+                           f"{list(input.shape)}")
+    _check_dtypes(input, weight, bias)
+    dt = input._data.dtype
+    m = math.prod(shape)
+    rows = input._data.size // m if m else 0
+    lead = tuple(input.shape[:input.ndim - k])
+    with quiet_fp():
+        mean, rstd, y = _normalize_rows(input._data.astype(np.float64).reshape(rows, m), eps)
+        if weight is not None:
+            y = y * weight._data.astype(np.float64).reshape(1, m)
+        if bias is not None:
+            y = y + bias._data.astype(np.float64).reshape(1, m)
+    out = Tensor._make(y.reshape(input.shape).astype(dt))
+    node = record(NativeLayerNormBackward0, out, (input, weight, bias), input, shape, weight,
+                  bias, eps)
+    if node is not None:
+        stat_shape = lead + (1,) * k
+        node._save("result1", Tensor._make(mean.reshape(stat_shape).astype(dt)))
+        node._save("result2", Tensor._make(rstd.reshape(stat_shape).astype(dt)))
+    return out
+
+
+# ----------------------------------------------------------------------------- group norm
+class NativeGroupNormBackward0(Node):
+    """z = (input - mean_g) * rstd_g * weight[c] + bias[c], statistics per (sample, group).
+
+    With ``xhat`` the input normalised per group and ``gxhat = grad * weight[c]``:
+    dz/dinput = rstd * (gxhat - mean(gxhat) - xhat * mean(gxhat * xhat)) (means over each
+    group's C/group * HxW elements); dz/dweight[c] = Σ grad * xhat, dz/dbias[c] = Σ grad
+    (sums over N and the spatial dims). Saves: C, HxW, N, eps, group, input, result1 (mean),
+    result2 (rstd), weight.
+    """
+
+    def __init__(self, input, weight, n, c, hxw, group, eps):
+        Node.__init__(self)
+        self._save("C", c)
+        self._save("HxW", hxw)
+        self._save("N", n)
+        self._save("eps", eps)
+        self._save("group", group)
+        self._save("input", input)
+        self._save("weight", weight)
+
+    def backward(self, g):
+        if grad_mode.is_grad_enabled():
+            return self._backward_graph(g)
+        s = self._saved
+        n, c, hxw, grp = s["N"], s["C"], s["HxW"], s["group"]
+        x = self._get("input")._data
+        w = self._get("weight")
+        mean = self._get("result1")._data.astype(np.float64).reshape(n * grp, 1)
+        rstd = self._get("result2")._data.astype(np.float64).reshape(n * grp, 1)
+        xhat = (x.astype(np.float64).reshape(n * grp, -1) - mean) * rstd
+        gd = g._data.astype(np.float64).reshape(n, c, hxw)
+        nf = self.next_functions
+        gx = gw = gb = None
+        if nf[0][0] is not None:
+            gxhat = gd if w is None else gd * w._data.astype(np.float64).reshape(1, c, 1)
+            gxr = _rows_backward(gxhat.reshape(n * grp, -1), xhat, rstd)
+            gx = Tensor._make(gxr.reshape(x.shape).astype(x.dtype))
+        if nf[1][0] is not None:
+            gw = Tensor._make((gd * xhat.reshape(n, c, hxw)).sum(axis=(0, 2)).astype(x.dtype))
+        if nf[2][0] is not None:
+            gb = Tensor._make(gd.sum(axis=(0, 2)).astype(x.dtype))
+        return gx, gw, gb
+
+    def _backward_graph(self, g):
+        """The same derivatives in tensor ops (create_graph), on (N, group, -1) reshapes."""
+        s = self._saved
+        n, c, hxw, grp = s["N"], s["C"], s["HxW"], s["group"]
+        x, w = self._get("input"), self._get("weight")
+        g3 = g.reshape(n, c, hxw)
+        gxhat = (g3 if w is None else g3 * w.reshape(1, c, 1)).reshape(n, grp, -1)
+        gx, xhat = _normalize_backward_graph(x.reshape(n, grp, -1), gxhat, (2,), s["eps"])
+        nf = self.next_functions
+        gw = (g3 * xhat.reshape(n, c, hxw)).sum((0, 2)) if nf[1][0] is not None else None
+        gb = g3.sum((0, 2)) if nf[2][0] is not None else None
+        return gx.reshape(x.shape), gw, gb
+
+
+def native_group_norm(input: Tensor, num_groups: int, weight, bias, eps: float) -> Tensor:
+    """Group normalisation (``torch.group_norm``): channels split into ``num_groups`` groups,
+    each normalised per sample, then scaled and shifted per channel.
+
+    Shapes: input (N, C, *), C divisible by ``num_groups``; weight/bias (C,) or None. Node
+    ``NativeGroupNormBackward0(input, weight, bias)``. Raises RuntimeError for C not
+    divisible by ``num_groups`` or a weight/bias of the wrong size.
+    """
+    n, c = input.shape[0], input.shape[1]
+    if num_groups <= 0 or c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {list(input.shape)} and "
+                           f"num_groups={num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.ndim != 1 or t.numel() != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape {list(t.shape)} "
+                               f"and input of shape {list(input.shape)}")
+    _check_dtypes(input, weight, bias)
+    dt = input._data.dtype
+    hxw = math.prod(input.shape[2:])
+    with quiet_fp():
+        mean, rstd, y = _normalize_rows(
+            input._data.astype(np.float64).reshape(n * num_groups, -1), eps)
+        y = y.reshape(n, c, hxw)
+        if weight is not None:
+            y = y * weight._data.astype(np.float64).reshape(1, c, 1)
+        if bias is not None:
+            y = y + bias._data.astype(np.float64).reshape(1, c, 1)
+    out = Tensor._make(y.reshape(input.shape).astype(dt))
+    node = record(NativeGroupNormBackward0, out, (input, weight, bias), input, weight, n, c,
+                  hxw, num_groups, eps)
+    if node is not None:
+        node._save("result1", Tensor._make(mean.reshape(n, num_groups).astype(dt)))
+        node._save("result2", Tensor._make(rstd.reshape(n, num_groups).astype(dt)))
+    return out
+
+
+# ----------------------------------------------------------------------------- instance norm
+def instance_norm(input: Tensor, weight, bias, running_mean, running_var,
+                  use_input_stats: bool, momentum: float, eps: float) -> Tensor:
+    """Instance normalisation (``torch.instance_norm``, composite in ATen): each (sample,
+    channel) plane normalised on its own, written as one batch norm over the input viewed as
+    (1, N * C, *) with weight, bias and running statistics repeated N times.
+
+    Graph: ``ViewBackward0(NativeBatchNormBackward0(ViewBackward0(input),
+    RepeatBackward0(weight), RepeatBackward0(bias)))``. With ``use_input_stats``, given running
+    statistics are then overwritten (``copy_``, one version bump) with the mean over the batch
+    of the updated repeated ones.
+    """
+    from ..autograd.grad_mode import no_grad
+
+    b, c = input.shape[0], input.shape[1]
+    shape = (1, b * c) + tuple(input.shape[2:])
+    w = weight.repeat(b) if weight is not None else None
+    bi = bias.repeat(b) if bias is not None else None
+    rm = running_mean.repeat(b) if running_mean is not None else None
+    rv = running_var.repeat(b) if running_var is not None else None
+    out = native_batch_norm(input.contiguous().view(shape), w, bi, rm, rv, use_input_stats,
+                            momentum, eps)
+    if use_input_stats:  # (in eval the statistics are only read)
+        with no_grad():
+            if running_mean is not None:
+                running_mean.copy_(rm.view(b, c).mean(0))
+            if running_var is not None:
+                running_var.copy_(rv.view(b, c).mean(0))
+    return out.view(tuple(input.shape))

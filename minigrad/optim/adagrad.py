@@ -1,0 +1,86 @@
+"""``Adagrad`` with learning-rate decay, weight decay and maximize.
+
+Mirrors ``torch/optim/adagrad.py`` (``_single_tensor_adagrad``, PyTorch's CPU path for dense
+gradients), in the same order of float32 operations. As in PyTorch, the state of every
+parameter (``step`` and ``sum``) is made by the constructor, not by the first step.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from .optimizer import Optimizer
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(Optimizer):
+    """Adagrad (``torch.optim.Adagrad``).
+
+    For each parameter ``p`` with gradient ``g`` (others are skipped), at step ``t``::
+
+        g = -g if maximize;  g = g + weight_decay * p
+        clr = lr / (1 + (t - 1) * lr_decay)
+        sum = sum + g * g
+        p = p - clr * g / (sqrt(sum) + eps)
+
+    ``state[p]`` holds ``step`` (a float32 0-d tensor) and ``sum`` (filled with
+    ``initial_accumulator_value``), for every parameter from the start. Args: ``params``,
+    ``lr=1e-2``, ``lr_decay=0``, ``weight_decay=0``, ``initial_accumulator_value=0``,
+    ``eps=1e-10``, ``foreach=None``; keyword ``maximize=False``, ``differentiable=False``,
+    ``fused=None`` (``foreach``/``fused`` accepted, the plain loop runs). Raises ValueError
+    for a negative lr, lr_decay, weight_decay, initial_accumulator_value or eps.
+    """
+
+    def __init__(self, params, lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
+                 initial_accumulator_value: float = 0, eps: float = 1e-10, foreach=None, *,
+                 maximize: bool = False, differentiable: bool = False, fused=None):
+        for name, value in (("learning rate", lr), ("lr_decay value", lr_decay),
+                            ("weight_decay value", weight_decay),
+                            ("initial_accumulator_value value", initial_accumulator_value),
+                            ("epsilon value", eps)):
+            if not 0.0 <= value:
+                raise ValueError(f"Invalid {name}: {value}")
+        if differentiable:
+            raise NotImplementedError("minigrad: Adagrad(differentiable=True) is not supported")
+        defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
+                    "initial_accumulator_value": initial_accumulator_value, "foreach": foreach,
+                    "maximize": maximize, "differentiable": differentiable, "fused": fused}
+        super().__init__(params, defaults)
+        if fused and foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        for group in self.param_groups:
+            for p in group["params"]:
+                state = self.state[p]
+                state["step"] = Tensor._make(np.array(0.0, dtype=np.float32))
+                state["sum"] = Tensor._make(np.full_like(p._data, initial_accumulator_value))
+
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
+        loss = self._run_closure(closure)
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    self._update(p, group)
+        return loss
+
+    def _update(self, p, group) -> None:
+        lr, wd, eps, lr_decay = group["lr"], group["weight_decay"], group["eps"], group["lr_decay"]
+        dt = p._data.dtype.type
+        state = self.state[p]
+        step_t = state["step"]
+        step_t._data += np.float32(1)
+        step_t._vc.bump()
+        step = float(step_t._data)
+        g = -p.grad._data if group["maximize"] else p.grad._data
+        if wd != 0:
+            g = g + dt(wd) * p._data
+        clr = lr / (1 + (step - 1) * lr_decay)
+        s = state["sum"]
+        s._data += dt(1) * g * g  # addcmul_ with value 1
+        s._vc.bump()
+        std = np.sqrt(s._data)
+        std += dt(eps)
+        p._data += dt(-clr) * g / std  # addcdiv_: value * t1 / t2
+        p._vc.bump()
