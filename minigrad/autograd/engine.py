@@ -165,7 +165,7 @@ def _add_to_buffer(buf, nr, g) -> None:
 def _as_input_dtype(child, nr, g, node=None, i=0):
     """``g`` cast to the dtype of the tensor it is the gradient of (PyTorch's
     ``validate_outputs``): a float32 input of a float64 op gets a float32 gradient. For a leaf's
-    ``AccumulateGrad`` the shape is checked too (see :func:`_fit_shape`): ``node`` (None for a
+    ``AccumulateGrad`` the shape is checked too (see `_fit_shape`): ``node`` (None for a
     root) returned ``g`` as its ``i``-th gradient."""
     meta = child._out_meta
     if nr < len(meta):
