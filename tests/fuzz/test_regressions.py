@@ -1008,6 +1008,23 @@ FIXED = {
         ("mcall", 0, 0, {}, False, 1),
         ("backward", [2], 3, False, False, False, None),
     ],
+    # ``y.data = t`` of another shape on a non-leaf, then a backward through y's node: PyTorch
+    # checks every node's incoming gradient against the shape the node recorded and sums a
+    # broadcast one down (validate_outputs); minigrad checked only a leaf's (NumPy ValueError)
+    "data_other_shape_non_leaf": [
+        ("leaf", [2, 2, 2], "float32", True, "randn", 1),
+        ("op", "cross_entropy", [0], {"ignore_index": 0, "reduction": "mean",
+                                      "target": [0, 0, 0, 0], "target_shape": [2, 2]}, False),
+        ("leaf", [2, 2], "float32", False, "randn", 2),
+        ("set_data", 1, 2),
+        ("op", "neg", [2], {}, ("set", False)),
+        ("op", "sub", [3, 3], {}, ("set", False)),
+        ("op", "neg", [4], {}, ("set", False)),
+        ("op", "neg", [5], {}, True),
+        ("op", "neg", [1], {}, False),
+        ("op", "neg", [7], {}, ("set", False)),
+        ("backward", [7], 3, False, False, False, None),
+    ],
 }
 
 KNOWN: dict = {}  # name (as in generate.KNOWN_GAPS) -> (owner, program); none known now
