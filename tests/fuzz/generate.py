@@ -85,10 +85,8 @@ THEMES = {
 # grad-mode objects and attribute assignments, drawn by every theme (each step kind with the
 # given weight, relative to the theme's own)
 EXTRA = dict(mode_obj=1, set_data=1, set_grad=1, set_requires_grad=1)
-# Open: with grad-mode objects and attribute assignments the mixed and views themes met
-# differences not yet triaged (an in-place op in inference mode on a view's result; a
-# ValueError where PyTorch raises RuntimeError): these themes draw plain modes only, as before,
-# until they are (the other themes draw them all)
+# themes that draw plain grad modes only and no attribute assignments (a way to steer one
+# theme around a new difference until it is triaged): none now
 PLAIN_THEMES: set = set()
 OP_FAMILIES = {
     "mixed": dict(unary=20, scalar=10, binary=20, reduce=15, views=20, linalg=8, nn=7),

@@ -1025,6 +1025,24 @@ FIXED = {
         ("op", "neg", [7], {}, ("set", False)),
         ("backward", [7], 3, False, False, False, None),
     ],
+    # AsStridedBackward0 (a view's history rewritten in inference mode) returns a view of a
+    # new zeros storage written in place: version 1, relative to its base (minigrad: 0, no base)
+    "as_strided_backward_gradient_is_a_view": [
+        ("leaf", [2, 2], "float32", True, "randn", 1),
+        ("op", "t", [0], {}, False),
+        ("inplace", "relu_", 1, [], {}, ("inference",)),
+        ("grad", [1], [0], 5, False, False, False),
+    ],
+    # accumulating into an existing .grad of another shape (after ``.data =``): PyTorch's
+    # in-place add error, RuntimeError (minigrad: NumPy's ValueError)
+    "accumulate_into_grad_of_other_shape": [
+        ("leaf", [], "float32", True, "randn", 2),
+        ("backward", [0], 3, False, False, False, None),
+        ("leaf", [2, 2, 2], "float32", False, "randn", 4),
+        ("set_data", 0, 1),
+        ("op", "neg", [0], {}, False),
+        ("backward", [0], 6, False, False, False, None),
+    ],
 }
 
 KNOWN: dict = {}  # name (as in generate.KNOWN_GAPS) -> (owner, program); none known now
