@@ -1035,6 +1035,14 @@ FIXED = {
     ],
     # accumulating into an existing .grad of another shape (after ``.data =``): PyTorch's
     # in-place add error, RuntimeError (minigrad: NumPy's ValueError)
+    # masked_fill of a transposed tensor: PyTorch fills a contiguous clone (strides (2, 1));
+    # minigrad's np.where kept the input's layout
+    "masked_fill_result_is_contiguous": [
+        ("leaf", [2, 2], "float32", True, "randn", 1),
+        ("op", "t", [0], {}, False),
+        ("op", "masked_fill", [1], {"thr": 0.0, "value": 0.0}, False),
+        ("backward", [2], 5, False, False, False, None),
+    ],
     "accumulate_into_grad_of_other_shape": [
         ("leaf", [], "float32", True, "randn", 2),
         ("backward", [0], 3, False, False, False, None),
