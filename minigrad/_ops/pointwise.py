@@ -846,8 +846,8 @@ def masked_fill(input, mask, value):
                            f"tensor with {value.ndim} dimension(s).")
     val = value._data if isinstance(value, Tensor) else value
     # (PyTorch fills a contiguous clone: the result is row-major whatever input's layout)
-    out = Tensor._make(np.ascontiguousarray(np.where(
-        mask._data, np.asarray(val).astype(input._data.dtype), input._data)))
+    out = Tensor._make(np.where(mask._data, np.asarray(val).astype(input._data.dtype),
+                                input._data).copy(order="C"))
     if isinstance(value, Tensor):
         record(MaskedFillBackward1, out, (input, value), mask)
     else:

@@ -100,6 +100,25 @@ FAMILY_OPS = dict(unary=UNARY, scalar=SCALAR, binary=BINARY, reduce=REDUCE, view
                   linalg=LINALG, nn=NN)
 
 
+def _empty_max_window(hw: tuple, p: dict) -> bool:
+    """Whether a dilated max-pool window of these arguments holds only padding: PyTorch 2.13
+    then returns an index outside the input plane and its CPU backward writes out of bounds
+    (a crash or corrupted memory), so the generator does not draw such arguments."""
+    def pair(v):
+        return v if isinstance(v, tuple) else (v, v)
+    k, s, pad = pair(p["kernel"]), pair(p["stride"] or p["kernel"]), pair(p["padding"])
+    d = p["dilation"]
+    for n, kk, ss, pp in zip(hw, k, s, pad):
+        span = n + 2 * pp - d * (kk - 1) - 1
+        out = (span + (ss - 1 if p["ceil_mode"] else 0)) // ss + 1
+        if p["ceil_mode"] and (out - 1) * ss >= n + pp:
+            out -= 1
+        for o in range(max(out, 0)):
+            if not any(0 <= o * ss - pp + d * t < n for t in range(kk)):
+                return True
+    return False
+
+
 def _weighted(weights: dict) -> st.SearchStrategy:
     """``sampled_from`` with repetitions as weights (shrinks toward the first key)."""
     return st.sampled_from([k for k, w in weights.items() for _ in range(w)])
@@ -848,6 +867,8 @@ class Gen(FunctionGen, ModuleGen, OptimGen):
     def op_max_pool2d(self):
         i, p = self.pool_args()
         p["dilation"] = self.d(st.sampled_from([1, 1, 2]))
+        if p["dilation"] == 2 and _empty_max_window(tuple(self.env[i].shape[-2:]), p):
+            p["dilation"] = 1  # (PyTorch's indices leave the plane there: see the function)
         return [i], p
 
     def op_avg_pool2d(self):

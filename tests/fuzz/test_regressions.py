@@ -1042,6 +1042,9 @@ FIXED = {
         ("op", "t", [0], {}, False),
         ("op", "masked_fill", [1], {"thr": 0.0, "value": 0.0}, False),
         ("backward", [2], 5, False, False, False, None),
+        ("leaf", [], "float32", True, "randn", 2),  # (and a 0-dim one stays 0-dim)
+        ("op", "masked_fill", [3], {"thr": 0.0, "value": 0.0}, False),
+        ("backward", [4], 6, False, False, False, None),
     ],
     "accumulate_into_grad_of_other_shape": [
         ("leaf", [], "float32", True, "randn", 2),
