@@ -507,6 +507,13 @@ class SplitWithSizesBackward0(SplitBackward0):
     _sizes_name = "split_sizes"
 
 
+class UnsafeSplitBackward0(SplitBackward0):
+    """outs = self.unsafe_split(split_size, dim) (also ``unsafe_chunk``): like ``split``, but
+    the outputs are not tracked as views (PyTorch's RNN cells chunk their gates with it and
+    then modify the chunks in place). dz/dself = cat(grads, dim). Saves: dim, self_sym_sizes,
+    split_size."""
+
+
 class UnbindBackward0(Node):
     """outs = self.unbind(dim).  dz/dself = stack(grads, dim). Saves: dim (as given)."""
 
@@ -575,6 +582,17 @@ def unbind(self, dim: int = 0) -> tuple:
     d = normalize_dim(dim, self.ndim)
     arrays = [self._data[(slice(None),) * d + (i, Ellipsis)] for i in range(self.shape[d])]
     return _multi_view(self, arrays, UnbindBackward0, dim, d)
+
+
+def unsafe_chunk(self, chunks: int, dim: int = 0) -> tuple:
+    """``chunk`` whose outputs are plain tensors, not views (``torch.unsafe_chunk``); node
+    ``UnsafeSplitBackward0``. The outputs share memory with ``self`` but no version counter."""
+    pieces = chunk(self.detach(), chunks, dim)
+    n = self.shape[normalize_dim(dim, self.ndim)]
+    outs = tuple(Tensor._make(p._data) for p in pieces)
+    record(UnsafeSplitBackward0, list(outs), (self,), dim, normalize_dim(dim, self.ndim),
+           self.shape, -(-n // chunks))
+    return outs
 
 
 class RepeatBackward0(Node):
@@ -717,6 +735,23 @@ def stack(tensors, dim: int = 0) -> Tensor:
     dt = result_dtype(*ts)
     out = Tensor._make(np.stack([t._data.astype(dt, copy=False) for t in ts], axis=d))
     record(StackBackward0, out, tuple(ts), dim, d)
+    return out
+
+
+class TransposeBackward1(TransposeBackward0):
+    """self.transpose_(dim0, dim1) (in place).  dz/dself = grad.transpose(dim0, dim1).
+    Saves: dim0, dim1."""
+
+
+def _transpose_fresh(self, dim0: int, dim1: int) -> Tensor:
+    """``self.transpose_(dim0, dim1)`` on a fresh intermediate no one else holds (PyTorch's
+    RNN does it to its output when ``batch_first``); node ``TransposeBackward1``. The result
+    has ``_version`` 1, as the transposed tensor has in PyTorch."""
+    d0, d1 = normalize_dim(dim0, self.ndim), normalize_dim(dim1, self.ndim)
+    out = Tensor._make(self._data.swapaxes(d0, d1))
+    record(TransposeBackward1, out, (self,), dim0, dim1, d0, d1)
+    if not out._inference:
+        out._vc.bump()
     return out
 
 
