@@ -73,24 +73,29 @@ def _state_shapes(kind, kw, batch):
 
 
 def _run(lib, kind, kw, shape, with_state, dtype, device="cpu", train=False, graph=True):
-    """Forward + backward of a full-sequence module; a trace of everything."""
+    """Forward + backward of a full-sequence module; a trace of everything. ``kw`` may hold
+    ``noncontig`` (the input is a transposed view) and ``train`` (training mode)."""
     rng = np.random.default_rng(3)
+    kw = dict(kw)
+    noncontig, train = kw.pop("noncontig", False), kw.pop("train", train)
     m = _build(lib, kind, kw, dtype, device)
     m.train(train)
-    x = leaf(lib, rng.standard_normal(shape).astype(dtype), device)
+    x = leaf(lib, rng.standard_normal(shape[::-1] if noncontig else shape).astype(dtype),
+             device)
+    x_in = x.permute(*range(len(shape) - 1, -1, -1)) if noncontig else x
     batch = None if len(shape) == 2 else shape[0 if kw.get("batch_first") else 1]
     states = [leaf(lib, rng.standard_normal(s).astype(dtype), device)
               for s in _state_shapes(kind, kw, batch)] if with_state else None
     with _mkldnn_off(lib):
         if states is None:
-            out, hidden = m(x)
+            out, hidden = m(x_in)
         else:
-            out, hidden = m(x, tuple(states) if kind == "LSTM" else states[0])
+            out, hidden = m(x_in, tuple(states) if kind == "LSTM" else states[0])
     finals = list(hidden) if kind == "LSTM" else [hidden]
-    trace = {"out": to_numpy(out), "finals": [to_numpy(f) for f in finals],
-             "versions": [out._version] + [f._version for f in finals]}
-    if graph and device == "cpu":
+    trace = {"out": to_numpy(out), "finals": [to_numpy(f) for f in finals]}
+    if graph and device == "cpu":  # (on CUDA PyTorch runs cuDNN's kernels)
         trace["graph"] = [graph_trace(t) for t in [out] + finals]
+        trace["versions"] = [out._version] + [f._version for f in finals]
     loss = (out * leaf(lib, rng.standard_normal(tuple(out.shape)).astype(dtype), device,
                        requires_grad=False)).sum()
     for f in finals:
@@ -121,6 +126,10 @@ LAYER_CASES = {
     "unbatched_bf_bi": ({"batch_first": True, "bidirectional": True}, (4, I), True),
     "dropout_eval": ({"num_layers": 2, "dropout": 0.5}, (3, 2, I), True),
     "batch1": ({"num_layers": 2}, (3, 1, I), True),
+    "empty_batch": ({"num_layers": 2, "bidirectional": True}, (3, 0, I), True),
+    "non_contiguous": ({"num_layers": 2, "noncontig": True}, (4, 3, I), True),
+    "non_contiguous_bf": ({"batch_first": True, "noncontig": True}, (3, 4, I), False),
+    "dropout1_train": ({"num_layers": 3, "dropout": 1.0, "train": True}, (3, 2, I), True),
 }
 PROJ_CASES = {
     "proj": ({"proj_size": P}, (4, 2, I), True),
