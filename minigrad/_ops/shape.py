@@ -587,11 +587,17 @@ def unbind(self, dim: int = 0) -> tuple:
 def unsafe_chunk(self, chunks: int, dim: int = 0) -> tuple:
     """``chunk`` whose outputs are plain tensors, not views (``torch.unsafe_chunk``); node
     ``UnsafeSplitBackward0``. The outputs share memory with ``self`` but no version counter."""
-    pieces = chunk(self.detach(), chunks, dim)
-    n = self.shape[normalize_dim(dim, self.ndim)]
-    outs = tuple(Tensor._make(p._data) for p in pieces)
-    record(UnsafeSplitBackward0, list(outs), (self,), dim, normalize_dim(dim, self.ndim),
-           self.shape, -(-n // chunks))
+    if self.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = normalize_dim(dim, self.ndim)
+    n = self.shape[d]
+    step = -(-n // chunks)
+    lead = (slice(None),) * d
+    outs = tuple(Tensor._make(self._data[lead + (slice(i, i + step),)])
+                 for i in range(0, n, step)) if n else (Tensor._make(self._data),) * chunks
+    record(UnsafeSplitBackward0, list(outs), (self,), dim, d, self.shape, step)
     return outs
 
 
