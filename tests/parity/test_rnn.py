@@ -413,3 +413,50 @@ def test_lstm_sgd_steps(device):
 
     ours, theirs = run_both(scenario, device=device)
     compare(ours, theirs, rtol=1e-5, atol=1e-6)
+
+
+def test_module_hooks_see_the_nested_output():
+    """A forward hook gets ``(output, (h_n, c_n))``; a full backward hook wraps the tensors at
+    the top level of the output only (``grad_output`` has None for the state tuple)."""
+    def scenario(lib):
+        m = _build(lib, "LSTM", {"num_layers": 2}, np.float64)
+        calls = []
+        m.register_forward_hook(lambda mod, i, o: calls.append(
+            ("fwd", len(o), type(o[1]).__name__, to_numpy(o[1][1]))))
+        m.register_full_backward_hook(lambda mod, gi, go: calls.append(
+            ("bwd", [to_numpy(g) for g in gi], [None if g is None else to_numpy(g)
+                                                 for g in go])))
+        x = leaf(lib, np.linspace(-1, 1, 2 * 3 * I).reshape(2, 3, I))
+        out, (h, c) = m(x)
+        (out.sum() + (h * c).sum()).backward()
+        return {"calls": calls, "root": graph_trace(out)[:2], "x.grad": to_numpy(x.grad)}
+
+    ours, theirs = run_both(scenario)
+    compare(ours, theirs, **TOL[np.float64])
+
+
+ORDER_CASES = [("RNN_tanh", {}), ("LSTM", {"num_layers": 2}), ("GRU", {"num_layers": 2}),
+               ("LSTM", {"bidirectional": True}), ("LSTM", {"proj_size": P, "batch_first": True}),
+               ("GRU", {"bidirectional": True, "bias": False})]
+
+
+@pytest.mark.parametrize("kind,kw", ORDER_CASES, ids=[f"{k}-{kw}" for k, kw in ORDER_CASES])
+def test_backward_order(kind, kw):
+    """The engine reaches the parameters and the input in PyTorch's order (the ops are
+    created in the order of ``RNN.cpp``, so the sequence numbers agree):
+    post-accumulate-grad hooks and the input's tensor hook fire in the same sequence."""
+    def scenario(lib):
+        m = _build(lib, kind, kw, np.float64)
+        order = []
+        for n, p in m.named_parameters():
+            p.register_post_accumulate_grad_hook(lambda p, n=n: order.append(n))
+        x = leaf(lib, np.ones((3, 2, I)))
+        x.register_hook(lambda g: order.append("x"))
+        with _mkldnn_off(lib):
+            out, hidden = m(x)
+        h = hidden[0] if kind == "LSTM" else hidden
+        (out.sum() + h.sum()).backward()
+        return order
+
+    ours, theirs = run_both(scenario)
+    compare(ours, theirs)
