@@ -460,3 +460,22 @@ def test_backward_order(kind, kw):
 
     ours, theirs = run_both(scenario)
     compare(ours, theirs)
+
+
+@pytest.mark.parametrize("kind", CELL_KINDS)
+def test_cell_backward_order(kind):
+    def scenario(lib):
+        m = _build_cell(lib, kind, {}, np.float64)
+        order = []
+        for n, p in m.named_parameters():
+            p.register_post_accumulate_grad_hook(lambda p, n=n: order.append(n))
+        x = leaf(lib, np.ones((2, I)))
+        hx = leaf(lib, np.full((2, H), 0.5))
+        x.register_hook(lambda g: order.append("x"))
+        hx.register_hook(lambda g: order.append("hx"))
+        out = m(x, (hx, hx * 2) if kind == "LSTMCell" else hx)
+        (out[0] if kind == "LSTMCell" else out).sum().backward()
+        return order
+
+    ours, theirs = run_both(scenario)
+    compare(ours, theirs)
