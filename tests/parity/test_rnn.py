@@ -20,9 +20,9 @@ import warnings
 import numpy as np
 import pytest
 
-from minigrad.parity import compare, graph_trace, run_both, to_numpy
+from minigrad.parity import compare, graph_nodes, graph_trace, run_both, to_numpy
 
-from .test_functional import leaf
+from .test_functional import leaf, saved_names
 from .test_tensor_meta import err
 
 torch = pytest.importorskip("torch")
@@ -63,6 +63,15 @@ def _mkldnn_off(lib):
             yield
 
 
+def _saved(root) -> list:
+    """Per node of the graph: its saved attributes (tensors as shapes, numbers as they are)."""
+    out = []
+    for node in graph_nodes([root.grad_fn]):
+        vals = [getattr(node, a) for a in saved_names(node)]
+        out.append([tuple(v.shape) if hasattr(v, "shape") else v for v in vals])
+    return out
+
+
 def _state_shapes(kind, kw, batch):
     d = (2 if kw.get("bidirectional") else 1) * kw.get("num_layers", 1)
     real = kw.get("proj_size", 0) or H
@@ -95,6 +104,7 @@ def _run(lib, kind, kw, shape, with_state, dtype, device="cpu", train=False, gra
     trace = {"out": to_numpy(out), "finals": [to_numpy(f) for f in finals]}
     if graph and device == "cpu":  # (on CUDA PyTorch runs cuDNN's kernels)
         trace["graph"] = [graph_trace(t) for t in [out] + finals]
+        trace["saved"] = [_saved(t) for t in [out] + finals]
         trace["versions"] = [out._version] + [f._version for f in finals]
     loss = (out * leaf(lib, rng.standard_normal(tuple(out.shape)).astype(dtype), device,
                        requires_grad=False)).sum()
@@ -235,6 +245,7 @@ def _run_cell(lib, kind, kw, shape, with_state, dtype, device="cpu"):
     trace = {"outs": [to_numpy(o) for o in outs]}
     if device == "cpu":
         trace["graph"] = [graph_trace(o) for o in outs]
+        trace["saved"] = [_saved(o) for o in outs]
     loss = sum((o * leaf(lib, rng.standard_normal(tuple(o.shape)).astype(dtype), device,
                          requires_grad=False)).sum() for o in outs)
     loss.backward()
