@@ -775,7 +775,7 @@ attach(
     unflatten=unflatten, transpose=transpose, swapaxes=transpose, t=t, permute=permute,
     T=property(_T), mT=property(_mT), unsqueeze=unsqueeze, squeeze=squeeze, expand=expand,
     expand_as=expand_as, clone=clone, contiguous=contiguous, to=to, split=split, chunk=chunk,
-    unbind=unbind, repeat=repeat, narrow=narrow,
+    unbind=unbind, repeat=repeat, narrow=narrow, unsafe_chunk=unsafe_chunk,
     float=_type_conv(np.float32), double=_type_conv(np.float64), half=_type_conv(np.float16),
     long=_type_conv(np.int64), int=_type_conv(np.int32), bool=_type_conv(np.bool_),
 )
