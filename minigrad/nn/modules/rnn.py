@@ -314,20 +314,24 @@ class RNNBase(Module):
                                f"{self.input_size}, got {input.size(-1)}")
 
     def get_expected_hidden_size(self, input: Tensor, batch_sizes=None) -> tuple:
+        """(num_layers * num_directions, batch, proj_size or hidden_size)."""
         mini_batch = input.size(0) if self.batch_first else input.size(1)
         size = self.proj_size if self.proj_size > 0 else self.hidden_size
         return (self.num_layers * (2 if self.bidirectional else 1), mini_batch, size)
 
     def check_hidden_size(self, hx: Tensor, expected_hidden_size: tuple,
                           msg: str = "Expected hidden size {}, got {}") -> None:
+        """RuntimeError ``msg`` (expected size, actual size) when ``hx`` has another size."""
         if tuple(hx.size()) != tuple(expected_hidden_size):
             raise RuntimeError(msg.format(expected_hidden_size, list(hx.size())))
 
     def check_forward_args(self, input: Tensor, hidden: Tensor, batch_sizes=None) -> None:
+        """`check_input`, then the state's size."""
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
 
     def permute_hidden(self, hx, permutation):
+        """``hx`` itself (PyTorch reorders it for a sorted PackedSequence, unsupported here)."""
         return hx
 
     # ------------------------------------------------------------------ shared forward parts
@@ -451,11 +455,13 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input: Tensor, batch_sizes=None) -> tuple:
+        """(num_layers * num_directions, batch, hidden_size), the size of ``c_0``."""
         mini_batch = input.size(0) if self.batch_first else input.size(1)
         return (self.num_layers * (2 if self.bidirectional else 1), mini_batch,
                 self.hidden_size)
 
     def check_forward_args(self, input: Tensor, hidden, batch_sizes=None) -> None:
+        """`check_input`, then the sizes of ``h_0`` and ``c_0`` (``Expected hidden[i] size``)."""
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes),
                                "Expected hidden[0] size {}, got {}")
