@@ -490,3 +490,14 @@ def test_cell_backward_order(kind):
 
     ours, theirs = run_both(scenario)
     compare(ours, theirs)
+
+
+def test_packed_sequence_is_a_deliberate_difference():
+    """PyTorch accepts a ``PackedSequence``; minigrad has none and refuses anything that is not
+    a tensor with a TypeError that says so."""
+    import minigrad
+
+    packed = torch.nn.utils.rnn.pack_sequence([torch.ones(3, I), torch.ones(2, I)])
+    assert torch.nn.LSTM(I, H)(packed)[0].data.shape == (5, H)
+    with pytest.raises(TypeError, match="PackedSequence is not supported"):
+        minigrad.nn.LSTM(I, H)([[1.0] * I])
