@@ -553,13 +553,10 @@ def _unary(node_cls, fn, float_only=True, name=None):
 
 
 def _sigmoid(x):
-    # Split by sign so that exp never overflows.
-    out = np.empty_like(x)
-    pos = x >= 0
-    out[pos] = 1.0 / (1.0 + np.exp(-x[pos]))
-    e = np.exp(x[~pos])
-    out[~pos] = e / (1.0 + e)
-    return out
+    # exp(-|x|) never overflows: 1 / (1 + e) for x >= 0, e / (1 + e) below (no masked copies)
+    e = np.exp(-np.abs(x))
+    d = 1.0 + e
+    return np.where(x >= 0, 1.0 / d, e / d)
 
 
 exp = _unary(ExpBackward0, np.exp)

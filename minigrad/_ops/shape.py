@@ -507,6 +507,13 @@ class SplitWithSizesBackward0(SplitBackward0):
     _sizes_name = "split_sizes"
 
 
+class UnsafeSplitBackward0(SplitBackward0):
+    """outs = self.unsafe_split(split_size, dim) (also ``unsafe_chunk``): like ``split``, but
+    the outputs are not tracked as views (PyTorch's RNN cells chunk their gates with it and
+    then modify the chunks in place). dz/dself = cat(grads, dim). Saves: dim, self_sym_sizes,
+    split_size."""
+
+
 class UnbindBackward0(Node):
     """outs = self.unbind(dim).  dz/dself = stack(grads, dim). Saves: dim (as given)."""
 
@@ -575,6 +582,23 @@ def unbind(self, dim: int = 0) -> tuple:
     d = normalize_dim(dim, self.ndim)
     arrays = [self._data[(slice(None),) * d + (i, Ellipsis)] for i in range(self.shape[d])]
     return _multi_view(self, arrays, UnbindBackward0, dim, d)
+
+
+def unsafe_chunk(self, chunks: int, dim: int = 0) -> tuple:
+    """``chunk`` whose outputs are plain tensors, not views (``torch.unsafe_chunk``); node
+    ``UnsafeSplitBackward0``. The outputs share memory with ``self`` but no version counter."""
+    if self.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = normalize_dim(dim, self.ndim)
+    n = self.shape[d]
+    step = -(-n // chunks)
+    lead = (slice(None),) * d
+    outs = tuple(Tensor._make(self._data[lead + (slice(i, i + step),)])
+                 for i in range(0, n, step)) if n else (Tensor._make(self._data),) * chunks
+    record(UnsafeSplitBackward0, list(outs), (self,), dim, d, self.shape, step)
+    return outs
 
 
 class RepeatBackward0(Node):
@@ -720,6 +744,23 @@ def stack(tensors, dim: int = 0) -> Tensor:
     return out
 
 
+class TransposeBackward1(TransposeBackward0):
+    """self.transpose_(dim0, dim1) (in place).  dz/dself = grad.transpose(dim0, dim1).
+    Saves: dim0, dim1."""
+
+
+def _transpose_fresh(self, dim0: int, dim1: int) -> Tensor:
+    """``self.transpose_(dim0, dim1)`` on a fresh intermediate no one else holds (PyTorch's
+    RNN does it to its output when ``batch_first``); node ``TransposeBackward1``. The result
+    has ``_version`` 1, as the transposed tensor has in PyTorch."""
+    d0, d1 = normalize_dim(dim0, self.ndim), normalize_dim(dim1, self.ndim)
+    out = Tensor._make(self._data.swapaxes(d0, d1))
+    record(TransposeBackward1, out, (self,), dim0, dim1, d0, d1)
+    if not out._inference:
+        out._vc.bump()
+    return out
+
+
 def _type_conv(np_dt):
     def conv(self, memory_format=None):
         return to_dtype(self, np_dt)
@@ -734,7 +775,7 @@ attach(
     unflatten=unflatten, transpose=transpose, swapaxes=transpose, t=t, permute=permute,
     T=property(_T), mT=property(_mT), unsqueeze=unsqueeze, squeeze=squeeze, expand=expand,
     expand_as=expand_as, clone=clone, contiguous=contiguous, to=to, split=split, chunk=chunk,
-    unbind=unbind, repeat=repeat, narrow=narrow,
+    unbind=unbind, repeat=repeat, narrow=narrow, unsafe_chunk=unsafe_chunk,
     float=_type_conv(np.float32), double=_type_conv(np.float64), half=_type_conv(np.float16),
     long=_type_conv(np.int64), int=_type_conv(np.int32), bool=_type_conv(np.bool_),
 )

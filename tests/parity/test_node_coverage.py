@@ -162,6 +162,16 @@ def _zero(lib, t):
     return h.zero_()
 
 
+def _gru_batch_first(lib, t):
+    """A batch-first GRU: gates cut by ``unsafe_chunk`` (``UnsafeSplitBackward0``), output
+    transposed in place (``TransposeBackward1``)."""
+    m = lib.nn.GRU(4, 2, batch_first=True).double()
+    rng = np.random.default_rng(13)
+    m.load_state_dict({k: lib.tensor(rng.standard_normal(tuple(v.shape)))
+                       for k, v in m.state_dict().items()})
+    return m(t["a3"])[0]
+
+
 def _smooth_ce(lib, t):
     target = lib.tensor(np.array([0, 3, 1]))
     return lib.nn.functional.cross_entropy(t["x"], target, label_smoothing=0.1)
@@ -303,7 +313,9 @@ CASES = {
     "ThresholdBackwardBackward0": _relu_double,
     "ToCopyBackward0": "t['x'].float()",
     "TransposeBackward0": "t['a3'].transpose(0, 2)",
+    "TransposeBackward1": _gru_batch_first,
     "UnbindBackward0": "t['x'].unbind(0)[2]",
+    "UnsafeSplitBackward0": _gru_batch_first,
     "UnsafeViewBackward0": "t['a3'] @ t['w']",
     "UnsqueezeBackward0": "t['x'].unsqueeze(1)",
     "VarBackward0": "t['x'].var()",
