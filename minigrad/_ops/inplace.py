@@ -730,21 +730,30 @@ def _assign(arr: np.ndarray, basic, trivial, advanced, val) -> None:
 
 
 def uniform_(self, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
-    """Fill with uniform samples from ``[a, b)`` in place (no graph; bumps ``_version``)."""
-    from .._creation import default_generator
+    """Fill with uniform samples from ``[a, b)`` in place (no graph; bumps ``_version``);
+    ``generator`` a `minigrad.Generator`. RuntimeError when ``a > b``."""
+    from .._generator import numpy_rng
 
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a:g}"
+                           f" > to={b:g}")
+    rng = numpy_rng(generator, "uniform_")
     check_inplace(self)
-    self._data[...] = default_generator().uniform(a, b, self.shape)
+    self._data[...] = rng.uniform(a, b, self.shape)
     bump(self)
     return self
 
 
 def normal_(self, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
-    """Fill with normal samples in place (no graph; bumps ``_version``)."""
-    from .._creation import default_generator
+    """Fill with normal samples in place (no graph; bumps ``_version``); ``generator`` a
+    `minigrad.Generator`. RuntimeError for a negative ``std``."""
+    from .._generator import numpy_rng
 
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    rng = numpy_rng(generator, "normal_")
     check_inplace(self)
-    self._data[...] = default_generator().normal(mean, std, self.shape)
+    self._data[...] = rng.normal(mean, std, self.shape)
     bump(self)
     return self
 
