@@ -550,9 +550,12 @@ def to(self, *args, **kwargs) -> Tensor:
         TypeError: arguments that match none of PyTorch's signatures.
     """
     from .._device import check_device
+    from .._device import device as _device
 
     device, dtype, _, copy = parse_to(args, kwargs)
     check_device(device)
+    if device is not None and _device(device).index is not None:
+        copy = True  # (PyTorch: "cpu:0" is not the tensor's device "cpu", so it copies)
     if dtype is None and not copy:
         return self
     return to_dtype(self, self.dtype if dtype is None else dtype, copy=copy)
