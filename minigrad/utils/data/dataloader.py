@@ -6,7 +6,7 @@ Mirrors ``torch/utils/data/dataloader.py``: the same arguments, defaults and che
 ``generator``), ``len()``, map-style and iterable datasets, and auto-batching off with
 ``batch_size=None``. Loading always happens in the main process: ``num_workers > 0`` is
 accepted (so PyTorch scripts run unchanged) with a one-time note, and ``pin_memory`` does
-nothing (there is no GPU memory to pin).
+nothing but warn as PyTorch does without an accelerator.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ WORKERS_NOTE = (
     "so PyTorch code runs unchanged, but no worker processes are started (minigrad computes "
     "with NumPy in one process). This note is shown once.")
 _noted_workers = False
+PIN_MEMORY_NOTE = ("'pin_memory' argument is set as true but no accelerator is found, then "
+                   "device pinned memory won't be used.")
 
 
 class DataLoader:
@@ -125,6 +127,8 @@ class DataLoader:
         return [self.dataset[i] for i in indices]
 
     def __iter__(self):
+        if self.pin_memory:
+            warnings.warn(PIN_MEMORY_NOTE, UserWarning, stacklevel=2)
         if isinstance(self.dataset, IterableDataset):
             yield from self._iter_iterable()
         elif self.batch_sampler is not None:
