@@ -11,7 +11,7 @@ PyTorch's side on a GPU (tests parametrised over ``device``).
 
 from __future__ import annotations
 
-from .._device import NO_CUDA
+from .._device import NO_CUDA as _NO_CUDA
 
 __all__ = ["is_available", "device_count", "is_initialized", "manual_seed", "manual_seed_all",
            "seed", "seed_all", "current_device", "set_device", "get_device_name",
@@ -65,24 +65,31 @@ def is_bf16_supported(including_emulation: bool = True) -> bool:
 
 def current_device() -> int:
     """Raises AssertionError: there is no CUDA device (``torch.cuda.current_device``)."""
-    raise AssertionError(NO_CUDA)
+    raise AssertionError(_NO_CUDA)
 
 
 def set_device(device) -> None:
     """Raises AssertionError: there is no CUDA device (``torch.cuda.set_device``)."""
-    raise AssertionError(NO_CUDA)
+    raise AssertionError(_NO_CUDA)
 
 
 def get_device_name(device=None) -> str:
     """Raises AssertionError: there is no CUDA device (``torch.cuda.get_device_name``)."""
-    raise AssertionError(NO_CUDA)
+    raise AssertionError(_NO_CUDA)
 
 
 def synchronize(device=None) -> None:
     """Raises AssertionError: there is no CUDA device (``torch.cuda.synchronize``)."""
-    raise AssertionError(NO_CUDA)
+    raise AssertionError(_NO_CUDA)
 
 
 def init() -> None:
     """Raises AssertionError: there is no CUDA to initialise (``torch.cuda.init``)."""
-    raise AssertionError(NO_CUDA)
+    raise AssertionError(_NO_CUDA)
+
+
+def __dir__():
+    """`dir()` lists the public names (`__all__`), not the helpers imported here."""
+    from .._namespace import public_dir
+
+    return public_dir(globals())

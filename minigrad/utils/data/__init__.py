@@ -29,3 +29,10 @@ __all__ = ["DataLoader", "Dataset", "IterableDataset", "TensorDataset", "ConcatD
            "Subset", "random_split", "default_collate", "default_convert", "Sampler",
            "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
            "BatchSampler"]
+
+
+def __dir__():
+    """`dir()` lists the public names (`__all__`) and the submodules."""
+    from ..._namespace import public_dir
+
+    return public_dir(globals())
