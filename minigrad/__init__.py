@@ -52,6 +52,7 @@ from ._memory_format import contiguous_format, memory_format, preserve_format
 from ._ops import activation as _activation  # noqa: F401  (attaches Tensor methods)
 from ._ops import indexing as _indexing  # noqa: F401
 from ._ops import inplace as _inplace  # noqa: F401
+from ._ops import random as _random_ops  # noqa: F401
 from ._ops.activation import log_softmax, relu, softmax
 from ._ops.linalg import addmm, bmm, dot, matmul, mm, mv
 from ._ops.pointwise import (

@@ -106,8 +106,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
            device=None, requires_grad=False) -> Tensor:
     """Normal samples (``torch.normal``): ``normal(mean_tensor, std_tensor)`` (broadcast),
     ``normal(mean_tensor, std=1.0)``, ``normal(mean, std_tensor)``, or
-    ``normal(mean, std, size)`` of floats. Tensor means/stds are not differentiated (PyTorch's
-    gradient for them is zero; here the result is not part of a graph).
+    ``normal(mean, std, size)`` of floats. Tensor arguments that require grad are recorded
+    (``NormalBackward1/2/3``, zero gradients, as PyTorch).
 
     Raises:
         RuntimeError: a negative ``std``; shapes that do not broadcast.
@@ -131,12 +131,17 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
 
     shape = broadcast_shapes(tuple(np.shape(m)), tuple(np.shape(s)))
     dt = (mean if m_t else std)._data.dtype
-    return Tensor._make((m + s * rng.standard_normal(shape)).astype(dt))
+    out = Tensor._make((m + s * rng.standard_normal(shape)).astype(dt))
+    from ._ops.random import record_normal
+
+    record_normal(out, mean, std)
+    return out
 
 
 def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
     """0/1 samples with probabilities ``input`` (or the number ``p``) (``torch.bernoulli``);
-    ``input``'s shape and dtype. Not part of a graph (PyTorch's gradient is zero).
+    ``input``'s shape and dtype; ``BernoulliBackward0`` (a zero gradient) when ``input``
+    requires grad. With a number ``p``, not recorded (PyTorch's node there is "NotImplemented").
 
     Raises:
         RuntimeError: probabilities outside ``[0, 1]``.
@@ -151,7 +156,12 @@ def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
         probs = input._data
     if np.any((probs < 0) | (probs > 1)):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
-    return Tensor._make((rng.random(input.shape) < probs).astype(dt))
+    out = Tensor._make((rng.random(input.shape) < probs).astype(dt))
+    if p is None:
+        from ._ops.random import record_bernoulli
+
+        record_bernoulli(out, input)
+    return out
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None) -> Tensor:

@@ -1,5 +1,5 @@
 """In-place ops: ``add_ sub_ mul_ div_ pow_ zero_ fill_ copy_ clamp_ relu_ ...``, ``+=``,
-``t[idx] = v`` (``index_put_``), and the random initialisers ``uniform_``/``normal_``.
+``t[idx] = v`` (``index_put_``); the random fills ``uniform_`` ... are in ``_ops/random.py``.
 
 Mirrors PyTorch's in-place semantics (``torch/csrc/autograd/VariableTypeManual.cpp``,
 ``check_inplace``, ``rebase_history``, ``CopySlices`` in ``functions/tensor.cpp``): every in-place
@@ -729,35 +729,6 @@ def _assign(arr: np.ndarray, basic, trivial, advanced, val) -> None:
         target[...] = val
 
 
-def uniform_(self, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
-    """Fill with uniform samples from ``[a, b)`` in place (no graph; bumps ``_version``);
-    ``generator`` a `minigrad.Generator`. RuntimeError when ``a > b``."""
-    from .._generator import numpy_rng
-
-    if a > b:
-        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a:g}"
-                           f" > to={b:g}")
-    rng = numpy_rng(generator, "uniform_")
-    check_inplace(self)
-    self._data[...] = rng.uniform(a, b, self.shape)
-    bump(self)
-    return self
-
-
-def normal_(self, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
-    """Fill with normal samples in place (no graph; bumps ``_version``); ``generator`` a
-    `minigrad.Generator`. RuntimeError for a negative ``std``."""
-    from .._generator import numpy_rng
-
-    if std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-    rng = numpy_rng(generator, "normal_")
-    check_inplace(self)
-    self._data[...] = rng.normal(mean, std, self.shape)
-    bump(self)
-    return self
-
-
 class _Ternary(Node):
     """Base of addcmul/addcdiv/lerp nodes: input shapes, to sum broadcast gradients back."""
 
@@ -854,7 +825,7 @@ attach(
     relu_=_inplace_of(A.relu, "relu_"), masked_fill_=masked_fill_,
     addcmul_=_inplace_of(_addcmul, "addcmul_"), addcdiv_=_inplace_of(_addcdiv, "addcdiv_"),
     lerp_=_inplace_of(_lerp, "lerp_"),
-    zero_=zero_, fill_=fill_, copy_=copy_, uniform_=uniform_, normal_=normal_,
+    zero_=zero_, fill_=fill_, copy_=copy_,
     __setitem__=setitem,
     __iadd__=_inplace_of(P.add, "add_"), __isub__=_inplace_of(P.sub, "sub_"),
     __imul__=_inplace_of(P.mul, "mul_"), __itruediv__=_inplace_of(P.div, "div_"),
