@@ -15,7 +15,9 @@ from ._device import CPU, check_device
 
 DEFAULT_SEED = 67280421310721  # a fresh torch.Generator's initial_seed()
 _MASK = (1 << 64) - 1
-STATE_BYTES = 37  # 16 bytes of PCG64 state, 16 of increment, a flag, a buffered 32-bit value
+# 16 bytes of PCG64 state, 16 of increment, a flag, a buffered 32-bit value, the seed (8 bytes:
+# restoring a state restores initial_seed(), as PyTorch's does)
+STATE_BYTES = 45
 
 
 class Generator:
@@ -38,9 +40,10 @@ class Generator:
         self.manual_seed(DEFAULT_SEED)
 
     def manual_seed(self, seed) -> Generator:
-        """Reseed with ``seed`` (an int; negative ones wrap to 64 bits, as PyTorch's)."""
+        """Reseed with ``seed`` (an int; negative ones wrap to 64 bits, as PyTorch's); returns
+        self. RuntimeError for a seed that is not an int."""
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-            raise TypeError(f"manual_seed expected a long, but got {type(seed).__name__}")
+            raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
         seed = int(seed)
         if not -(1 << 63) <= seed <= _MASK:
             raise RuntimeError("Overflow when unpacking long long")
@@ -65,7 +68,8 @@ class Generator:
         state = self._np.bit_generator.state
         parts = (state["state"]["state"].to_bytes(16, "little"),
                  state["state"]["inc"].to_bytes(16, "little"),
-                 bytes([state["has_uint32"]]), int(state["uinteger"]).to_bytes(4, "little"))
+                 bytes([state["has_uint32"]]), int(state["uinteger"]).to_bytes(4, "little"),
+                 self._seed.to_bytes(8, "little"))
         return Tensor._make(np.frombuffer(b"".join(parts), dtype=np.uint8).copy())
 
     def set_state(self, new_state) -> Generator:
@@ -90,7 +94,8 @@ class Generator:
             "bit_generator": "PCG64",
             "state": {"state": int.from_bytes(raw[:16], "little"),
                       "inc": int.from_bytes(raw[16:32], "little")},
-            "has_uint32": raw[32], "uinteger": int.from_bytes(raw[33:], "little")}
+            "has_uint32": raw[32], "uinteger": int.from_bytes(raw[33:37], "little")}
+        self._seed = int.from_bytes(raw[37:], "little")
         return self
 
     def __repr__(self) -> str:
@@ -135,8 +140,8 @@ def get_rng_state():
 
     Like PyTorch's, the bytes are opaque: give them back to `set_rng_state` to replay the same
     random numbers (what `minigrad.utils.checkpoint` does to recompute a dropout mask). Here
-    they encode NumPy's PCG64 state: 16 bytes of state, 16 of increment, a flag and 4 bytes
-    of a buffered 32-bit value."""
+    they encode NumPy's PCG64 state: 16 bytes of state, 16 of increment, a flag, 4 bytes
+    of a buffered 32-bit value and the 8-byte seed."""
     return default.get_state()
 
 
