@@ -164,6 +164,9 @@ BAD_TO = [
 
 @pytest.mark.parametrize("args,kwargs", BAD_TO)
 def test_tensor_to_errors(args, kwargs):
+    if args == (0,) and not CPU_ONLY_TORCH:
+        pytest.skip("a GPU build of torch moves the tensor to device 0")
+
     def scenario(lib):
         a, k = _to_args(lib, args, kwargs)
         err = capture_error(lambda: lib.ones(2).to(*a, **k))
