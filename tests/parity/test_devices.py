@@ -124,7 +124,8 @@ TO_CALLS = [
     D("kw_device_dtype", device="cpu", dtype="float64"), D("tensor", "TENSOR64"),
     D("copy", "float32", copy=True), D("device_copy", "cpu", copy=True),
     D("non_blocking", "cpu", non_blocking=True), D("positional_flags", "float32", False, True),
-    D("nothing"), D("int_dtype", dtype="int64"),
+    D("nothing"), D("int_dtype", dtype="int64"), D("python_float", float),
+    D("python_int", int), D("python_bool", bool),
 ]
 
 

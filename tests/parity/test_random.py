@@ -285,6 +285,8 @@ CREATION = [
     C("linspace_one", lambda L: L.linspace(2, 5, 1)),
     C("eye_rect", lambda L: L.eye(2, 3)),
     C("eye_tall_int", lambda L: L.eye(3, 2, dtype=L.int64)),
+    C("python_float_dtype", lambda L: L.zeros(2, dtype=float)),
+    C("python_int_dtype", lambda L: L.ones(2, dtype=int)),
 ]
 
 
