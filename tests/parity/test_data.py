@@ -405,3 +405,26 @@ def test_random_split(n, lengths):
 def test_random_split_errors(lengths):
     compare(*run_both(lambda lib: capture_error(
         lambda: _data(lib).random_split(range(10), lengths))))
+
+
+def test_chain_dataset_and_worker_info(libs):
+    def scenario(lib):
+        data = _data(lib)
+
+        class Stream(data.IterableDataset):
+            def __init__(self, n):
+                self.n = n
+
+            def __iter__(self):
+                info = data.get_worker_info()  # None in the main process: yield everything
+                return iter(range(self.n) if info is None else [])
+
+            def __len__(self):
+                return self.n
+
+        chain = data.ChainDataset([Stream(2), Stream(3)])
+        return {"items": list(chain), "len": len(chain), "info": data.get_worker_info(),
+                "batches": [trace(b) for b in data.DataLoader(chain, batch_size=2)],
+                "bad": capture_error(lambda: list(data.ChainDataset([_dataset(lib)])))}
+
+    compare(*run_both(scenario))

@@ -7,8 +7,10 @@ The same layout as PyTorch's: `dataset` (``Dataset``, ``IterableDataset``, ``Ten
 """
 
 from ._utils.collate import default_collate, default_convert
+from ._utils.worker import get_worker_info
 from .dataloader import DataLoader
 from .dataset import (
+    ChainDataset,
     ConcatDataset,
     Dataset,
     IterableDataset,
@@ -28,7 +30,7 @@ from .sampler import (
 __all__ = ["DataLoader", "Dataset", "IterableDataset", "TensorDataset", "ConcatDataset",
            "Subset", "random_split", "default_collate", "default_convert", "Sampler",
            "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
-           "BatchSampler"]
+           "BatchSampler", "ChainDataset", "get_worker_info"]
 
 
 def __dir__():

@@ -16,8 +16,8 @@ import warnings
 from ..._generator import numpy_rng as _rng
 from ..._tensor import Tensor
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "Subset",
-           "random_split"]
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "ChainDataset",
+           "Subset", "random_split"]
 
 
 class Dataset:
@@ -93,6 +93,31 @@ class ConcatDataset(Dataset):
         if which == len(self.datasets):
             raise IndexError("list index out of range")
         return self.datasets[which][idx - start]
+
+
+class ChainDataset(IterableDataset):
+    """Several iterable datasets one after the other (``torch.utils.data.ChainDataset``);
+    ``len`` is the sum of theirs.
+
+    Raises:
+        AssertionError: (when iterated or measured) a member that is not an
+            `IterableDataset`.
+    """
+
+    def __init__(self, datasets):
+        self.datasets = datasets
+
+    def __iter__(self):
+        for d in self.datasets:
+            assert isinstance(d, IterableDataset), "ChainDataset only supports IterableDataset"
+            yield from d
+
+    def __len__(self) -> int:
+        total = 0
+        for d in self.datasets:
+            assert isinstance(d, IterableDataset), "ChainDataset only supports IterableDataset"
+            total += len(d)
+        return total
 
 
 class Subset(Dataset):
