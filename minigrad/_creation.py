@@ -204,32 +204,50 @@ def _like_dtype(input, dtype):
     return input.dtype if dtype is None else dtype
 
 
+def like(input, dtype, memory_format, device, requires_grad, fill) -> Tensor:
+    """A new tensor of ``input``'s shape (and dtype unless ``dtype``) holding ``fill`` (a
+    number or an array of that shape), laid out as PyTorch's ``*_like`` functions: in
+    ``preserve_format`` (the default) a dense input's strides are kept (a transposed input
+    gives a transposed result), ``contiguous_format`` gives row-major strides."""
+    from ._memory_format import contiguous_format
+    from ._ops._util import empty_preserving
+
+    check_device(device)
+    dt = _np_dtype(_like_dtype(input, dtype))
+    if memory_format is contiguous_format:
+        arr = np.empty(input.shape, dt)
+    else:
+        arr = empty_preserving(input._data, dt)
+    with quiet_fp():
+        arr[...] = fill
+    return _finish(arr, requires_grad)
+
+
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None) -> Tensor:
-    """Zeros with ``input``'s shape and dtype (``torch.zeros_like``); never part of a graph
-    (``requires_grad`` is the argument's, not ``input``'s)."""
-    return zeros(input.shape, dtype=_like_dtype(input, dtype), device=device,
-                 requires_grad=requires_grad)
+    """Zeros with ``input``'s shape, dtype and layout (``torch.zeros_like``); never part of a
+    graph (``requires_grad`` is the argument's, not ``input``'s)."""
+    return like(input, dtype, memory_format, device, requires_grad, 0)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None) -> Tensor:
-    """Ones with ``input``'s shape and dtype (``torch.ones_like``)."""
-    return ones(input.shape, dtype=_like_dtype(input, dtype), device=device,
-                requires_grad=requires_grad)
+    """Ones with ``input``'s shape, dtype and layout (``torch.ones_like``)."""
+    return like(input, dtype, memory_format, device, requires_grad, 1)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None) -> Tensor:
-    """Uninitialised (zeros here) with ``input``'s shape and dtype (``torch.empty_like``)."""
-    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
+    """Uninitialised (zeros here) with ``input``'s shape, dtype and layout
+    (``torch.empty_like``)."""
+    return like(input, dtype, memory_format, device, requires_grad, 0)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None) -> Tensor:
-    """``fill_value`` with ``input``'s shape and dtype (``torch.full_like``)."""
-    return full(input.shape, fill_value, dtype=_like_dtype(input, dtype), device=device,
-                requires_grad=requires_grad)
+    """``fill_value`` with ``input``'s shape, dtype and layout (``torch.full_like``); the value
+    is cast to that dtype (``full_like(int_tensor, 2.7)`` holds 2s)."""
+    return like(input, dtype, memory_format, device, requires_grad, fill_value)
 
 
 def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,

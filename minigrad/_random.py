@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._creation import _finish, _like_dtype, _np_dtype, _shape
+from ._creation import _finish, _like_dtype, _np_dtype, _shape, like
 from ._device import check_device
 from ._generator import numpy_rng
 from ._tensor import Tensor
@@ -80,26 +80,33 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
 
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                requires_grad=False, memory_format=None) -> Tensor:
-    """Normal samples with ``input``'s shape and dtype (``torch.randn_like``)."""
-    return randn(input.shape, generator=generator, dtype=_like_dtype(input, dtype),
-                 device=device, requires_grad=requires_grad)
+    """Normal samples with ``input``'s shape, dtype and layout (``torch.randn_like``)."""
+    dt = _np_dtype(_like_dtype(input, dtype))
+    _float_only("normal_kernel_cpu", dt)
+    values = numpy_rng(generator, "randn_like").standard_normal(tuple(input.shape))
+    return like(input, dtype, memory_format, device, requires_grad, values)
 
 
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None) -> Tensor:
-    """Uniform samples with ``input``'s shape and dtype (``torch.rand_like``)."""
-    return rand(input.shape, generator=generator, dtype=_like_dtype(input, dtype),
-                device=device, requires_grad=requires_grad)
+    """Uniform samples with ``input``'s shape, dtype and layout (``torch.rand_like``)."""
+    dt = _np_dtype(_like_dtype(input, dtype))
+    _float_only("check_uniform_bounds", dt)
+    values = numpy_rng(generator, "rand_like").random(tuple(input.shape))
+    return like(input, dtype, memory_format, device, requires_grad, values)
 
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None,
                  device=None, requires_grad=False, memory_format=None) -> Tensor:
-    """Integers in ``[low, high)`` with ``input``'s shape and dtype
+    """Integers in ``[low, high)`` with ``input``'s shape, dtype and layout
     (``torch.randint_like(input, high)`` or ``(input, low, high)``)."""
     if high is None:
         low, high = 0, low
-    return randint(low, high, tuple(input.shape), generator=generator,
-                   dtype=_like_dtype(input, dtype), device=device, requires_grad=requires_grad)
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
+                           f"to={high}")
+    values = numpy_rng(generator, "randint_like").integers(low, high, tuple(input.shape))
+    return like(input, dtype, memory_format, device, requires_grad, values)
 
 
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,

@@ -316,3 +316,28 @@ def test_new_tensor_of_tensor_warns(libs):
     a, b = run_both(scenario)
     compare(a[0], b[0])
     assert len(a[1]) == len(b[1]) == 1 and a[1][0].split(",")[0] == b[1][0].split(",")[0]
+
+
+LAYOUTS = [
+    C("zeros_like", lambda L, x: L.zeros_like(x)),
+    C("ones_like", lambda L, x: L.ones_like(x, dtype=L.float64)),
+    C("full_like", lambda L, x: L.full_like(x, 2)),
+    C("empty_like", lambda L, x: L.empty_like(x)),
+    C("rand_like", lambda L, x: L.rand_like(x)),
+    C("randn_like", lambda L, x: L.randn_like(x)),
+    C("randint_like", lambda L, x: L.randint_like(x, 3)),
+    C("contiguous_format", lambda L, x: L.zeros_like(x, memory_format=L.contiguous_format)),
+    C("new_zeros", lambda L, x: x.new_zeros(x.shape)),
+]
+
+
+@pytest.mark.parametrize("source", ["transposed", "strided", "contiguous"])
+@pytest.mark.parametrize("make", LAYOUTS)
+def test_like_layout(make, source):
+    def scenario(lib):
+        base = lib.ones(4, 6)
+        x = {"transposed": base.t(), "strided": base[::2], "contiguous": base}[source]
+        out = make(lib, x)
+        return {"stride": out.stride(), "shape": tuple(out.shape), "dtype": dtype_name(out.dtype)}
+
+    compare(*run_both(scenario))
