@@ -162,14 +162,14 @@ class Tensor:
     """An n-dimensional array that can record the operations applied to it.
 
     Construct with `minigrad.tensor` or the factory functions. ``data`` lives in a NumPy
-    array (float32 by default). See ``torch.Tensor`` for the meaning of every attribute; the
-    ones here behave the same, including the warnings and errors.
+    array (of the default dtype, float32 unless changed). See ``torch.Tensor`` for the meaning
+    of every attribute; the ones here behave the same, including the warnings and errors.
     """
 
     __array_priority__ = 1000  # make ``ndarray * Tensor`` call Tensor.__rmul__
 
     def __init__(self, data=None, *, requires_grad: bool = False):
-        arr = np.asarray(data if data is not None else [], dtype=np.float32)
+        arr = np.asarray(data if data is not None else [], dtype=_defaults.FLOAT)
         self._init(arr)
         if requires_grad:
             self.requires_grad_(True)

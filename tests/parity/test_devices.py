@@ -283,6 +283,7 @@ def _floats_made(lib):
         "int_plus_float": i + 1.5, "int_exp": i.exp(), "int_sqrt": lib.sqrt(i),
         "bool_times_float": lib.tensor([True]) * 2.5,
         "float32_tensor": lib.tensor([1.0], dtype=lib.float32),
+        "Tensor_ctor": lib.Tensor([1.5]),
         "np_float64": lib.tensor(np.array([1.0])), "float32_times_float":
             lib.tensor([1.0], dtype=lib.float32) * 2.5,
     }
