@@ -203,13 +203,12 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     for row, total in zip(rows, sums):
         probs = row / total
         if not replacement and np.count_nonzero(probs) < num_samples:
-            # (PyTorch then draws the zero-weight categories last)
-            order = rng.permutation(len(probs))
-            picked = sorted(order, key=lambda i: probs[i] == 0)[:num_samples]
-            first = [int(i) for i in rng.choice(len(probs), np.count_nonzero(probs),
-                                                replace=False, p=probs)]
-            rest = [int(i) for i in picked if probs[i] == 0][:num_samples - len(first)]
-            out_rows.append(first + rest)
+            # every category of non-zero weight (in a weighted random order), then
+            # zero-weight ones in a random order, as PyTorch then draws them last
+            nonzero = np.count_nonzero(probs)
+            first = rng.choice(len(probs), nonzero, replace=False, p=probs).tolist()
+            zeros = rng.permutation(np.flatnonzero(probs == 0)).tolist()
+            out_rows.append(first + zeros[:num_samples - nonzero])
         else:
             out_rows.append(rng.choice(len(probs), num_samples, replace=replacement, p=probs))
     arr = np.asarray(out_rows, dtype=np.int64).reshape(input.shape[:-1] + (num_samples,))

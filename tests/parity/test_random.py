@@ -66,6 +66,7 @@ MAKERS = [
     C("multinomial", lambda L, g: L.multinomial(L.tensor([1.0, 2.0, 3.0]), 2, generator=g)),
     C("multinomial_rows", lambda L, g: L.multinomial(L.rand(4, 3), 5, replacement=True)),
     C("multinomial_method", lambda L, g: L.tensor([1.0, 1.0]).multinomial(2)),
+    C("multinomial_zero_weights", lambda L, g: L.multinomial(L.tensor([1.0, 0.0, 0.0]), 2)),
 ]
 
 
