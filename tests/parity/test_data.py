@@ -428,3 +428,16 @@ def test_chain_dataset_and_worker_info(libs):
                 "bad": capture_error(lambda: list(data.ChainDataset([_dataset(lib)])))}
 
     compare(*run_both(scenario))
+
+
+def test_dataloader_iterator(libs):
+    def scenario(lib):
+        loader = _data(lib).DataLoader(_dataset(lib), batch_size=4)
+        it = iter(loader)
+        first = next(it)
+        rest = list(it)
+        return {"type": type(it).__name__, "len": len(iter(loader)), "first": trace(first),
+                "rest": len(rest), "exhausted": capture_error(lambda: next(it))[0],
+                "self_iter": iter(it) is it}
+
+    compare(*run_both(scenario))

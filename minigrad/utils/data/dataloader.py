@@ -19,6 +19,27 @@ from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 __all__ = ["DataLoader"]
 
+
+class _SingleProcessDataLoaderIter:
+    """One pass over a `DataLoader` (``torch``'s iterator of the same name): ``next()`` gives
+    the next batch, ``len()`` the loader's length."""
+
+    def __init__(self, loader: DataLoader):
+        self._loader = loader
+        self._batches = loader._batches()
+        self._num_yielded = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        batch = next(self._batches)
+        self._num_yielded += 1
+        return batch
+
+    def __len__(self) -> int:
+        return len(self._loader)
+
 WORKERS_NOTE = (
     "minigrad's DataLoader loads every batch in the main process: num_workers={} is accepted "
     "so PyTorch code runs unchanged, but no worker processes are started (minigrad computes "
@@ -126,9 +147,12 @@ class DataLoader:
             return getitems(indices)
         return [self.dataset[i] for i in indices]
 
-    def __iter__(self):
+    def __iter__(self) -> _SingleProcessDataLoaderIter:
         if self.pin_memory:
             warnings.warn(PIN_MEMORY_NOTE, UserWarning, stacklevel=2)
+        return _SingleProcessDataLoaderIter(self)
+
+    def _batches(self):
         if isinstance(self.dataset, IterableDataset):
             yield from self._iter_iterable()
         elif self.batch_sampler is not None:
