@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _defaults
 from .._tensor import _SCALAR_NAMES, Tensor
 from ..autograd.graph import Node, record
 from ._util import (
@@ -218,8 +219,8 @@ def div(input, other, *, rounding_mode=None):
             if rounding_mode == "trunc":
                 res = np.trunc(res)
         return Tensor._make(res.astype(x.dtype))
-    if x.dtype.kind != "f":  # (integers and bools: float32)
-        x, y = x.astype(np.float32), y.astype(np.float32)
+    if x.dtype.kind != "f":  # (integers and bools: the default dtype)
+        x, y = x.astype(_defaults.FLOAT), y.astype(_defaults.FLOAT)
     out = Tensor._make(quietly(np.divide, x, y))
     record(DivBackward0, out, (a, b), a, b)
     return out
@@ -536,7 +537,7 @@ def _unary(node_cls, fn, float_only=True, name=None):
     def op(input):
         arr = input._data
         if float_only and arr.dtype.kind != "f":
-            arr = arr.astype(np.float32)
+            arr = arr.astype(_defaults.FLOAT)
         out = Tensor._make(quietly(fn, arr))
         node = record(node_cls, out, (input,), input) if node_cls is not None else None
         if node is not None and saves_result:

@@ -455,13 +455,13 @@ def _alias(self) -> Tensor:
     return _view_of(self, self._data.view(), AliasBackward0)
 
 
-def to_dtype(self, dtype) -> Tensor:
-    """Convert the element type; returns self when it already has ``dtype``
-    (``Tensor.to``); node ``ToCopyBackward0``."""
+def to_dtype(self, dtype, copy: bool = False) -> Tensor:
+    """Convert the element type; returns self when it already has ``dtype`` and ``copy`` is
+    False (``Tensor.to``); node ``ToCopyBackward0``."""
     from .. import _dtype as D
 
     np_dt = D.to_numpy_dtype(dtype)
-    if self._data.dtype == np_dt:
+    if self._data.dtype == np_dt and not copy:
         return self
     out = Tensor._make(copy_preserving(self._data, np_dt))  # (a dense tensor keeps its layout)
     if out.dtype.is_floating_point:
@@ -469,17 +469,96 @@ def to_dtype(self, dtype) -> Tensor:
     return out
 
 
-def to(self, *args, **kwargs) -> Tensor:
-    """``Tensor.to(dtype)`` / ``to(device)`` / ``to(other)``: only dtype changes anything."""
+_TO_KEYWORDS = ("device", "dtype", "non_blocking", "copy", "memory_format")
+
+
+def _is_dtype(value) -> bool:
     from .. import _dtype as D
 
-    dtype = kwargs.get("dtype")
-    for a in args:
-        if isinstance(a, Tensor):
-            dtype = a.dtype
-        elif isinstance(a, D.dtype) or str(a).startswith("torch.") or a in (float, int, bool):
-            dtype = a
-    return self if dtype is None else to_dtype(self, dtype)
+    return isinstance(value, D.dtype) or str(value).startswith("torch.") or value in (
+        float, int, bool)
+
+
+def _to_error(args, kwargs) -> TypeError:
+    got = ", ".join([_arg_type(a) for a in args] + [f"{k}={_arg_type(v)}"
+                                                    for k, v in kwargs.items()])
+    return TypeError(
+        f"to() received an invalid combination of arguments - got ({got}), but expected one "
+        "of:\n * (minigrad.device device = None, minigrad.dtype dtype = None, bool non_blocking "
+        "= False, bool copy = False, *, minigrad.memory_format memory_format = None)\n * "
+        "(minigrad.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+        "minigrad.memory_format memory_format = None)\n * (Tensor tensor, bool non_blocking = "
+        "False, bool copy = False, *, minigrad.memory_format memory_format = None)\n")
+
+
+def _arg_type(value) -> str:
+    from .._device import device
+
+    if isinstance(value, device):
+        return "minigrad.device"
+    if _is_dtype(value) and not isinstance(value, type):
+        return "minigrad.dtype"
+    return "Tensor" if isinstance(value, Tensor) else type(value).__name__
+
+
+def parse_to(args, kwargs):
+    """``(device, dtype, non_blocking, copy)`` from the arguments of ``Tensor.to`` /
+    ``Module.to``, read as PyTorch's three signatures: ``to(device=None, dtype=None,
+    non_blocking=False, copy=False)``, ``to(dtype, non_blocking, copy)``, ``to(tensor,
+    non_blocking, copy)``. TypeError (PyTorch's "invalid combination of arguments") else."""
+    from .._device import is_device
+
+    if any(k not in _TO_KEYWORDS for k in kwargs):
+        raise _to_error(args, kwargs)
+    rest = list(args)
+    device = dtype = None
+    if rest and isinstance(rest[0], Tensor):
+        dtype = rest.pop(0).dtype
+    elif rest and _is_dtype(rest[0]):
+        dtype = rest.pop(0)
+    elif rest and is_device(rest[0]):
+        device = rest.pop(0)
+        if rest and _is_dtype(rest[0]):
+            dtype = rest.pop(0)
+    flags = {"non_blocking": False, "copy": False}
+    if len(rest) > 2 or any(not isinstance(v, bool) for v in rest):
+        raise _to_error(args, kwargs)
+    flags.update(zip(("non_blocking", "copy"), rest))
+    for k, v in kwargs.items():
+        if k == "device":
+            if device is not None or not (v is None or is_device(v)):
+                raise _to_error(args, kwargs)
+            device = v
+        elif k == "dtype":
+            if dtype is not None or not (v is None or _is_dtype(v)):
+                raise _to_error(args, kwargs)
+            dtype = v
+        elif k in flags:
+            flags[k] = bool(v)
+    return device, dtype, flags["non_blocking"], flags["copy"]
+
+
+def to(self, *args, **kwargs) -> Tensor:
+    """``Tensor.to(dtype)`` / ``to(device, dtype)`` / ``to(other)`` with ``non_blocking`` and
+    ``copy`` (``Tensor.to``): self when nothing changes and ``copy`` is False, else a copy
+    recorded as ``ToCopyBackward0``.
+
+    Raises:
+        AssertionError: a CUDA device ("Torch not compiled with CUDA enabled": minigrad
+            computes with NumPy on the CPU).
+        RuntimeError: another device minigrad cannot hold tensors on, or a malformed one.
+        TypeError: arguments that match none of PyTorch's signatures.
+    """
+    from .._device import check_device
+    from .._device import device as _device
+
+    device, dtype, _, copy = parse_to(args, kwargs)
+    check_device(device)
+    if device is not None and _device(device).index is not None:
+        copy = True  # (PyTorch: "cpu:0" is not the tensor's device "cpu", so it copies)
+    if dtype is None and not copy:
+        return self
+    return to_dtype(self, self.dtype if dtype is None else dtype, copy=copy)
 
 
 # ----------------------------------------------------------------------------- multi-output

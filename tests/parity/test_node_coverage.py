@@ -323,6 +323,22 @@ CASES = {
     "WhereBackward0": "lib.where(t['x'] > 0, t['x'], t['y'])",
     "ZeroBackward0": _zero,
 }
+# Random ops: values differ between the libraries (NumPy's generator), so each is multiplied
+# by 0; the node, its edges and its zero gradients are compared.
+CASES.update({
+    "UniformBackward0": "(t['x'] * 1).uniform_() * 0",
+    "NormalBackward0": "(t['x'] * 1).normal_() * 0",
+    "NormalBackward1": "lib.normal(t['x'], 1.0) * 0",
+    "NormalBackward2": "lib.normal(0.0, t['pos']) * 0",
+    "NormalBackward3": "lib.normal(t['x'], t['pos']) * 0",
+    "BernoulliBackward0": "lib.bernoulli(lib.sigmoid(t['x'])) * 0",
+    "BernoulliBackward1": "(t['x'] * 1).bernoulli_(lib.sigmoid(t['y'])) * 0",
+    "BernoulliBackward2": "(t['x'] * 1).bernoulli_(0.3) * 0",
+    "RandomBackward0": "(t['x'] * 1).random_(1, 5) * 0",
+    "RandomBackward1": "(t['x'] * 1).random_(5) * 0",
+    "RandomBackward2": "(t['x'] * 1).random_() * 0",
+    "ExponentialBackward0": "(t['x'] * 1).exponential_() * 0",
+})
 # Recorded by PyTorch inside another node and never reachable through next_functions.
 HIDDEN = {"IndexPutImplBackward0": "IndexPutBackward0",
           # gradcheck's own probe node (check_undefined_grad); tested in test_gradcheck.py
