@@ -588,7 +588,7 @@ class Tensor:
 
     def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
         """Register ``hook(tensor)`` to run after ``.grad`` was accumulated (leaves only)."""
-        if self._grad_fn is not None:
+        if self.grad_fn is not None:  # (the property, as PyTorch's: a view's history is read)
             raise RuntimeError(
                 "post accumulate grad hooks cannot be registered on non-leaf tensors")
         if not self.requires_grad:

@@ -1046,6 +1046,15 @@ FIXED = {
         ("op", "masked_fill", [3], {"thr": 0.0, "value": 0.0}, False),
         ("backward", [4], 6, False, False, False, None),
     ],
+    # a post-accumulate-grad hook on a view made in inference mode and modified in place
+    # since: PyTorch reads the view's grad_fn to check for a leaf, which raises the view error
+    "post_accumulate_hook_reads_view_grad_fn": [
+        ("leaf", [2, 2], "float32", True, "randn", 1),
+        ("op", "unbind", [0], {"dim": 0, "n_out": 2}, ("inference",)),
+        ("inplace", "mul_", 1, [], {"c": 2.0}, ("set", False)),
+        ("post_hook", 1),
+        ("backward", [1], 3, False, False, False, None),
+    ],
     "accumulate_into_grad_of_other_shape": [
         ("leaf", [], "float32", True, "randn", 2),
         ("backward", [0], 3, False, False, False, None),
