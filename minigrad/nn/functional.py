@@ -18,6 +18,7 @@ from .. import _creation
 from .._ops import activation as _act
 from .._ops import conv as _conv
 from .._ops import embedding as _emb
+from .._ops import hard_activation as _hard
 from .._ops import inplace as _inplace
 from .._ops import loss as _loss
 from .._ops import nn_activation as _nnact
@@ -35,6 +36,7 @@ __all__ = [
     "elu", "dropout1d", "dropout2d", "batch_norm", "layer_norm", "group_norm", "instance_norm",
     "embedding", "one_hot",
 ]
+__all__ += ["hardtanh", "hardtanh_", "relu6", "hardswish", "hardsigmoid", "mish", "prelu"]
 
 
 # ----------------------------------------------------------------------------- linear
@@ -534,6 +536,59 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
         raise NotImplementedError("minigrad: l1_loss(weight=...) is not implemented")
     red = _reduction(size_average, reduce, reduction)
     return _loss.l1_loss(input, target, red)
+
+
+# ----------------------------------------------------------------------------- hard activations
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
+             inplace: bool = False) -> Tensor:
+    """``clamp(x, min_val, max_val)`` (``torch.nn.functional.hardtanh``); node
+    ``HardtanhBackward0`` (saves ``self``, ``min_val``, ``max_val``). ``inplace=True``
+    overwrites ``input`` and returns it (the node then saves a clone of ``input``)."""
+    if inplace:
+        return _inplace._apply_inplace(input, lambda: _hard.hardtanh(input, min_val, max_val))
+    return _hard.hardtanh(input, min_val, max_val)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """In-place `hardtanh` (``torch.nn.functional.hardtanh_``)."""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """``min(max(0, x), 6)`` (``torch.nn.functional.relu6``): ``hardtanh(x, 0, 6)``, node
+    ``HardtanhBackward0`` with the integer bounds PyTorch saves."""
+    return hardtanh(input, 0, 6, inplace)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * relu6(x + 3) / 6`` (``torch.nn.functional.hardswish``); node
+    ``HardswishBackward0``. ``inplace=True`` overwrites ``input`` and returns it."""
+    if inplace:
+        return _inplace._apply_inplace(input, lambda: _hard.hardswish(input))
+    return _hard.hardswish(input)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """``relu6(x + 3) / 6`` (``torch.nn.functional.hardsigmoid``); node
+    ``HardsigmoidBackward0``. ``inplace=True`` overwrites ``input`` and returns it."""
+    if inplace:
+        return _inplace._apply_inplace(input, lambda: _hard.hardsigmoid(input))
+    return _hard.hardsigmoid(input)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * tanh(softplus(x))`` (``torch.nn.functional.mish``); node ``MishBackward0``.
+    ``inplace=True`` overwrites ``input`` and returns it."""
+    if inplace:
+        return _inplace._apply_inplace(input, lambda: _hard.mish(input))
+    return _hard.mish(input)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """Parametric ReLU ``max(0, x) + weight * min(0, x)`` (``torch.nn.functional.prelu``);
+    ``weight`` has 1 or ``input.shape[1]`` elements. Node ``PreluKernelBackward0``; see
+    `minigrad._ops.hard_activation.prelu` for the errors."""
+    return _hard.prelu(input, weight)
 
 
 def __dir__():

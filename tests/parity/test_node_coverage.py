@@ -126,6 +126,15 @@ def _softplus_double(lib, t):
     return lib.autograd.grad(out, x, y, create_graph=True)[0]
 
 
+def _hard_double(name):
+    def case(lib, t):
+        x, y = t["x"], t["y"]  # y: a grad_output that requires grad, so both slots are edges
+        out = getattr(lib.nn.functional, name)(x * 2)
+        return lib.autograd.grad(out, x, y, create_graph=True)[0]
+
+    return case
+
+
 def _mse_double(lib, t):
     x, y, v = t["x"], t["y"], t["u"]  # both inputs and the grad_output (0-d) need grad
     out = lib.nn.functional.mse_loss(x, y)
@@ -223,12 +232,18 @@ CASES = {
     "FillBackward3": _setitem_scalar,
     "FloorBackward0": "t['x'].floor()",
     "GeluBackward0": f"{F}.gelu(t['x'])",
+    "HardsigmoidBackward0": f"{F}.hardsigmoid(t['x'] * 3)",
+    "HardswishBackward0": f"{F}.hardswish(t['x'] * 3)",
+    "HardswishBackwardBackward0": _hard_double("hardswish"),
+    "HardtanhBackward0": f"{F}.hardtanh(t['x'], -0.5, 0.7)",
+    "HardtanhBackwardBackward0": _hard_double("hardtanh"),
     "IndexBackward0": "t['x'][[0, 2, 2]]",
     "IndexPutBackward0": _setitem_mask,
     "LeakyReluBackward0": f"{F}.leaky_relu(t['x'], 0.1)",
     "LeakyReluBackward1": _leaky_inplace,
     "LerpBackward0": "(t['x'] * 1).lerp_(t['y'], 0.3)",
     "LerpBackward1": "(t['x'] * 1).lerp_(t['v'], t['pos'] * 0.5)",
+    "Log1PBackward0": _hard_double("mish"),
     "LogBackward0": "t['pos'].log()",
     "LogSoftmaxBackward0": "t['x'].log_softmax(1)",
     "LogsumexpBackward0": "t['x'].logsumexp(1)",
@@ -241,6 +256,7 @@ CASES = {
     "MeanBackward0": "t['x'].mean()",
     "MeanBackward1": "t['x'].mean(1)",
     "MinBackward0": "t['x'].min(1).values",
+    "MishBackward0": f"{F}.mish(t['x'] * 3)",
     "MinBackward1": "t['x'].min()",
     "MinimumBackward0": "lib.minimum(t['x'], t['y'])",
     "MmBackward0": "t['x'] @ t['w']",
@@ -256,6 +272,7 @@ CASES = {
     "NllLoss2DBackward0": _nll2d,
     "NllLossBackward0": f"{F}.nll_loss(t['x'].log_softmax(1), lib.tensor(np.array([0, 3, 1])))",
     "PermuteBackward0": "t['a3'].permute(2, 0, 1)",
+    "PreluKernelBackward0": f"{F}.prelu(t['a3'], t['v'][:3])",
     "PowBackward0": "t['x'] ** 2",
     "PowBackward1": "t['pos'] ** t['y']",
     "PowBackward2": "2 ** t['x']",

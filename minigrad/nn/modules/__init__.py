@@ -15,6 +15,7 @@ from .activation import (
     Softplus,
     Tanh,
 )
+from .activation import Hardsigmoid, Hardswish, Hardtanh, Mish, PReLU, ReLU6
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv2d
@@ -36,3 +37,4 @@ __all__ = [
     "LeakyReLU", "ELU", "GELU", "SiLU", "Softplus", "Dropout2d", "BatchNorm1d", "BatchNorm2d",
     "LayerNorm", "GroupNorm", "Embedding", "InstanceNorm1d", "InstanceNorm2d", "Dropout1d",
 ]
+__all__ += ["Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "Mish", "PReLU"]

@@ -1,11 +1,14 @@
 """Activation modules: ``ReLU``, ``LeakyReLU``, ``ELU``, ``GELU``, ``SiLU``, ``Softplus``,
-``Sigmoid``, ``Tanh``, ``Softmax``, ``LogSoftmax``.
+``Sigmoid``, ``Tanh``, ``Softmax``, ``LogSoftmax``, ``Hardtanh``, ``ReLU6``, ``Hardswish``,
+``Hardsigmoid``, ``Mish``, ``PReLU``.
 
 Mirrors ``torch/nn/modules/activation.py``: each module only stores its options and calls the
 functional form in ``forward``.
 """
 
 from __future__ import annotations
+
+import warnings
 
 from .. import functional as F
 from .module import Module
@@ -145,3 +148,113 @@ class LogSoftmax(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class Hardtanh(Module):
+    """``clamp(x, min_val, max_val)`` (``torch.nn.Hardtanh``); node ``HardtanhBackward0``.
+
+    ``min_value``/``max_value`` are the deprecated spellings (FutureWarning).
+    AssertionError when ``max_val <= min_val``, as PyTorch.
+    """
+
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False,
+                 min_value: float | None = None, max_value: float | None = None):
+        super().__init__()
+        if min_value is not None:
+            warnings.warn("keyword argument `min_value` is deprecated and renamed to `min_val`",
+                          FutureWarning, stacklevel=2)
+            min_val = min_value
+        if max_value is not None:
+            warnings.warn("keyword argument `max_value` is deprecated and renamed to `max_val`",
+                          FutureWarning, stacklevel=2)
+            max_val = max_value
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+        if self.max_val <= self.min_val:
+            raise AssertionError(
+                f"max_val ({self.max_val}) must be greater than min_val ({self.min_val})")
+
+    def forward(self, input):
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self) -> str:
+        inplace = ", inplace=True" if self.inplace else ""
+        return f"min_val={self.min_val}, max_val={self.max_val}{inplace}"
+
+
+class ReLU6(Hardtanh):
+    """``min(max(0, x), 6)`` (``torch.nn.ReLU6``): a `Hardtanh` with bounds 0.0 and 6.0."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class Hardswish(Module):
+    """``x * relu6(x + 3) / 6`` (``torch.nn.Hardswish``); node ``HardswishBackward0``.
+    (PyTorch's repr shows no ``inplace``.)"""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.hardswish(input, self.inplace)
+
+
+class Hardsigmoid(Module):
+    """``relu6(x + 3) / 6`` (``torch.nn.Hardsigmoid``); node ``HardsigmoidBackward0``."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.hardsigmoid(input, self.inplace)
+
+
+class Mish(Module):
+    """``x * tanh(softplus(x))`` (``torch.nn.Mish``); node ``MishBackward0``."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.mish(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class PReLU(Module):
+    """Parametric ReLU with a learnt negative slope (``torch.nn.PReLU``).
+
+    Args: ``num_parameters=1`` (1, or the number of channels, dim 1 of the input),
+    ``init=0.25`` (the initial slope), ``device``, ``dtype``. Parameter ``weight`` of shape
+    ``(num_parameters,)``, filled with ``init`` in place (``_version`` 1). Input ``(N, C, *)``
+    or any shape when ``num_parameters=1``; node ``PreluKernelBackward0``.
+    """
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None):
+        from .linear import _empty_param
+
+        self.num_parameters = num_parameters
+        super().__init__()
+        self.init = init
+        self.weight = _empty_param((num_parameters,), dtype)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        from .. import init as _init
+
+        _init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
