@@ -21,6 +21,7 @@ from .._ops import embedding as _emb
 from .._ops import hard_activation as _hard
 from .._ops import inplace as _inplace
 from .._ops import loss as _loss
+from .._ops import loss_elementwise as _lossel
 from .._ops import nn_activation as _nnact
 from .._ops import normalization as _norm
 from .._ops import pointwise as _pw
@@ -36,6 +37,7 @@ __all__ = [
     "elu", "dropout1d", "dropout2d", "batch_norm", "layer_norm", "group_norm", "instance_norm",
     "embedding", "one_hot",
 ]
+__all__ += ["binary_cross_entropy", "smooth_l1_loss", "huber_loss", "kl_div"]
 __all__ += ["hardtanh", "hardtanh_", "relu6", "hardswish", "hardsigmoid", "mish", "prelu"]
 
 
@@ -536,6 +538,68 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
         raise NotImplementedError("minigrad: l1_loss(weight=...) is not implemented")
     red = _reduction(size_average, reduce, reduction)
     return _loss.l1_loss(input, target, red)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """Binary cross entropy of probabilities (``torch.nn.functional.binary_cross_entropy``):
+    ``-w * (t * log(x) + (1 - t) * log(1 - x))``, logs clamped at -100. input and target of
+    one shape and dtype; ``weight`` broadcasts to it. Node ``BinaryCrossEntropyBackward0``;
+    see `minigrad._ops.loss_elementwise.binary_cross_entropy` for the errors."""
+    red = _reduction(size_average, reduce, reduction)
+    return _lossel.binary_cross_entropy(input, target, weight, red)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """Smooth L1 loss (``torch.nn.functional.smooth_l1_loss``): quadratic below ``beta``,
+    linear above. Node ``SmoothL1LossBackward0``; ``beta=0`` is `l1_loss`. Different shapes
+    warn and broadcast; RuntimeError for a negative ``beta``."""
+    red = _reduction(size_average, reduce, reduction)
+    if beta == 0.0:
+        return _loss.l1_loss(input, target, red)
+    return _lossel.smooth_l1_loss(input, target, red, beta)
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
+    """Huber loss (``torch.nn.functional.huber_loss``): ``0.5 * d²`` below ``delta``,
+    ``delta * (|d| - 0.5 * delta)`` above. Node ``HuberLossBackward0``; with ``weight``
+    (input's shape, else ValueError) the unreduced loss is multiplied by it and reduced with
+    tensor ops, as PyTorch does. RuntimeError for ``delta <= 0``."""
+    if weight is None:
+        return _lossel.huber_loss(input, target, reduction, delta)
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    if reduction not in ("none", "sum", "mean"):
+        raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', "
+                         "'mean', 'sum'.")
+    weighted = _lossel.huber_loss(input, target, "none", delta) * weight
+    return weighted if reduction == "none" else weighted.sum() if reduction == "sum" \
+        else weighted.mean()
+
+
+def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
+           reduction: str = "mean", log_target: bool = False) -> Tensor:
+    """Kullback-Leibler divergence of log-probabilities ``input`` from ``target``
+    (``torch.nn.functional.kl_div``), composed as ATen: ``xlogy(t, t) - t * input`` (or
+    ``exp(t) * (t - input)`` with ``log_target``). ``reduction='batchmean'`` sums and divides
+    by ``input.size(0)`` (``DivBackward0``); ``'mean'`` warns (UserWarning, PyTorch's text)
+    that it divides by every element. ValueError for another reduction."""
+    if size_average is not None or reduce is not None:
+        red = _loss.reduction_enum(_loss.legacy_reduction(size_average, reduce))
+    else:
+        if reduction == "mean":
+            warnings.warn(
+                "reduction: 'mean' divides the total loss by both the batch size and the "
+                "support size.'batchmean' divides only by the batch size, and aligns with the "
+                "KL div math definition.'mean' will be changed to behave the same as "
+                "'batchmean' in the next major release.", stacklevel=2)
+        red = _loss.reduction_enum("sum" if reduction == "batchmean" else reduction)
+    reduced = _lossel.kl_div(input, target, red, log_target)
+    if reduction == "batchmean" and input.ndim != 0:
+        reduced = reduced / input.shape[0]
+    return reduced
 
 
 # ----------------------------------------------------------------------------- hard activations

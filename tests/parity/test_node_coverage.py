@@ -221,6 +221,7 @@ CASES = {
     "DivBackward1": _prob_ce,
     "AddBackward1": _smooth_prob_ce,
     "DotBackward0": "t['v'] @ t['u']",
+    "BinaryCrossEntropyBackward0": f"{F}.binary_cross_entropy(t['pos'] / 2, t['pos'] / 3)",
     "EluBackward0": f"{F}.elu(t['x'], 0.7)",
     "EluBackward1": f"{F}.elu(t['x'] * 1, 0.7, inplace=True)",
     "EluBackwardBackward0": _elu_double,
@@ -237,6 +238,7 @@ CASES = {
     "HardswishBackwardBackward0": _hard_double("hardswish"),
     "HardtanhBackward0": f"{F}.hardtanh(t['x'], -0.5, 0.7)",
     "HardtanhBackwardBackward0": _hard_double("hardtanh"),
+    "HuberLossBackward0": f"{F}.huber_loss(t['x'], t['y'], delta=0.6)",
     "IndexBackward0": "t['x'][[0, 2, 2]]",
     "IndexPutBackward0": _setitem_mask,
     "LeakyReluBackward0": f"{F}.leaky_relu(t['x'], 0.1)",
@@ -304,6 +306,7 @@ CASES = {
     "SqueezeBackward4": "t['v'] @ t['w']",
     "StackBackward0": "lib.stack([t['x'], t['y']], 1)",
     "StdBackward0": "t['x'].std(1)",
+    "SmoothL1LossBackward0": f"{F}.smooth_l1_loss(t['x'], t['y'], beta=0.4)",
     "SubBackward0": "t['x'] - t['y']",
     "SumBackward0": "t['x'].sum()",
     "SumBackward1": "t['x'].sum(1)",
@@ -326,6 +329,7 @@ CASES = {
     "VarBackward0": "t['x'].var()",
     "ViewBackward0": "t['x'].view(12)",
     "WhereBackward0": "lib.where(t['x'] > 0, t['x'], t['y'])",
+    "XlogyBackward0": f"{F}.kl_div(t['x'], t['pos'], reduction='sum')",
     "ZeroBackward0": _zero,
 }
 # Recorded by PyTorch inside another node and never reachable through next_functions.
