@@ -46,7 +46,7 @@ from .modules import (
 )
 from .modules import BCELoss, HuberLoss, KLDivLoss, L1Loss, SmoothL1Loss
 from .modules import Hardsigmoid, Hardswish, Hardtanh, Mish, PReLU, ReLU6
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 
 __all__ = [
     "Module", "Parameter", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
@@ -56,6 +56,7 @@ __all__ = [
     "LeakyReLU", "ELU", "GELU", "SiLU", "Softplus", "Dropout2d", "BatchNorm1d", "BatchNorm2d",
     "LayerNorm", "GroupNorm", "Embedding", "InstanceNorm1d", "InstanceNorm2d", "Dropout1d",
 ]
+__all__ += ["Buffer"]
 __all__ += ["L1Loss", "BCELoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
 __all__ += ["Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "Mish", "PReLU"]
 
