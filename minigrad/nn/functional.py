@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _creation
 from .._ops import activation as _act
+from .._ops import attention as _attn
 from .._ops import conv as _conv
 from .._ops import embedding as _emb
 from .._ops import hard_activation as _hard
@@ -37,6 +38,7 @@ __all__ = [
     "elu", "dropout1d", "dropout2d", "batch_norm", "layer_norm", "group_norm", "instance_norm",
     "embedding", "one_hot",
 ]
+__all__ += ["scaled_dot_product_attention"]
 __all__ += ["binary_cross_entropy", "smooth_l1_loss", "huber_loss", "kl_div"]
 __all__ += ["hardtanh", "hardtanh_", "relu6", "hardswish", "hardsigmoid", "mish", "prelu"]
 
@@ -653,6 +655,32 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     ``weight`` has 1 or ``input.shape[1]`` elements. Node ``PreluKernelBackward0``; see
     `minigrad._ops.hard_activation.prelu` for the errors."""
     return _hard.prelu(input, weight)
+
+
+
+# ----------------------------------------------------------------------------- attention
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask=None,
+                                 dropout_p: float = 0.0, is_causal: bool = False, scale=None,
+                                 enable_gqa: bool = False) -> Tensor:
+    """``softmax(query @ key^T * scale + mask) @ value``
+    (``torch.nn.functional.scaled_dot_product_attention``).
+
+    query ``(..., L, E)``, key ``(..., S, E)``, value ``(..., S, Ev)`` → ``(..., L, Ev)``.
+    ``attn_mask``: bool (True = attend) or float (added), broadcasting to ``(..., L, S)``;
+    ``is_causal``: a top-left lower-triangular mask (combined with ``attn_mask`` when both are
+    given, as PyTorch's CPU kernel does); ``scale`` defaults to ``1 / sqrt(E)``; ``dropout_p``
+    drops attention weights (always, there is no training flag). The graph is PyTorch's CPU
+    one: the fused ``ScaledDotProductFlashAttentionForCpuBackward0`` for 4-D inputs of one
+    head size without dropout or a mask that requires grad, else the math composition
+    (``SafeSoftmaxBackward0`` and ``matmul``). RuntimeError for mixed dtypes; ``enable_gqa``
+    is not implemented (NotImplementedError).
+    """
+    if enable_gqa:
+        raise NotImplementedError("minigrad: scaled_dot_product_attention(enable_gqa=True) is "
+                                  "not implemented")
+    return _attn.scaled_dot_product_attention(
+        query, key, value, attn_mask, dropout_p, is_causal, scale,
+        dropout_fn=lambda a, p: dropout(a, p, True))
 
 
 def __dir__():

@@ -306,6 +306,9 @@ CASES = {
     "SqueezeBackward4": "t['v'] @ t['w']",
     "StackBackward0": "lib.stack([t['x'], t['y']], 1)",
     "StdBackward0": "t['x'].std(1)",
+    "SafeSoftmaxBackward0": f"{F}.scaled_dot_product_attention(t['x'], t['y'], t['x'])",
+    "ScaledDotProductFlashAttentionForCpuBackward0":
+        f"{F}.scaled_dot_product_attention(t['x4'], t['x4'] * 2, t['x4'], is_causal=True)",
     "SmoothL1LossBackward0": f"{F}.smooth_l1_loss(t['x'], t['y'], beta=0.4)",
     "SubBackward0": "t['x'] - t['y']",
     "SumBackward0": "t['x'].sum()",
