@@ -45,6 +45,7 @@ from .modules import (
     Tanh,
 )
 from .modules import BCELoss, HuberLoss, KLDivLoss, L1Loss, SmoothL1Loss
+from .modules import MultiheadAttention
 from .modules import Hardsigmoid, Hardswish, Hardtanh, Mish, PReLU, ReLU6
 from .parameter import Buffer, Parameter
 
@@ -58,6 +59,7 @@ __all__ = [
 ]
 __all__ += ["Buffer"]
 __all__ += ["L1Loss", "BCELoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
+__all__ += ["MultiheadAttention"]
 __all__ += ["Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "Mish", "PReLU"]
 
 

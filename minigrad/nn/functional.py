@@ -38,7 +38,7 @@ __all__ = [
     "elu", "dropout1d", "dropout2d", "batch_norm", "layer_norm", "group_norm", "instance_norm",
     "embedding", "one_hot",
 ]
-__all__ += ["scaled_dot_product_attention"]
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
 __all__ += ["binary_cross_entropy", "smooth_l1_loss", "huber_loss", "kl_div"]
 __all__ += ["hardtanh", "hardtanh_", "relu6", "hardswish", "hardsigmoid", "mish", "prelu"]
 
@@ -681,6 +681,15 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     return _attn.scaled_dot_product_attention(
         query, key, value, attn_mask, dropout_p, is_causal, scale,
         dropout_fn=lambda a, p: dropout(a, p, True))
+
+
+
+def multi_head_attention_forward(*args, **kwargs):
+    """Multi-head attention (``torch.nn.functional.multi_head_attention_forward``); see
+    `minigrad.nn._mha.multi_head_attention_forward` for the arguments and shapes."""
+    from ._mha import multi_head_attention_forward as _mha_forward
+
+    return _mha_forward(*args, **kwargs)
 
 
 def __dir__():

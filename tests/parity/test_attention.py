@@ -105,3 +105,22 @@ def test_float32_and_errors(device):
                              "key.dtype: double")}
 
     assert_parity(scenario, device=device)
+
+
+def test_output_layout_follows_query(device):
+    """The fused kernel lays its output out as the query: a permute of a (B, L, H, E) query
+    viewed as (B, H, L, E) reshapes without a copy (``ViewBackward0``, not
+    ``UnsafeViewBackward0(CloneBackward0)``), as in ``MultiheadAttention``."""
+    arr = Q.transpose(0, 2, 1, 3).copy()
+
+    def scenario(lib, device):
+        F = lib.nn.functional
+        q = leaf(lib, arr, device)
+        out = F.scaled_dot_product_attention(q.transpose(1, 2), leaf(lib, K, device),
+                                             leaf(lib, V, device))
+        flat = out.permute(2, 0, 1, 3).reshape(-1, 8)
+        flat.sum().backward()
+        return {"graph": graph_trace(flat), "contiguous": out.is_contiguous(),
+                "grad": to_numpy(q.grad)}
+
+    assert_parity(scenario, device=device, rtol=1e-10, atol=1e-12)

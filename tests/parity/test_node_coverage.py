@@ -135,6 +135,15 @@ def _hard_double(name):
     return case
 
 
+def _baddbmm(lib, t):
+    """``torch.baddbmm``; minigrad has it as the op multi-head attention records."""
+    if lib.__name__ == "torch":
+        fn = lib.baddbmm
+    else:
+        from minigrad._ops.attention import baddbmm as fn
+    return fn(t["x"], t["a3"][:, :3], t["b3"][:, :, :4])
+
+
 def _mse_double(lib, t):
     x, y, v = t["x"], t["y"], t["u"]  # both inputs and the grad_output (0-d) need grad
     out = lib.nn.functional.mse_loss(x, y)
@@ -221,6 +230,7 @@ CASES = {
     "DivBackward1": _prob_ce,
     "AddBackward1": _smooth_prob_ce,
     "DotBackward0": "t['v'] @ t['u']",
+    "BaddbmmBackward0": _baddbmm,
     "BinaryCrossEntropyBackward0": f"{F}.binary_cross_entropy(t['pos'] / 2, t['pos'] / 3)",
     "EluBackward0": f"{F}.elu(t['x'], 0.7)",
     "EluBackward1": f"{F}.elu(t['x'] * 1, 0.7, inplace=True)",

@@ -1,6 +1,6 @@
 """Activation modules: ``ReLU``, ``LeakyReLU``, ``ELU``, ``GELU``, ``SiLU``, ``Softplus``,
 ``Sigmoid``, ``Tanh``, ``Softmax``, ``LogSoftmax``, ``Hardtanh``, ``ReLU6``, ``Hardswish``,
-``Hardsigmoid``, ``Mish``, ``PReLU``.
+``Hardsigmoid``, ``Mish``, ``PReLU``, ``MultiheadAttention``.
 
 Mirrors ``torch/nn/modules/activation.py``: each module only stores its options and calls the
 functional form in ``forward``.
@@ -258,3 +258,101 @@ class PReLU(Module):
 
     def extra_repr(self) -> str:
         return f"num_parameters={self.num_parameters}"
+
+
+class MultiheadAttention(Module):
+    """Multi-head attention (``torch.nn.MultiheadAttention``), running
+    ``F.multi_head_attention_forward`` (PyTorch's training-mode composition; its eval-mode
+    fused fast path is not mirrored, the results agree).
+
+    Args: ``embed_dim``, ``num_heads``, ``dropout=0.0``, ``bias=True``, ``add_bias_kv=False``,
+    ``add_zero_attn=False``, ``kdim``/``vdim`` (default ``embed_dim``), ``batch_first=False``,
+    ``device``, ``dtype``. Parameters with PyTorch's names: ``in_proj_weight`` (3E, E) — or
+    ``q_proj_weight``/``k_proj_weight``/``v_proj_weight`` when kdim/vdim differ —
+    ``in_proj_bias`` (3E), ``bias_k``/``bias_v`` (1, 1, E), ``out_proj.weight``/``.bias``.
+    ``forward(query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
+    average_attn_weights=True, is_causal=False)`` → ``(output, weights or None)``.
+    """
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
+                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
+                 dtype=None):
+        from .linear import NonDynamicallyQuantizableLinear, _empty_param
+
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got "
+                             f"embed_dim={embed_dim} and num_heads={num_heads} instead")
+        super().__init__()
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != self.embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if not self._qkv_same_embed_dim:
+            self.q_proj_weight = _empty_param((embed_dim, embed_dim), dtype)
+            self.k_proj_weight = _empty_param((embed_dim, self.kdim), dtype)
+            self.v_proj_weight = _empty_param((embed_dim, self.vdim), dtype)
+            self.register_parameter("in_proj_weight", None)
+        else:
+            self.in_proj_weight = _empty_param((3 * embed_dim, embed_dim), dtype)
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        if bias:
+            self.in_proj_bias = _empty_param((3 * embed_dim,), dtype)
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
+                                                        dtype=dtype)
+        if add_bias_kv:
+            self.bias_k = _empty_param((1, 1, embed_dim), dtype)
+            self.bias_v = _empty_param((1, 1, embed_dim), dtype)
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        from .. import init
+
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            for w in (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight):
+                init.xavier_uniform_(w)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+            init.xavier_normal_(self.bias_v)
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights: bool = True,
+                attn_mask=None, average_attn_weights: bool = True, is_causal: bool = False):
+        is_batched = query.ndim == 3
+        if self.batch_first and is_batched:
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = (x.transpose(1, 0) for x in (query, key))
+                    value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        separate = {} if self._qkv_same_embed_dim else {
+            "use_separate_proj_weight": True, "q_proj_weight": self.q_proj_weight,
+            "k_proj_weight": self.k_proj_weight, "v_proj_weight": self.v_proj_weight}
+        out, weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
+            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
+            self.out_proj.weight, self.out_proj.bias, training=self.training,
+            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
+            average_attn_weights=average_attn_weights, is_causal=is_causal, **separate)
+        if self.batch_first and is_batched:
+            return out.transpose(1, 0), weights
+        return out, weights
