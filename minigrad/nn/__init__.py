@@ -46,6 +46,12 @@ from .modules import (
 )
 from .modules import BCELoss, HuberLoss, KLDivLoss, L1Loss, SmoothL1Loss
 from .modules import MultiheadAttention
+from .modules import (
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from .modules import Hardsigmoid, Hardswish, Hardtanh, Mish, PReLU, ReLU6
 from .parameter import Buffer, Parameter
 
@@ -59,7 +65,8 @@ __all__ = [
 ]
 __all__ += ["Buffer"]
 __all__ += ["L1Loss", "BCELoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
-__all__ += ["MultiheadAttention"]
+__all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
+            "TransformerDecoderLayer", "TransformerDecoder"]
 __all__ += ["Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "Mish", "PReLU"]
 
 

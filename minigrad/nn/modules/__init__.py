@@ -17,6 +17,12 @@ from .activation import (
 )
 from .loss import BCELoss, HuberLoss, KLDivLoss, L1Loss, SmoothL1Loss
 from .activation import MultiheadAttention
+from .transformer import (
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from .activation import Hardsigmoid, Hardswish, Hardtanh, Mish, PReLU, ReLU6
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
@@ -40,5 +46,6 @@ __all__ = [
     "LayerNorm", "GroupNorm", "Embedding", "InstanceNorm1d", "InstanceNorm2d", "Dropout1d",
 ]
 __all__ += ["L1Loss", "BCELoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
-__all__ += ["MultiheadAttention"]
+__all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
+            "TransformerDecoderLayer", "TransformerDecoder"]
 __all__ += ["Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "Mish", "PReLU"]
