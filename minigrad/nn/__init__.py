@@ -52,7 +52,16 @@ from .modules import (
     LSTMCell,
     GRUCell,
 )
-from .parameter import Parameter
+from .modules import BCELoss, HuberLoss, KLDivLoss, L1Loss, SmoothL1Loss
+from .modules import MultiheadAttention
+from .modules import (
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
+from .modules import Hardsigmoid, Hardswish, Hardtanh, Mish, PReLU, ReLU6
+from .parameter import Buffer, Parameter
 
 __all__ = [
     "Module", "Parameter", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
@@ -63,6 +72,11 @@ __all__ = [
     "LayerNorm", "GroupNorm", "Embedding", "InstanceNorm1d", "InstanceNorm2d", "Dropout1d",
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
 ]
+__all__ += ["Buffer"]
+__all__ += ["L1Loss", "BCELoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
+__all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
+            "TransformerDecoderLayer", "TransformerDecoder"]
+__all__ += ["Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "Mish", "PReLU"]
 
 
 def __getattr__(name):

@@ -16,10 +16,13 @@ import numpy as np
 
 from .. import _creation
 from .._ops import activation as _act
+from .._ops import attention as _attn
 from .._ops import conv as _conv
 from .._ops import embedding as _emb
+from .._ops import hard_activation as _hard
 from .._ops import inplace as _inplace
 from .._ops import loss as _loss
+from .._ops import loss_elementwise as _lossel
 from .._ops import nn_activation as _nnact
 from .._ops import normalization as _norm
 from .._ops import pointwise as _pw
@@ -35,6 +38,9 @@ __all__ = [
     "elu", "dropout1d", "dropout2d", "batch_norm", "layer_norm", "group_norm", "instance_norm",
     "embedding", "one_hot",
 ]
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
+__all__ += ["binary_cross_entropy", "smooth_l1_loss", "huber_loss", "kl_div"]
+__all__ += ["hardtanh", "hardtanh_", "relu6", "hardswish", "hardsigmoid", "mish", "prelu"]
 
 
 # ----------------------------------------------------------------------------- linear
@@ -534,6 +540,156 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
         raise NotImplementedError("minigrad: l1_loss(weight=...) is not implemented")
     red = _reduction(size_average, reduce, reduction)
     return _loss.l1_loss(input, target, red)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """Binary cross entropy of probabilities (``torch.nn.functional.binary_cross_entropy``):
+    ``-w * (t * log(x) + (1 - t) * log(1 - x))``, logs clamped at -100. input and target of
+    one shape and dtype; ``weight`` broadcasts to it. Node ``BinaryCrossEntropyBackward0``;
+    see `minigrad._ops.loss_elementwise.binary_cross_entropy` for the errors."""
+    red = _reduction(size_average, reduce, reduction)
+    return _lossel.binary_cross_entropy(input, target, weight, red)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """Smooth L1 loss (``torch.nn.functional.smooth_l1_loss``): quadratic below ``beta``,
+    linear above. Node ``SmoothL1LossBackward0``; ``beta=0`` is `l1_loss`. Different shapes
+    warn and broadcast; RuntimeError for a negative ``beta``."""
+    red = _reduction(size_average, reduce, reduction)
+    if beta == 0.0:
+        return _loss.l1_loss(input, target, red)
+    return _lossel.smooth_l1_loss(input, target, red, beta)
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
+    """Huber loss (``torch.nn.functional.huber_loss``): ``0.5 * d²`` below ``delta``,
+    ``delta * (|d| - 0.5 * delta)`` above. Node ``HuberLossBackward0``; with ``weight``
+    (input's shape, else ValueError) the unreduced loss is multiplied by it and reduced with
+    tensor ops, as PyTorch does. RuntimeError for ``delta <= 0``."""
+    if weight is None:
+        return _lossel.huber_loss(input, target, reduction, delta)
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    if reduction not in ("none", "sum", "mean"):
+        raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', "
+                         "'mean', 'sum'.")
+    weighted = _lossel.huber_loss(input, target, "none", delta) * weight
+    return weighted if reduction == "none" else weighted.sum() if reduction == "sum" \
+        else weighted.mean()
+
+
+def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
+           reduction: str = "mean", log_target: bool = False) -> Tensor:
+    """Kullback-Leibler divergence of log-probabilities ``input`` from ``target``
+    (``torch.nn.functional.kl_div``), composed as ATen: ``xlogy(t, t) - t * input`` (or
+    ``exp(t) * (t - input)`` with ``log_target``). ``reduction='batchmean'`` sums and divides
+    by ``input.size(0)`` (``DivBackward0``); ``'mean'`` warns (UserWarning, PyTorch's text)
+    that it divides by every element. ValueError for another reduction."""
+    if size_average is not None or reduce is not None:
+        red = _loss.reduction_enum(_loss.legacy_reduction(size_average, reduce))
+    else:
+        if reduction == "mean":
+            warnings.warn(
+                "reduction: 'mean' divides the total loss by both the batch size and the "
+                "support size.'batchmean' divides only by the batch size, and aligns with the "
+                "KL div math definition.'mean' will be changed to behave the same as "
+                "'batchmean' in the next major release.", stacklevel=2)
+        red = _loss.reduction_enum("sum" if reduction == "batchmean" else reduction)
+    reduced = _lossel.kl_div(input, target, red, log_target)
+    if reduction == "batchmean" and input.ndim != 0:
+        reduced = reduced / input.shape[0]
+    return reduced
+
+
+# ----------------------------------------------------------------------------- hard activations
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
+             inplace: bool = False) -> Tensor:
+    """``clamp(x, min_val, max_val)`` (``torch.nn.functional.hardtanh``); node
+    ``HardtanhBackward0`` (saves ``self``, ``min_val``, ``max_val``). ``inplace=True``
+    overwrites ``input`` and returns it (the node then saves a clone of ``input``)."""
+    if inplace:
+        return _inplace._apply_inplace(input, lambda: _hard.hardtanh(input, min_val, max_val))
+    return _hard.hardtanh(input, min_val, max_val)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """In-place `hardtanh` (``torch.nn.functional.hardtanh_``)."""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """``min(max(0, x), 6)`` (``torch.nn.functional.relu6``): ``hardtanh(x, 0, 6)``, node
+    ``HardtanhBackward0`` with the integer bounds PyTorch saves."""
+    return hardtanh(input, 0, 6, inplace)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * relu6(x + 3) / 6`` (``torch.nn.functional.hardswish``); node
+    ``HardswishBackward0``. ``inplace=True`` overwrites ``input`` and returns it."""
+    if inplace:
+        return _inplace._apply_inplace(input, lambda: _hard.hardswish(input))
+    return _hard.hardswish(input)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """``relu6(x + 3) / 6`` (``torch.nn.functional.hardsigmoid``); node
+    ``HardsigmoidBackward0``. ``inplace=True`` overwrites ``input`` and returns it."""
+    if inplace:
+        return _inplace._apply_inplace(input, lambda: _hard.hardsigmoid(input))
+    return _hard.hardsigmoid(input)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * tanh(softplus(x))`` (``torch.nn.functional.mish``); node ``MishBackward0``.
+    ``inplace=True`` overwrites ``input`` and returns it."""
+    if inplace:
+        return _inplace._apply_inplace(input, lambda: _hard.mish(input))
+    return _hard.mish(input)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """Parametric ReLU ``max(0, x) + weight * min(0, x)`` (``torch.nn.functional.prelu``);
+    ``weight`` has 1 or ``input.shape[1]`` elements. Node ``PreluKernelBackward0``; see
+    `minigrad._ops.hard_activation.prelu` for the errors."""
+    return _hard.prelu(input, weight)
+
+
+
+# ----------------------------------------------------------------------------- attention
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask=None,
+                                 dropout_p: float = 0.0, is_causal: bool = False, scale=None,
+                                 enable_gqa: bool = False) -> Tensor:
+    """``softmax(query @ key^T * scale + mask) @ value``
+    (``torch.nn.functional.scaled_dot_product_attention``).
+
+    query ``(..., L, E)``, key ``(..., S, E)``, value ``(..., S, Ev)`` → ``(..., L, Ev)``.
+    ``attn_mask``: bool (True = attend) or float (added), broadcasting to ``(..., L, S)``;
+    ``is_causal``: a top-left lower-triangular mask (combined with ``attn_mask`` when both are
+    given, as PyTorch's CPU kernel does); ``scale`` defaults to ``1 / sqrt(E)``; ``dropout_p``
+    drops attention weights (always, there is no training flag). The graph is PyTorch's CPU
+    one: the fused ``ScaledDotProductFlashAttentionForCpuBackward0`` for 4-D inputs of one
+    head size without dropout or a mask that requires grad, else the math composition
+    (``SafeSoftmaxBackward0`` and ``matmul``). RuntimeError for mixed dtypes; ``enable_gqa``
+    is not implemented (NotImplementedError).
+    """
+    if enable_gqa:
+        raise NotImplementedError("minigrad: scaled_dot_product_attention(enable_gqa=True) is "
+                                  "not implemented")
+    return _attn.scaled_dot_product_attention(
+        query, key, value, attn_mask, dropout_p, is_causal, scale,
+        dropout_fn=lambda a, p: dropout(a, p, True))
+
+
+
+def multi_head_attention_forward(*args, **kwargs):
+    """Multi-head attention (``torch.nn.functional.multi_head_attention_forward``); see
+    `minigrad.nn._mha.multi_head_attention_forward` for the arguments and shapes."""
+    from ._mha import multi_head_attention_forward as _mha_forward
+
+    return _mha_forward(*args, **kwargs)
 
 
 def __dir__():

@@ -54,3 +54,31 @@ class Parameter(Tensor):
         if id(self) not in memo:
             memo[id(self)] = type(self)(self.data.clone(), self.requires_grad)
         return memo[id(self)]
+
+
+class _BufferMeta(type):
+    """``isinstance(t, Buffer)`` is True for any tensor marked as a buffer."""
+
+    def __instancecheck__(cls, instance) -> bool:
+        return isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False)
+
+
+class Buffer(metaclass=_BufferMeta):
+    """A tensor that is module state but not a parameter (``torch.nn.Buffer``).
+
+    ``Buffer(data, persistent=True)`` returns ``data`` detached (sharing its storage, keeping
+    ``requires_grad``) and marked, so that assigning it to a module attribute registers a
+    buffer (``persistent=False``: left out of ``state_dict``), as ``register_buffer`` does. A
+    plain tensor assigned to a new name stays an ordinary attribute. ``Buffer()`` is an empty
+    float tensor.
+    """
+
+    def __new__(cls, data=None, *, persistent: bool = True):
+        if data is None:
+            from .. import _creation
+
+            data = _creation.empty(0)
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t

@@ -126,6 +126,24 @@ def _softplus_double(lib, t):
     return lib.autograd.grad(out, x, y, create_graph=True)[0]
 
 
+def _hard_double(name):
+    def case(lib, t):
+        x, y = t["x"], t["y"]  # y: a grad_output that requires grad, so both slots are edges
+        out = getattr(lib.nn.functional, name)(x * 2)
+        return lib.autograd.grad(out, x, y, create_graph=True)[0]
+
+    return case
+
+
+def _baddbmm(lib, t):
+    """``torch.baddbmm``; minigrad has it as the op multi-head attention records."""
+    if lib.__name__ == "torch":
+        fn = lib.baddbmm
+    else:
+        from minigrad._ops.attention import baddbmm as fn
+    return fn(t["x"], t["a3"][:, :3], t["b3"][:, :, :4])
+
+
 def _mse_double(lib, t):
     x, y, v = t["x"], t["y"], t["u"]  # both inputs and the grad_output (0-d) need grad
     out = lib.nn.functional.mse_loss(x, y)
@@ -222,6 +240,8 @@ CASES = {
     "DivBackward1": _prob_ce,
     "AddBackward1": _smooth_prob_ce,
     "DotBackward0": "t['v'] @ t['u']",
+    "BaddbmmBackward0": _baddbmm,
+    "BinaryCrossEntropyBackward0": f"{F}.binary_cross_entropy(t['pos'] / 2, t['pos'] / 3)",
     "EluBackward0": f"{F}.elu(t['x'], 0.7)",
     "EluBackward1": f"{F}.elu(t['x'] * 1, 0.7, inplace=True)",
     "EluBackwardBackward0": _elu_double,
@@ -233,12 +253,19 @@ CASES = {
     "FillBackward3": _setitem_scalar,
     "FloorBackward0": "t['x'].floor()",
     "GeluBackward0": f"{F}.gelu(t['x'])",
+    "HardsigmoidBackward0": f"{F}.hardsigmoid(t['x'] * 3)",
+    "HardswishBackward0": f"{F}.hardswish(t['x'] * 3)",
+    "HardswishBackwardBackward0": _hard_double("hardswish"),
+    "HardtanhBackward0": f"{F}.hardtanh(t['x'], -0.5, 0.7)",
+    "HardtanhBackwardBackward0": _hard_double("hardtanh"),
+    "HuberLossBackward0": f"{F}.huber_loss(t['x'], t['y'], delta=0.6)",
     "IndexBackward0": "t['x'][[0, 2, 2]]",
     "IndexPutBackward0": _setitem_mask,
     "LeakyReluBackward0": f"{F}.leaky_relu(t['x'], 0.1)",
     "LeakyReluBackward1": _leaky_inplace,
     "LerpBackward0": "(t['x'] * 1).lerp_(t['y'], 0.3)",
     "LerpBackward1": "(t['x'] * 1).lerp_(t['v'], t['pos'] * 0.5)",
+    "Log1PBackward0": _hard_double("mish"),
     "LogBackward0": "t['pos'].log()",
     "LogSoftmaxBackward0": "t['x'].log_softmax(1)",
     "LogsumexpBackward0": "t['x'].logsumexp(1)",
@@ -251,6 +278,7 @@ CASES = {
     "MeanBackward0": "t['x'].mean()",
     "MeanBackward1": "t['x'].mean(1)",
     "MinBackward0": "t['x'].min(1).values",
+    "MishBackward0": f"{F}.mish(t['x'] * 3)",
     "MinBackward1": "t['x'].min()",
     "MinimumBackward0": "lib.minimum(t['x'], t['y'])",
     "MmBackward0": "t['x'] @ t['w']",
@@ -266,6 +294,7 @@ CASES = {
     "NllLoss2DBackward0": _nll2d,
     "NllLossBackward0": f"{F}.nll_loss(t['x'].log_softmax(1), lib.tensor(np.array([0, 3, 1])))",
     "PermuteBackward0": "t['a3'].permute(2, 0, 1)",
+    "PreluKernelBackward0": f"{F}.prelu(t['a3'], t['v'][:3])",
     "PowBackward0": "t['x'] ** 2",
     "PowBackward1": "t['pos'] ** t['y']",
     "PowBackward2": "2 ** t['x']",
@@ -297,6 +326,10 @@ CASES = {
     "SqueezeBackward4": "t['v'] @ t['w']",
     "StackBackward0": "lib.stack([t['x'], t['y']], 1)",
     "StdBackward0": "t['x'].std(1)",
+    "SafeSoftmaxBackward0": f"{F}.scaled_dot_product_attention(t['x'], t['y'], t['x'])",
+    "ScaledDotProductFlashAttentionForCpuBackward0":
+        f"{F}.scaled_dot_product_attention(t['x4'], t['x4'] * 2, t['x4'], is_causal=True)",
+    "SmoothL1LossBackward0": f"{F}.smooth_l1_loss(t['x'], t['y'], beta=0.4)",
     "SubBackward0": "t['x'] - t['y']",
     "SumBackward0": "t['x'].sum()",
     "SumBackward1": "t['x'].sum(1)",
@@ -321,6 +354,7 @@ CASES = {
     "VarBackward0": "t['x'].var()",
     "ViewBackward0": "t['x'].view(12)",
     "WhereBackward0": "lib.where(t['x'] > 0, t['x'], t['y'])",
+    "XlogyBackward0": f"{F}.kl_div(t['x'], t['pos'], reduction='sum')",
     "ZeroBackward0": _zero,
 }
 # Random ops: values differ between the libraries (NumPy's generator), so each is multiplied

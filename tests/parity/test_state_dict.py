@@ -194,7 +194,7 @@ def test_load_state_dict_misc():
 
 
 def test_rejected_load_changes_nothing():
-    """minigrad validates the whole state_dict before copying anything.
+    """A load minigrad rejects changes nothing (it restores every tensor before raising).
 
     Measured PyTorch 2.x behaviour, recorded here so the difference stays deliberate: torch
     copies every entry that matched (bumping its ``_version``) and only then raises.

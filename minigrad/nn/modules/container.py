@@ -30,7 +30,8 @@ class Sequential(Module):
     ``Sequential(m0, m1, ...)`` names children ``'0', '1', ...``;
     ``Sequential(OrderedDict(name=module, ...))`` keeps the names. Supports ``len``, iteration,
     int indexing (IndexError out of range), slicing (a Sequential keeping the original names),
-    ``append``, ``insert``, ``extend``, ``pop``, ``del``, ``+``.
+    ``append``, ``insert``, ``extend``, ``pop``, ``del``, ``+``, ``+=``, ``*`` (and ``n *``,
+    ``*=``: the same module objects repeated).
     """
 
     def __init__(self, *args):
@@ -72,6 +73,44 @@ class Sequential(Module):
         for layer in (*self, *other):
             ret.append(layer)
         return ret
+
+    def __iadd__(self, other) -> Sequential:
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+        offset = len(self)
+        for i, module in enumerate(other):
+            self.add_module(str(i + offset), module)
+        return self
+
+    def _check_factor(self, other) -> None:
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+
+    def __mul__(self, other: int) -> Sequential:
+        """A new Sequential repeating the same module objects ``other`` times (shared, not
+        copied). TypeError for a non-int, ValueError for ``other <= 0``."""
+        self._check_factor(other)
+        combined, offset = Sequential(), 0
+        for _ in range(other):
+            for module in self:
+                combined.add_module(str(offset), module)
+                offset += 1
+        return combined
+
+    def __rmul__(self, other: int) -> Sequential:
+        return self.__mul__(other)
+
+    def __imul__(self, other: int) -> Sequential:
+        self._check_factor(other)
+        n = offset = len(self)
+        for _ in range(other - 1):
+            for i in range(n):
+                self.add_module(str(i + offset), self._modules[str(i)])
+            offset += n
+        return self
 
     def __dir__(self):
         return [k for k in super().__dir__() if not k.isdigit()]
@@ -430,6 +469,51 @@ class ParameterDict(Module):
                     raise ValueError(f"ParameterDict update sequence element #{j} has length "
                                      f"{len(p)}; 2 is required")
                 self[p[0]] = p[1]
+
+    def __reversed__(self):
+        return reversed(list(self._keys))
+
+    def clear(self) -> None:
+        """Remove every entry."""
+        for k in list(self._keys):
+            del self[k]
+
+    def copy(self) -> ParameterDict:
+        """A new ParameterDict holding the same Parameter objects, in the same order."""
+        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+
+    def fromkeys(self, keys, default=None) -> ParameterDict:
+        """A new ParameterDict with ``keys``, each set to ``default``."""
+        return ParameterDict((k, default) for k in keys)
+
+    def popitem(self):
+        """Remove and return the last ``(key, parameter)``; KeyError when empty."""
+        k = next(reversed(self._keys)) if self._keys else None
+        if k is None:
+            raise KeyError("popitem(): dictionary is empty")
+        val = self[k]
+        del self[k]
+        return k, val
+
+    def setdefault(self, key: str, default=None):
+        """``self[key]``, first setting it to ``default`` if absent."""
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def __or__(self, other) -> ParameterDict:
+        copy = self.copy()
+        copy.update(other)
+        return copy
+
+    def __ror__(self, other) -> ParameterDict:
+        copy = other.copy()
+        copy.update(self)
+        return copy
+
+    def __ior__(self, other) -> ParameterDict:
+        self.update(other)
+        return self
 
     def extra_repr(self) -> str:
         return "\n".join(_param_line(k, p, _typename(p)) for k, p in self.items())

@@ -75,3 +75,8 @@ class Linear(Module):
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A `Linear` under another name (``torch.nn.modules.linear.NonDynamicallyQuantizableLinear``):
+    ``MultiheadAttention.out_proj``, which PyTorch's quantization leaves alone."""

@@ -1,4 +1,5 @@
-"""Loss modules: ``CrossEntropyLoss``, ``NLLLoss``, ``MSELoss``.
+"""Loss modules: ``CrossEntropyLoss``, ``NLLLoss``, ``MSELoss``, ``L1Loss``, ``BCELoss``,
+``SmoothL1Loss``, ``HuberLoss``, ``KLDivLoss``.
 
 Mirrors ``torch/nn/modules/loss.py``: ``_Loss`` stores ``reduction`` (translating the legacy
 ``size_average``/``reduce`` flags with PyTorch's warning), ``_WeightedLoss`` registers the
@@ -82,3 +83,66 @@ class MSELoss(_Loss):
 
     def forward(self, input, target):
         return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    """Mean absolute error ``|input - target|`` reduced by ``reduction`` (``torch.nn.L1Loss``);
+    graph ``MeanBackward0(AbsBackward0(SubBackward0))``."""
+
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean"):
+        super().__init__(size_average, reduce, reduction)
+
+    def forward(self, input, target):
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class BCELoss(_WeightedLoss):
+    """Binary cross entropy of probabilities in [0, 1] (``torch.nn.BCELoss``); ``weight``
+    (a buffer) rescales each element, broadcasting to the target. Input and target of one
+    shape; node ``BinaryCrossEntropyBackward0``."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy(input, target, weight=self.weight,
+                                      reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    """Smooth L1 loss, quadratic where ``|input - target| < beta`` (``torch.nn.SmoothL1Loss``);
+    node ``SmoothL1LossBackward0``."""
+
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean",
+                 beta: float = 1.0):
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """Huber loss, quadratic where ``|input - target| < delta`` (``torch.nn.HuberLoss``);
+    node ``HuberLossBackward0``."""
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0):
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class KLDivLoss(_Loss):
+    """Kullback-Leibler divergence of log-probabilities from ``target``
+    (``torch.nn.KLDivLoss``); ``reduction`` also takes ``'batchmean'`` (``'mean'`` warns);
+    ``log_target=True`` for a target given as log-probabilities."""
+
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean",
+                 log_target: bool = False):
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input, target):
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)

@@ -18,21 +18,21 @@ legacy ``register_backward_hook`` hook is attached as a post hook of the output'
 from __future__ import annotations
 
 import functools
-import itertools
 import warnings
 import weakref
-from collections import OrderedDict, namedtuple
-from collections.abc import Mapping
+from collections import OrderedDict
 
-import numpy as np
-
-from ..._tensor import Size, Tensor
+from ..._tensor import Tensor
 from ...autograd import grad_mode
 from ...autograd.graph import RemovableHandle
 from ...utils.hooks import BackwardHook
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
+from ._state_dict import _IncompatibleKeys, _StateDictMixin  # noqa: F401 (re-exported)
 
-__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
+__all__ = ["Module", "register_module_buffer_registration_hook",
+           "register_module_module_registration_hook",
+           "register_module_parameter_registration_hook", "register_module_forward_pre_hook",
+           "register_module_forward_hook",
            "register_module_backward_hook", "register_module_full_backward_pre_hook",
            "register_module_full_backward_hook"]
 
@@ -49,6 +49,43 @@ _global_forward_hooks_always_called: OrderedDict = OrderedDict()
 _global_backward_pre_hooks: OrderedDict = OrderedDict()
 _global_backward_hooks: OrderedDict = OrderedDict()
 _global_is_full_backward_hook: bool | None = None  # None until a global backward hook is added
+
+
+_global_buffer_registration_hooks: OrderedDict = OrderedDict()
+_global_module_registration_hooks: OrderedDict = OrderedDict()
+_global_parameter_registration_hooks: OrderedDict = OrderedDict()
+
+
+def register_module_buffer_registration_hook(hook) -> RemovableHandle:
+    """Run ``hook(module, name, buffer) -> None | new buffer`` whenever any module registers a
+    buffer (``register_buffer`` or assignment to a buffer name)."""
+    handle = RemovableHandle(_global_buffer_registration_hooks)
+    _global_buffer_registration_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_module_registration_hook(hook) -> RemovableHandle:
+    """Run ``hook(module, name, submodule) -> None | new submodule`` whenever any module
+    registers a child (``add_module`` or attribute assignment)."""
+    handle = RemovableHandle(_global_module_registration_hooks)
+    _global_module_registration_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_parameter_registration_hook(hook) -> RemovableHandle:
+    """Run ``hook(module, name, param) -> None | new param`` whenever any module registers a
+    Parameter (``register_parameter`` or attribute assignment; not for ``None``)."""
+    handle = RemovableHandle(_global_parameter_registration_hooks)
+    _global_parameter_registration_hooks[handle.id] = hook
+    return handle
+
+
+def _run_registration_hooks(hooks, module, name, value):
+    for hook in hooks.values():
+        output = hook(module, name, value)
+        if output is not None:
+            value = output
+    return value
 
 
 def register_module_forward_pre_hook(hook) -> RemovableHandle:
@@ -170,38 +207,7 @@ def _addindent(s: str, num_spaces: int) -> str:
     return lines[0] + "\n" + "\n".join(rest)
 
 
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    """What ``load_state_dict`` returns: ``(missing_keys, unexpected_keys)``."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
-
-    __str__ = __repr__
-
-
-def _as_array(value):
-    """A state-dict value as an ndarray: minigrad/torch tensors, NumPy arrays, array-likes.
-
-    Returns None when the value is not numeric tensor-like data.
-    """
-    if isinstance(value, Tensor):
-        return value._data
-    if hasattr(value, "detach") and hasattr(value, "numpy"):  # a torch tensor (any device)
-        value = value.detach()
-        value = value.cpu() if hasattr(value, "cpu") else value
-        return np.asarray(value.numpy())
-    try:
-        arr = np.asarray(value)
-    except Exception:  # noqa: BLE001 - anything NumPy cannot read is "not tensor-like"
-        return None
-    return arr if arr.dtype.kind in "biuf" else None
-
-
-class Module:
+class Module(_StateDictMixin):
     """Base class of every layer and model (``torch.nn.Module``).
 
     Subclasses call ``super().__init__()`` first, assign parameters/submodules as attributes,
@@ -213,10 +219,10 @@ class Module:
     call_super_init: bool = False
 
     def __init__(self, *args, **kwargs) -> None:
-        if kwargs:
+        if self.call_super_init is False and kwargs:
             raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword "
                             f"argument '{next(iter(kwargs))}'")
-        if args:
+        if self.call_super_init is False and args:
             raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but "
                             f"{len(args) + 1} were given")
         setattr_ = super().__setattr__  # bypass Module.__setattr__ for the bookkeeping dicts
@@ -237,6 +243,8 @@ class Module:
         setattr_("_load_state_dict_pre_hooks", OrderedDict())
         setattr_("_load_state_dict_post_hooks", OrderedDict())
         setattr_("_modules", {})
+        if self.call_super_init:  # (the next class in the MRO gets the arguments)
+            super().__init__(*args, **kwargs)
 
     def forward(self, *args, **kwargs):
         """The computation; every subclass must override it."""
@@ -265,6 +273,7 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(minigrad Tensor or None required)")
+        tensor = _run_registration_hooks(_global_buffer_registration_hooks, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -298,6 +307,8 @@ class Module:
                 f"created explicitly. To express '{name}' as a function of another Tensor, "
                 "compute the value in the forward() method.")
         else:
+            param = _run_registration_hooks(_global_parameter_registration_hooks, self, name,
+                                            param)
             self._parameters[name] = param
 
     def add_module(self, name: str, module: Module | None) -> None:
@@ -315,6 +326,7 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
+        module = _run_registration_hooks(_global_module_registration_hooks, self, name, module)
         self._modules[name] = module
 
     def register_module(self, name: str, module: Module | None) -> None:
@@ -358,20 +370,24 @@ class Module:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             remove_from(self.__dict__, self._parameters, self._buffers,
                         self._non_persistent_buffers_set)
-            modules[name] = value
+            modules[name] = _run_registration_hooks(_global_module_registration_hooks, self, name,
+                                                    value)
             return
         if modules is not None and name in modules:
             if value is not None:
                 raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                 "(minigrad.nn.Module or None expected)")
-            modules[name] = value
+            modules[name] = _run_registration_hooks(_global_module_registration_hooks, self, name,
+                                                    value)
             return
         buffers = self.__dict__.get("_buffers")
-        if buffers is not None and name in buffers:
+        if isinstance(value, Buffer) or (buffers is not None and name in buffers):
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
-                                "(minigrad.Tensor or None expected)")
-            self.register_buffer(name, value, name not in self._non_persistent_buffers_set)
+                                "(minigrad.nn.Buffer, minigrad.Tensor or None expected)")
+            persistent = value.persistent if isinstance(value, Buffer) else (
+                name not in self._non_persistent_buffers_set)
+            self.register_buffer(name, value, persistent)
             return
         super().__setattr__(name, value)
 
@@ -406,6 +422,22 @@ class Module:
             if not isinstance(mod, Module):
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return mod
+
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Put ``module`` at dotted path ``target`` (its parent must exist). ValueError for an
+        empty target or a non-Module; AttributeError when the name holds something that is not
+        a Module, or (``strict``) does not exist yet."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        atoms = target.split(".")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent = self if len(atoms) == 1 else self.get_submodule(".".join(atoms[:-1]))
+        if strict and not hasattr(parent, atoms[-1]):
+            raise AttributeError(parent._get_name() + " has no attribute `" + atoms[-1] + "`")
+        if hasattr(parent, atoms[-1]) and not isinstance(getattr(parent, atoms[-1]), Module):
+            raise AttributeError("`" + atoms[-1] + "` is not an nn.Module")
+        setattr(parent, atoms[-1], module)
 
     def get_parameter(self, target: str) -> Parameter:
         """The Parameter at dotted path ``target``; AttributeError if absent or not a Parameter."""
@@ -598,110 +630,6 @@ class Module:
     def double(self) -> Module:
         """Cast floating parameters and buffers to float64."""
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
-
-    # ------------------------------------------------------------------ state dict
-    def _save_to_state_dict(self, destination, prefix: str, keep_vars: bool) -> None:
-        for name, param in self._parameters.items():
-            if param is not None:
-                destination[prefix + name] = param if keep_vars else param.detach()
-        for name, buf in self._buffers.items():
-            if buf is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = buf if keep_vars else buf.detach()
-
-    def state_dict(self, *, destination=None, prefix: str = "", keep_vars: bool = False):
-        """An OrderedDict of parameters and persistent buffers, by dotted name.
-
-        Own entries first (parameters, then buffers), then each child's. Values are detached
-        tensors sharing storage and version counter (``keep_vars=True``: the Parameters
-        themselves). Shared parameters appear under every name.
-        """
-        if destination is None:
-            destination = OrderedDict()
-            destination._metadata = OrderedDict()
-        if hasattr(destination, "_metadata"):
-            destination._metadata[prefix[:-1]] = {"version": self._version}
-        self._save_to_state_dict(destination, prefix, keep_vars)
-        for name, module in self._modules.items():
-            if module is not None:
-                module.state_dict(destination=destination, prefix=prefix + name + ".",
-                                  keep_vars=keep_vars)
-        return destination
-
-    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        """Copy parameters and persistent buffers from ``state_dict`` into this module.
-
-        Values may be minigrad Tensors, NumPy arrays, array-likes or torch tensors (anything
-        with ``.detach().cpu().numpy()``). Copies are in place under no_grad (each copied
-        tensor's ``_version`` goes up by one) and cast to the existing dtype; ``assign=True``
-        replaces the tensors instead. Raises TypeError if ``state_dict`` is not a mapping and
-        RuntimeError ``Error(s) in loading state_dict for <Class>`` listing missing keys,
-        unexpected keys (``strict``) and size mismatches. Unlike PyTorch, which copies the
-        matching entries before raising, everything is checked first: a rejected load changes
-        nothing. Returns ``_IncompatibleKeys(missing_keys, unexpected_keys)``.
-        """
-        if not isinstance(state_dict, Mapping):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        missing, unexpected, errors, plan = [], [], [], []
-        for prefix, module in self._prefixed_modules():
-            local = {k: v for k, v in itertools.chain(
-                module._parameters.items(),
-                ((k, b) for k, b in module._buffers.items()
-                 if k not in module._non_persistent_buffers_set)) if v is not None}
-            for name, current in local.items():
-                key = prefix + name
-                if key not in state_dict:
-                    missing.append(key)  # reported even when not strict, as in PyTorch
-                    continue
-                arr = _as_array(state_dict[key])
-                if arr is None:
-                    errors.append(f'While copying the parameter named "{key}", expected '
-                                  "minigrad.Tensor or Tensor-like object from checkpoint but "
-                                  f"received {type(state_dict[key])}")
-                    continue
-                if current.ndim == 0 and arr.shape == (1,):
-                    arr = arr.reshape(())
-                if arr.shape != current._data.shape:
-                    errors.append(f"size mismatch for {key}: copying a param with shape "
-                                  f"{Size(arr.shape)} from checkpoint, the shape in current "
-                                  f"model is {current.shape}.")
-                    continue
-                plan.append((module, name, current, arr))
-            for key in state_dict:
-                if not key.startswith(prefix):
-                    continue
-                head, dot, _ = key[len(prefix):].partition(".")
-                if (dot and head not in module._modules) or (not dot and head not in local):
-                    unexpected.append(key)
-        if strict and unexpected:
-            errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                ", ".join(f'"{k}"' for k in unexpected)))
-        if strict and missing:
-            errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                ", ".join(f'"{k}"' for k in missing)))
-        if errors:
-            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                type(self).__name__, "\n\t".join(errors)))
-        with grad_mode.no_grad():
-            for module, name, current, arr in plan:
-                if not assign:
-                    current.copy_(Tensor._make(arr))
-                elif isinstance(current, Parameter):
-                    new = Tensor._make(np.array(arr))
-                    setattr(module, name, Parameter(new, current.requires_grad))
-                else:
-                    module._buffers[name] = Tensor._make(np.array(arr))
-        return _IncompatibleKeys(missing, unexpected)
-
-    def _prefixed_modules(self):
-        """``(prefix, module)`` for every module reachable through non-None children, in
-        ``load_state_dict`` visiting order (a shared module appears under each prefix)."""
-        out, stack = [], [("", self)]
-        while stack:
-            prefix, module = stack.pop()
-            out.append((prefix, module))
-            children = [(prefix + n + ".", m) for n, m in module._modules.items() if m is not None]
-            stack.extend(reversed(children))
-        return out
 
     # ------------------------------------------------------------------ hooks and call
     def register_forward_pre_hook(self, hook, *, prepend: bool = False,

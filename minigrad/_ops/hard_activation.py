@@ -1,0 +1,318 @@
+"""Piecewise and parametric activations: ``hardtanh`` (and ``relu6``), ``hardswish``,
+``hardsigmoid``, ``mish``, ``prelu``.
+
+Mirrors ``aten/src/ATen/native/Activation.cpp`` and the matching entries of
+``tools/autograd/derivatives.yaml``. Each node saves its input (``_saved_self``) and its scalar
+arguments; the in-place forms (``hardtanh_``, ``hardswish_``, ...) go through
+`minigrad._ops.inplace._apply_inplace`, which saves a clone of ``self`` as PyTorch does.
+
+Under ``create_graph=True``: ``hardtanh`` and ``hardswish`` backward are PyTorch's kernels with
+nodes of their own (``HardtanhBackwardBackward0``, ``HardswishBackwardBackward0``); ``mish``
+uses tensor ops, as PyTorch's ``infinitely_differentiable_mish_backward``; ``hardsigmoid``'s
+backward has no derivative in PyTorch either (its node is ``torch::autograd::NotImplemented``,
+which raises when it runs). ``prelu``'s double backward (``PreluKernelBackwardBackward0`` in
+PyTorch) is not implemented here: it raises NotImplementedError.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd import grad_mode
+from ..autograd.graph import Node, record
+from . import pointwise as P
+from ._util import quiet_fp, wrap_scalar
+from .nn_activation import _float_kernel, no_double_backward
+from .scalar import add_scalar
+
+
+def _make(arr: np.ndarray, like: np.ndarray) -> Tensor:
+    return Tensor._make(np.asarray(arr).astype(like.dtype, copy=False))
+
+
+# ----------------------------------------------------------------------------- hardtanh
+class HardtanhBackward0(Node):
+    """z = clamp(self, min_val, max_val).
+    dz/dself = hardtanh_backward(grad, self, min_val, max_val): grad where
+    min_val < self < max_val, else 0 (``HardtanhBackwardBackward0`` under create_graph).
+    Saves: max_val, min_val, self."""
+
+    def __init__(self, input, min_val, max_val):
+        Node.__init__(self)
+        self._save("max_val", max_val)
+        self._save("min_val", min_val)
+        self._save("self", input)
+
+    def backward(self, g):
+        s = self._saved
+        return (hardtanh_backward(g, self._get("self"), s["min_val"], s["max_val"]),)
+
+
+class HardtanhBackwardBackward0(Node):
+    """z = hardtanh_backward(grad_output, self, min_val, max_val): linear in grad_output.
+    dz/dgrad_output = hardtanh_backward(grad, self, min_val, max_val); dz/dself = 0
+    (``zeros_like(grad)``). Saves: max_val, min_val, self."""
+
+    def __init__(self, input, min_val, max_val):
+        Node.__init__(self)
+        self._save("max_val", max_val)
+        self._save("min_val", min_val)
+        self._save("self", input)
+
+    def backward(self, g):
+        (n_go, _), (n_self, _) = self.next_functions
+        s = self._saved
+        g_go = hardtanh_backward(g, self._get("self"), s["min_val"], s["max_val"]) if n_go else None
+        return g_go, Tensor._make(np.zeros_like(g._data)) if n_self else None
+
+
+def hardtanh_backward(grad_output, self, min_val, max_val) -> Tensor:
+    """``grad_output`` where ``min_val < self < max_val``, else 0
+    (``aten::hardtanh_backward``). Node ``HardtanhBackwardBackward0`` (create_graph)."""
+    x, g = self._data, grad_output._data
+    out = _make(np.where((x <= min_val) | (x >= max_val), 0, g), g)
+    record(HardtanhBackwardBackward0, out, (grad_output, self), self, min_val, max_val)
+    return out
+
+
+def hardtanh(input: Tensor, min_val=-1.0, max_val=1.0) -> Tensor:
+    """``clamp(x, min_val, max_val)`` (``torch.nn.functional.hardtanh``; ``relu6`` is
+    ``hardtanh(x, 0, 6)``). Node ``HardtanhBackward0``. NotImplementedError for bool input."""
+    if input._data.dtype == np.bool_:
+        _float_kernel("hardtanh", input)
+    x = input._data
+    out = _make(np.clip(x, min_val, max_val), x)
+    record(HardtanhBackward0, out, (input,), input, min_val, max_val)
+    return out
+
+
+# ----------------------------------------------------------------------------- hardswish
+class HardswishBackward0(Node):
+    """z = self * relu6(self + 3) / 6.
+    dz/dself = hardswish_backward(grad, self): 0 where self <= -3, grad * (self / 3 + 0.5)
+    where -3 < self < 3, grad where self >= 3 (``HardswishBackwardBackward0`` under
+    create_graph). Saves: self."""
+
+    def __init__(self, input):
+        Node.__init__(self)
+        self._save("self", input)
+
+    def backward(self, g):
+        return (hardswish_backward(g, self._get("self")),)
+
+
+class HardswishBackwardBackward0(Node):
+    """z = hardswish_backward(grad_output, self).
+    dz/dgrad_output = hardswish_backward(grad, self); dz/dself = grad * grad_output / 3 where
+    -3 < self < 3, else 0. Saves: grad_output, self. Third order is not supported."""
+
+    def __init__(self, grad_output, input):
+        Node.__init__(self)
+        self._save("grad_output", grad_output)
+        self._save("self", input)
+
+    def backward(self, g):
+        no_double_backward(self)
+        (n_go, _), (n_self, _) = self.next_functions
+        x = self._get("self")
+        g_go = hardswish_backward(g, x) if n_go else None
+        g_self = None
+        if n_self:
+            xs, go = x._data, self._get("grad_output")._data
+            g_self = _make(np.where((xs > -3) & (xs < 3), g._data * go / 3, 0), xs)
+        return g_go, g_self
+
+
+def hardswish_backward(grad_output, self) -> Tensor:
+    """The derivative of hardswish applied to ``grad_output`` (``aten::hardswish_backward``),
+    one kernel. Node ``HardswishBackwardBackward0`` (create_graph)."""
+    x, g = self._data, grad_output._data
+    out = _make(np.where(x <= -3, 0, np.where(x < 3, g * (x / 3 + 0.5), g)), g)
+    record(HardswishBackwardBackward0, out, (grad_output, self), grad_output, self)
+    return out
+
+
+def hardswish(input: Tensor) -> Tensor:
+    """``x * relu6(x + 3) / 6`` (``torch.nn.functional.hardswish``). Node
+    ``HardswishBackward0``. NotImplementedError for integer input."""
+    _float_kernel("hardswish_cpu", input)
+    x = input._data
+    out = _make(x * np.clip(x + 3, 0, 6) / 6, x)
+    record(HardswishBackward0, out, (input,), input)
+    return out
+
+
+# ----------------------------------------------------------------------------- hardsigmoid
+_ONE_SIXTH = np.float32(1) / np.float32(6)  # (PyTorch's kernel: ``1.0f / 6.0f``, in float64 too)
+
+
+class HardsigmoidBackward0(Node):
+    """z = relu6(self + 3) / 6.
+    dz/dself = hardsigmoid_backward(grad, self): grad / 6 where -3 < self < 3, else 0.
+    Under create_graph its result's node is `NotImplemented` (PyTorch defines no derivative
+    of ``hardsigmoid_backward``). Saves: self."""
+
+    def __init__(self, input):
+        Node.__init__(self)
+        self._save("self", input)
+
+    def backward(self, g):
+        x = self._get("self")
+        xs, gd = x._data, g._data
+        out = _make(np.where((xs > -3) & (xs < 3), gd * _ONE_SIXTH.astype(gd.dtype), 0), gd)
+        # (PyTorch's NotImplemented node here has one edge, to ``self``'s history)
+        record(NotImplemented, out, (x,), "aten::hardsigmoid_backward")
+        return (out,)
+
+
+class NotImplemented(Node):
+    """The node PyTorch records for an op without a derivative formula
+    (``torch::autograd::NotImplemented``): running it raises RuntimeError
+    "derivative for <op> is not implemented". Saves nothing."""
+
+    def __init__(self, op: str):
+        Node.__init__(self)
+        self._op = op
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"
+
+    def backward(self, g):
+        raise RuntimeError(f"derivative for {self._op} is not implemented")
+
+
+def hardsigmoid(input: Tensor) -> Tensor:
+    """``relu6(x + 3) / 6`` (``torch.nn.functional.hardsigmoid``). Node
+    ``HardsigmoidBackward0``. NotImplementedError for integer input."""
+    _float_kernel("hardsigmoid_cpu", input)
+    x = input._data
+    out = _make(np.clip(x + 3, 0, 6) / 6, x)
+    record(HardsigmoidBackward0, out, (input,), input)
+    return out
+
+
+# ----------------------------------------------------------------------------- mish
+class Log1PBackward0(Node):
+    """z = log(1 + self).  dz/dself = grad / (self + 1) (in tensor ops, so create_graph works).
+    Saves: self."""
+
+    def __init__(self, input):
+        Node.__init__(self)
+        self._save("self", input)
+
+    def backward(self, g):
+        return (P.div(g, add_scalar(self._get("self"), 1)),)
+
+
+def log1p(input: Tensor) -> Tensor:
+    """``log(1 + x)`` elementwise (``torch.log1p``), node ``Log1PBackward0``: the op
+    PyTorch's ``infinitely_differentiable_mish_backward`` records (minigrad uses it there
+    only)."""
+    x = input._data
+    with quiet_fp():
+        out = Tensor._make(np.log1p(x).astype(x.dtype, copy=False))
+    record(Log1PBackward0, out, (input,), input)
+    return out
+
+
+def _mish_factor(x: np.ndarray) -> np.ndarray:
+    with quiet_fp():
+        sig = 1 / (1 + np.exp(-x))
+        ts = np.tanh(np.log1p(np.exp(x)))
+    return ts + x * sig * (1 - ts * ts)
+
+
+class MishBackward0(Node):
+    """z = self * tanh(softplus(self)).
+    dz/dself = grad * (t + self * sigmoid(self) * (1 - t²)), t = tanh(softplus(self)): one
+    kernel (``mish_backward``), or under create_graph the same formula in tensor ops, as
+    PyTorch's ``infinitely_differentiable_mish_backward``. Saves: self."""
+
+    def __init__(self, input):
+        Node.__init__(self)
+        self._save("self", input)
+
+    def backward(self, g):
+        x = self._get("self")
+        if not grad_mode.is_grad_enabled():
+            return (_make(g._data * _mish_factor(x._data), g._data),)
+        sig = P.sigmoid(x)
+        ts = P.tanh(log1p(P.exp(x)))
+        return (g * (ts + x * sig * P.sub(wrap_scalar(1.0), ts * ts)),)
+
+
+def mish(input: Tensor) -> Tensor:
+    """``x * tanh(softplus(x))`` (``torch.nn.functional.mish``). Node ``MishBackward0``.
+    NotImplementedError for integer input."""
+    _float_kernel("mish_cpu", input)
+    x = input._data
+    with quiet_fp():
+        out = _make(x * np.tanh(np.log1p(np.exp(x))), x)
+    record(MishBackward0, out, (input,), input)
+    return out
+
+
+# ----------------------------------------------------------------------------- prelu
+class PreluKernelBackward0(Node):
+    """z = self if self > 0 else weight * self (``weight`` already viewed to broadcast).
+    dz/dself = grad where self > 0, else weight * grad; dz/dweight = sum over the broadcast
+    dims of (0 where self > 0, else self * grad) — PyTorch's ``_prelu_kernel_backward``.
+    Saves: self, weight. Double backward is not supported (NotImplementedError)."""
+
+    def __init__(self, input, weight):
+        Node.__init__(self)
+        self._save("self", input)
+        self._save("weight", weight)
+
+    def backward(self, g):
+        no_double_backward(self)
+        x, w = self._get("self")._data, self._get("weight")._data
+        gd = g._data
+        pos = x > 0
+        (n_x, _), (n_w, _) = self.next_functions
+        g_x = _make(np.where(pos, gd, w * gd), gd) if n_x else None
+        g_w = None
+        if n_w:
+            full = np.where(pos, 0, x * gd)
+            lead = full.ndim - w.ndim
+            axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(w.shape) if n == 1)
+            g_w = _make(full.sum(axis=axes, keepdims=True).reshape(w.shape), w)
+        return g_x, g_w
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``max(0, x) + weight * min(0, x)``, one weight per channel (dim 1) or one for all
+    (``torch.nn.functional.prelu``).
+
+    ``weight``: a scalar or 1-D tensor of ``input``'s dtype with 1 or ``input.shape[1]``
+    elements; it is viewed to broadcast over ``input`` (a ``ViewBackward0`` when the ranks
+    differ) and the op is ``_prelu_kernel``: node ``PreluKernelBackward0``. RuntimeError, with
+    PyTorch's messages, for a dtype mismatch, a channel count mismatch, a 0-d input with
+    several weights or a weight of more than one dimension.
+    """
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {input.dtype._legacy[:-6]}"
+                           f" and {weight.dtype._legacy[:-6]}")
+    n = int(weight._data.size)
+    if n != 1:
+        if input.ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.ndim > 1 else 1
+        if channels != n:
+            raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {n} and channel size = {channels}.")
+    if weight.ndim > 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.ndim}")
+    _float_kernel("prelu_cpu", input)
+    w = weight
+    if input.ndim != weight.ndim:
+        dims = [1] * input.ndim
+        if input.ndim > 1:
+            dims[1] = n
+        w = weight.view(*dims) if dims else weight.view(())
+    x = input._data
+    out = _make(np.where(x > 0, x, w._data * x), x)
+    record(PreluKernelBackward0, out, (input, w), input, w)
+    return out

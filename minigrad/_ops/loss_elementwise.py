@@ -1,0 +1,226 @@
+"""Elementwise losses: ``binary_cross_entropy``, ``smooth_l1_loss``, ``huber_loss``, ``kl_div``
+(and the ``xlogy`` it records).
+
+Mirrors ``aten/src/ATen/native/Loss.cpp`` and ``tools/autograd/derivatives.yaml``:
+``binary_cross_entropy``, ``smooth_l1_loss`` and ``huber_loss`` are one kernel each, with one
+node (``BinaryCrossEntropyBackward0``, ``SmoothL1LossBackward0``, ``HuberLossBackward0``) that
+saves ``self``, ``target``, the scalar options and ``reduction`` (0 none, 1 mean, 2 sum);
+``kl_div`` is a composition of ordinary ops, as in ATen. The backward kernels are NumPy, so
+double backward through these three nodes raises NotImplementedError (PyTorch has
+``...BackwardBackward0`` nodes there).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.graph import Node, record
+from . import pointwise as P
+from ._util import quiet_fp
+from .loss import _broadcast_pair, reduction_enum
+from .nn_activation import no_double_backward
+from .reduction import _np_mean
+
+
+def _reduce(arr: np.ndarray, red: int) -> np.ndarray:
+    if red == 0:
+        return arr
+    return np.asarray(_np_mean(arr) if red == 1 else arr.sum(), dtype=arr.dtype)
+
+
+def _norm(red: int, n: int) -> float:
+    return (1.0 / n if n else float("nan")) if red == 1 else 1.0
+
+
+def _grads(node: Node, g: Tensor, d_self: np.ndarray, d_target: np.ndarray | None):
+    """Scale the per-element derivatives by ``g`` (and ``1 / numel`` for mean); one grad per
+    input slot that has an edge."""
+    no_double_backward(node)
+    (n_x, _), (n_t, _) = node.next_functions
+    red, dt = node._saved["reduction"], d_self.dtype
+    scale = g._data * np.asarray(_norm(red, d_self.size), dt)
+    g_x = Tensor._make((d_self * scale).astype(dt, copy=False)) if n_x else None
+    g_t = None
+    if n_t:
+        d_t = -d_self if d_target is None else d_target
+        g_t = Tensor._make((d_t * scale).astype(dt, copy=False))
+    return g_x, g_t
+
+
+# ----------------------------------------------------------------------------- binary cross entropy
+_EPS = float(np.float32(1e-12))  # (PyTorch's ``const float EPSILON = 1e-12``, in float64 too)
+
+
+class BinaryCrossEntropyBackward0(Node):
+    """z = -weight * (target * log(self) + (1 - target) * log(1 - self)), logs clamped at -100.
+    dz/dself = grad * weight * (self - target) / max(self * (1 - self), 1e-12);
+    dz/dtarget = grad * weight * -logit(self) (PyTorch's
+    ``binary_cross_entropy_target_backward``); ``/ numel`` for mean.
+    Saves: reduction, self, target, weight (None without one)."""
+
+    def __init__(self, input, target, weight, reduction):
+        Node.__init__(self)
+        self._save("reduction", reduction)
+        self._save("self", input)
+        self._save("target", target)
+        self._save("weight", weight)
+
+    def backward(self, g):
+        x, t = self._get("self")._data, self._get("target")._data
+        w = self._get("weight")
+        w = 1 if w is None else w._data
+        with quiet_fp():
+            d_x = w * (x - t) / np.maximum((1 - x) * x, _EPS)
+            d_t = w * -np.log(x / (1 - x))
+        return _grads(self, g, np.asarray(d_x, x.dtype), np.asarray(d_t, x.dtype))
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None,
+                         reduction: str) -> Tensor:
+    """Binary cross entropy between probabilities ``input`` and ``target`` (same shape and
+    dtype); ``weight`` broadcasts to the target's shape (expanded, as PyTorch's functional
+    does). Node ``BinaryCrossEntropyBackward0``. ValueError for different shapes or a bad
+    reduction, RuntimeError for a dtype mismatch, input outside [0, 1] or a ``weight`` that
+    requires grad."""
+    red = reduction_enum(reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape!r}) that is different to the input"
+                         f" size ({input.shape!r}) is deprecated. Please ensure they have the "
+                         "same size.")
+    if weight is not None:
+        from ._util import broadcast_shapes
+
+        weight = weight.expand(broadcast_shapes(tuple(target.shape), tuple(weight.shape)))
+    for other in (target, weight):
+        if other is not None and other.dtype != input.dtype:
+            raise RuntimeError(f"Found dtype {other.dtype._legacy[:-6]} but expected "
+                               f"{input.dtype._legacy[:-6]}")
+    if weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'binary_cross_entropy' is not differentiable with "
+                           "respect to argument 'weight'. This input cannot have requires_grad "
+                           "True.")
+    x, t = input._data, target._data
+    if not ((x >= 0) & (x <= 1)).all():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    with quiet_fp():
+        loss = ((t - 1) * np.maximum(np.log1p(-x), -100)
+                - t * np.maximum(np.log(x), -100))
+    if weight is not None:
+        loss = loss * weight._data
+    out = Tensor._make(_reduce(np.asarray(loss, x.dtype), red))
+    record(BinaryCrossEntropyBackward0, out, (input, target), input, target, weight, red)
+    return out
+
+
+# ----------------------------------------------------------------------------- smooth l1 / huber
+class SmoothL1LossBackward0(Node):
+    """z = 0.5 * d² / beta where |d| < beta, else |d| - 0.5 * beta (d = self - target).
+    dz/dself = grad * (d / beta where |d| <= beta, else sign(d)); dz/dtarget = -dz/dself;
+    ``/ numel`` for mean. Saves: beta, reduction, self, target."""
+
+    def __init__(self, input, target, reduction, beta):
+        Node.__init__(self)
+        self._save("beta", beta)
+        self._save("reduction", reduction)
+        self._save("self", input)
+        self._save("target", target)
+
+    def backward(self, g):
+        d = self._get("self")._data - self._get("target")._data
+        beta = self._saved["beta"]
+        dd = np.where(d < -beta, -1, np.where(d > beta, 1, d / beta))
+        return _grads(self, g, np.asarray(dd, d.dtype), None)
+
+
+class HuberLossBackward0(Node):
+    """z = 0.5 * d² where |d| < delta, else delta * (|d| - 0.5 * delta) (d = self - target).
+    dz/dself = grad * (d where |d| <= delta, else delta * sign(d)); dz/dtarget = -dz/dself;
+    ``/ numel`` for mean. Saves: delta, reduction, self, target."""
+
+    def __init__(self, input, target, reduction, delta):
+        Node.__init__(self)
+        self._save("delta", delta)
+        self._save("reduction", reduction)
+        self._save("self", input)
+        self._save("target", target)
+
+    def backward(self, g):
+        d = self._get("self")._data - self._get("target")._data
+        delta = self._saved["delta"]
+        dd = np.where(d < -delta, -delta, np.where(d > delta, delta, d))
+        return _grads(self, g, np.asarray(dd, d.dtype), None)
+
+
+def _pointwise_loss(node_cls, input, target, red, param, fn):
+    input, target = _broadcast_pair(input, target)
+    d = input._data - target._data
+    z = np.abs(d)
+    out = Tensor._make(_reduce(np.asarray(fn(z, param), d.dtype), red))
+    record(node_cls, out, (input, target), input, target, red, param)
+    return out
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, reduction: str, beta: float) -> Tensor:
+    """Smooth L1 (``torch.nn.functional.smooth_l1_loss``): node ``SmoothL1LossBackward0``;
+    shapes that differ warn and broadcast. RuntimeError for a negative ``beta``."""
+    red = reduction_enum(reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    return _pointwise_loss(SmoothL1LossBackward0, input, target, red, beta,
+                           lambda z, b: np.where(z < b, 0.5 * z * z / (b or 1), z - 0.5 * b))
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str, delta: float) -> Tensor:
+    """Huber loss (``torch.nn.functional.huber_loss``): node ``HuberLossBackward0``; shapes
+    that differ warn and broadcast. RuntimeError for ``delta <= 0``."""
+    red = reduction_enum(reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    return _pointwise_loss(HuberLossBackward0, input, target, red, delta,
+                           lambda z, dl: np.where(z < dl, 0.5 * z * z, dl * (z - 0.5 * dl)))
+
+
+# ----------------------------------------------------------------------------- kl_div
+class XlogyBackward0(Node):
+    """z = self * log(other) (0 where self == 0).
+    dz/dself = grad * xlogy(self != 0, other); dz/dother = grad * self / other.
+    Saves: other, self. Computed in NumPy (no double backward)."""
+
+    def __init__(self, input, other):
+        Node.__init__(self)
+        self._save("other", other)
+        self._save("self", input)
+
+    def backward(self, g):
+        no_double_backward(self)
+        x, y = self._get("self")._data, self._get("other")._data
+        (n_x, _), (n_y, _) = self.next_functions
+        with quiet_fp():
+            g_x = Tensor._make((g._data * _xlogy(x != 0, y)).astype(x.dtype)) if n_x else None
+            g_y = Tensor._make((g._data * x / y).astype(y.dtype)) if n_y else None
+        return g_x, g_y
+
+
+def _xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    with quiet_fp():
+        return np.where(np.isnan(y), np.nan, np.where(x == 0, 0, x * np.log(y)))
+
+
+def xlogy(input: Tensor, other: Tensor) -> Tensor:
+    """``input * log(other)``, 0 where ``input`` is 0 (``torch.xlogy``); node
+    ``XlogyBackward0``. Tensors of one shape and float dtype (what ``kl_div`` needs)."""
+    dt = input._data.dtype
+    out = Tensor._make(_xlogy(input._data, other._data).astype(dt, copy=False))
+    record(XlogyBackward0, out, (input, other), input, other)
+    return out
+
+
+def kl_div(input: Tensor, target: Tensor, red: int, log_target: bool) -> Tensor:
+    """``aten::kl_div`` (a composition): ``exp(target) * (target - input)`` with
+    ``log_target``, else ``xlogy(target, target) - target * input``; then mean/sum/none."""
+    if log_target:
+        out = P.exp(target) * (target - input)
+    else:
+        out = xlogy(target, target) - target * input
+    return out if red == 0 else out.mean() if red == 1 else out.sum()
