@@ -547,10 +547,11 @@ class Tensor:
         """
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self._grad_fn is None or self._retains_grad:
+        node = self.grad_fn  # (first: reading a view's history can raise, changing nothing)
+        if node is None or self._retains_grad:
             return
         self._retains_grad = True
-        self.grad_fn._own("_retains_grad")[self._output_nr] = weakref.ref(self)
+        node._own("_retains_grad")[self._output_nr] = weakref.ref(self)
 
     @property
     def retains_grad(self) -> bool:

@@ -39,7 +39,7 @@ from .program import check_program
 PROFILE = os.environ.get("MINIGRAD_FUZZ", "ci")
 # distinct programs per theme: Hypothesis repeats small programs, so runs go on (in rounds with
 # different seeds) until this many *different* programs have matched PyTorch
-TARGET = {"ci": 300, "dev": 300, "long": 3_400}[PROFILE]
+TARGET = {"ci": 400, "dev": 300, "long": 3_400}[PROFILE]
 TARGET = int(os.environ.get("MINIGRAD_FUZZ_EXAMPLES", TARGET))
 ROUND = 2_000  # examples Hypothesis is asked for per round
 # the newer themes' programs cost more (modules, optimizers, custom Function classes): a round

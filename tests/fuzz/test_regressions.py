@@ -1055,6 +1055,15 @@ FIXED = {
         ("post_hook", 1),
         ("backward", [1], 3, False, False, False, None),
     ],
+    # retain_grad on a multi-output view modified in place: reading its grad_fn raises, and
+    # PyTorch's retains_grad stays False (minigrad set the flag before the read raised)
+    "retain_grad_state_after_view_error": [
+        ("leaf", [2, 2], "float32", True, "randn", 1),
+        ("op", "unbind", [0], {"dim": 0, "n_out": 2}, False),
+        ("inplace", "mul_", 1, [], {"c": 2.0}, ("set", False)),
+        ("retain_grad", 1),
+        ("backward", [1], 3, False, False, False, None),
+    ],
     "accumulate_into_grad_of_other_shape": [
         ("leaf", [], "float32", True, "randn", 2),
         ("backward", [0], 3, False, False, False, None),
