@@ -181,3 +181,25 @@ def __dir__():
     from ._namespace import public_dir
 
     return public_dir(globals())
+
+# Issue 19 (indexing, shape, linalg and sorting ops): appended here, away from the lists above,
+# so that merges with the other families stay simple.
+from ._ops.index_ops import (  # noqa: E402
+    argwhere,
+    index_add,
+    index_copy,
+    index_fill,
+    index_select,
+    masked_scatter,
+    masked_select,
+    nonzero,
+    take,
+    unique,
+)
+from ._ops.scatter_gather import gather, scatter, scatter_add, scatter_reduce  # noqa: E402
+
+__all__ += [
+    "argwhere", "index_add", "index_copy", "index_fill", "index_select", "masked_scatter",
+    "masked_select", "nonzero", "take", "unique", "gather", "scatter", "scatter_add",
+    "scatter_reduce",
+]

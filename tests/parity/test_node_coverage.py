@@ -310,6 +310,21 @@ CASES = {
     "ViewBackward0": "t['x'].view(12)",
     "WhereBackward0": "lib.where(t['x'] > 0, t['x'], t['y'])",
     "ZeroBackward0": _zero,
+    # issue 19: dim / mask indexing
+    "GatherBackward0": "t['x'].gather(1, lib.tensor([[0, 0], [3, 1], [2, 2]]))",
+    "ScatterBackward0": "t['x'].scatter(1, lib.tensor([[0], [3], [2]]), t['y'][:, :1])",
+    "ScatterBackward1": "t['x'].scatter(1, lib.tensor([[0], [3], [2]]), 1.5)",
+    "ScatterAddBackward0": "t['x'].scatter_add(0, lib.tensor([[0, 0, 2, 2]]), t['y'][:1])",
+    "ScatterReduceBackward0": "t['x'].scatter_reduce(0, lib.tensor([[0, 0, 2, 2]]), "
+                              "t['y'][:1], 'amax')",
+    "IndexSelectBackward0": "t['x'].index_select(1, lib.tensor([3, 0, 3]))",
+    "IndexAddBackward0": "t['x'].index_add(0, lib.tensor([2, 2]), t['y'][:2], alpha=2)",
+    "IndexCopyBackward0": "t['x'].index_copy(0, lib.tensor([2, 0]), t['y'][:2])",
+    "IndexFillBackward0": "t['x'].index_fill(1, lib.tensor([1]), 2.0)",
+    "IndexFillBackward1": "t['x'].index_fill(1, lib.tensor([1]), t['v'][0])",
+    "MaskedSelectBackward0": "t['x'].masked_select(t['y'] > 0)",
+    "MaskedScatterBackward0": "t['x'].masked_scatter(t['y'] > 0, t['pos'])",
+    "TakeBackward0": "t['x'].take(lib.tensor([0, 11, 5, 5]))",
 }
 # Recorded by PyTorch inside another node and never reachable through next_functions.
 HIDDEN = {"IndexPutImplBackward0": "IndexPutBackward0",
