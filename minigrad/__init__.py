@@ -203,3 +203,28 @@ __all__ += [
     "masked_select", "nonzero", "take", "unique", "gather", "scatter", "scatter_add",
     "scatter_reduce",
 ]
+from ._ops.transform import diag, diagonal, flip, roll, trace, tril, triu  # noqa: E402
+
+__all__ += ["diag", "diagonal", "flip", "roll", "trace", "tril", "triu"]
+from ._ops.shape_more import (  # noqa: E402
+    as_strided,
+    broadcast_to,
+    hsplit,
+    meshgrid,
+    movedim,
+    repeat_interleave,
+    swapdims,
+    tensor_split,
+    tile,
+    vsplit,
+)
+
+moveaxis = movedim
+swapaxes = swapdims
+split_with_sizes = split
+__all__ += ["as_strided", "broadcast_to", "hsplit", "meshgrid", "movedim", "moveaxis",
+            "repeat_interleave", "swapaxes", "swapdims", "tensor_split", "tile", "vsplit",
+            "split_with_sizes"]
+from ._ops.shape import unflatten  # noqa: E402
+
+__all__ += ["unflatten"]

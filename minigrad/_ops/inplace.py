@@ -268,7 +268,9 @@ class AsStridedBackward0(Node):
         self._out_meta += ((view.shape, view._data.dtype),)
 
     def backward(self, g):
-        unique = 0 not in self._saved["stride"]
+        # (overlapping elements, as a stride 0 or an as_strided view makes, accumulate)
+        unique = np.unique(np.ravel_multi_index(self._index, self._base_shape or (1,))).size \
+            == g.numel()
         grad = _scatter(g, self._index, self._base_shape or (1,), unique)
         return (grad if self._base_shape else grad.reshape(()),)
 

@@ -157,6 +157,20 @@ def _fill(lib, t):
     return h.fill_(2.0)
 
 
+def _diagonal_double(lib, t):
+    x = t["x"]
+    return lib.autograd.grad((x.diagonal(1) * t["u"][:3]).sum(), x, create_graph=True)[0]
+
+
+def _inplace_meta(method, *args, key="x"):
+    def case(lib, t):
+        h = t[key] * 1
+        getattr(h, method)(*args)
+        return h
+
+    return case
+
+
 def _zero(lib, t):
     h = t["x"] * 1
     return h.zero_()
@@ -310,6 +324,21 @@ CASES = {
     "ViewBackward0": "t['x'].view(12)",
     "WhereBackward0": "lib.where(t['x'] > 0, t['x'], t['y'])",
     "ZeroBackward0": _zero,
+    # issue 19: flips, triangles, diagonals, in-place view ops
+    "FlipBackward0": "t['x'].flip(0, -1)",
+    "RollBackward0": "t['x'].roll((1, -1), (0, 1))",
+    "TrilBackward0": "t['x'].tril(1)",
+    "TriuBackward0": "t['x'].triu(-1)",
+    "DiagonalBackward0": "t['x'].diagonal(1)",
+    "DiagonalBackward0_copy": "t['x'].diag(-1)",
+    "DiagonalBackwardBackward0": _diagonal_double,
+    "DiagEmbedBackward0": "t['v'].diag(1)",
+    "TraceBackward0": "t['x'].trace()",
+    "TBackward1": _inplace_meta("t_"),
+    "TransposeBackward1": _inplace_meta("transpose_", 0, 2, key="a3"),
+    "UnsqueezeBackward1": _inplace_meta("unsqueeze_", -1),
+    "SqueezeBackward3": _inplace_meta("squeeze_", key="x4"),
+    "SqueezeBackward5": _inplace_meta("squeeze_", (0, 2), key="x4"),
     # issue 19: dim / mask indexing
     "GatherBackward0": "t['x'].gather(1, lib.tensor([[0, 0], [3, 1], [2, 2]]))",
     "ScatterBackward0": "t['x'].scatter(1, lib.tensor([[0], [3], [2]]), t['y'][:, :1])",
