@@ -228,3 +228,7 @@ __all__ += ["as_strided", "broadcast_to", "hsplit", "meshgrid", "movedim", "move
 from ._ops.shape import unflatten  # noqa: E402
 
 __all__ += ["unflatten"]
+from ._ops.linalg_more import addbmm, addmv, baddbmm, cross, einsum, outer  # noqa: E402
+
+ger = outer
+__all__ += ["addbmm", "addmv", "baddbmm", "cross", "einsum", "outer", "ger"]

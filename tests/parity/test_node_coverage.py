@@ -339,6 +339,11 @@ CASES = {
     "UnsqueezeBackward1": _inplace_meta("unsqueeze_", -1),
     "SqueezeBackward3": _inplace_meta("squeeze_", key="x4"),
     "SqueezeBackward5": _inplace_meta("squeeze_", (0, 2), key="x4"),
+    # issue 19: products
+    "AddmvBackward0": "lib.addmv(t['b'][:3], t['x'], t['v'], beta=0.5, alpha=2)",
+    "BaddbmmBackward0": "lib.baddbmm(t['b'], t['a3'], t['b3'], alpha=2)",
+    "AddbmmBackward0": "lib.addbmm(t['b'], t['a3'], t['b3'], beta=2)",
+    "LinalgCrossBackward0": "lib.cross(t['x'][:, :3], t['y'][:, :3], dim=1)",
     # issue 19: dim / mask indexing
     "GatherBackward0": "t['x'].gather(1, lib.tensor([[0, 0], [3, 1], [2, 2]]))",
     "ScatterBackward0": "t['x'].scatter(1, lib.tensor([[0], [3], [2]]), t['y'][:, :1])",
