@@ -85,7 +85,7 @@ def index_select(input, dim: int, index) -> Tensor:
     if input.ndim == 0:
         arr = np.array(input._data, copy=True)
     else:
-        arr = np.ascontiguousarray(np.take(input._data, idx, axis=d))
+        arr = np.require(np.take(input._data, idx, axis=d), requirements="C")
     out = Tensor._make(arr)
     record(IndexSelectBackward0, out, (input,), dim, d, index, input.shape)
     return out
@@ -277,7 +277,7 @@ def masked_select(input, mask) -> Tensor:
     _check_mask("masked_select", mask, "masked_select: expected BoolTensor for mask")
     shape = broadcast_shapes(input.shape, mask.shape)
     arr = np.broadcast_to(input._data, shape)[np.broadcast_to(mask._data, shape)]
-    out = Tensor._make(np.ascontiguousarray(arr))
+    out = Tensor._make(np.require(arr, requirements="C"))
     record(MaskedSelectBackward0, out, (input,), input, mask)
     return out
 
@@ -366,7 +366,8 @@ def take(input, index) -> Tensor:
         raise IndexError(f"out of range: tried to access index {int(bad[0])} on a tensor of {n} "
                          f"elements.")
     flat = flat % max(n, 1)
-    out = Tensor._make(np.ascontiguousarray(input._data.reshape(-1)[flat].reshape(index.shape)))
+    picked = input._data.reshape(-1)[flat].reshape(index.shape)
+    out = Tensor._make(np.require(picked, requirements="C"))
     record(TakeBackward0, out, (input,), input, index, flat)
     return out
 
@@ -380,7 +381,7 @@ def nonzero(input, *, as_tuple: bool = False):
         return tuple(Tensor._make(i.astype(np.int64)) for i in np.nonzero(arr.reshape(
             arr.shape or (1,))))
     idx = np.argwhere(arr).astype(np.int64)
-    return Tensor._make(np.ascontiguousarray(idx.reshape(idx.shape[0], arr.ndim)))
+    return Tensor._make(np.require(idx.reshape(idx.shape[0], arr.ndim), requirements="C"))
 
 
 def argwhere(input) -> Tensor:
@@ -402,7 +403,7 @@ def unique(input, sorted: bool = True, return_inverse: bool = False,  # noqa: A0
         d = normalize_dim(dim, input.ndim)
         vals, inv, counts = np.unique(arr, return_inverse=True, return_counts=True, axis=d)
         inv = inv.reshape(-1)
-    out = [Tensor._make(np.ascontiguousarray(vals))]
+    out = [Tensor._make(np.require(vals, requirements="C"))]
     if return_inverse:
         out.append(Tensor._make(inv.astype(np.int64)))
     if return_counts:

@@ -128,7 +128,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
                            f"{_scalar_name(input)}")
     prod = np.matmul(batch1._data, batch2._data) * alpha
     arr = prod if beta == 0 else prod + input._data * beta
-    out = Tensor._make(np.ascontiguousarray(arr, dtype=batch1._data.dtype))
+    out = Tensor._make(np.require(arr, dtype=batch1._data.dtype, requirements="C"))
     record(BaddbmmBackward0, out, (input, batch1, batch2), input, batch1, batch2, beta, alpha)
     return out
 
@@ -163,7 +163,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
                            f"{_scalar_name(input)}")
     prod = np.matmul(batch1._data, batch2._data).sum(0) * alpha
     arr = prod if beta == 0 else prod + input._data * beta
-    out = Tensor._make(np.ascontiguousarray(arr, dtype=batch1._data.dtype))
+    out = Tensor._make(np.require(arr, dtype=batch1._data.dtype, requirements="C"))
     record(AddbmmBackward0, out, (input, batch1, batch2), input, batch1, batch2, beta, alpha)
     return out
 
@@ -198,7 +198,7 @@ def _cross(a, b, dim) -> Tensor:
     if a.dtype is not b.dtype:
         raise RuntimeError(f"expected scalar type {_scalar_name(a)} but found {_scalar_name(b)}")
     arr = np.cross(np.broadcast_to(a._data, shape), np.broadcast_to(b._data, shape), axis=d)
-    out = Tensor._make(np.ascontiguousarray(arr, dtype=a._data.dtype))
+    out = Tensor._make(np.require(arr, dtype=a._data.dtype, requirements="C"))
     record(LinalgCrossBackward0, out, (a, b), a, b, dim, d)
     return out
 

@@ -100,7 +100,7 @@ def gather(input, dim: int, index, *, sparse_grad: bool = False) -> Tensor:
         arr = np.zeros(index.shape, dtype=input._data.dtype)
     else:
         arr = _shaped(input)[_np_index(input, d, index)].reshape(index.shape)
-    out = Tensor._make(np.ascontiguousarray(arr))
+    out = Tensor._make(np.require(arr, requirements="C"))
     record(GatherBackward0, out, (input,), input, dim, d, index, sparse_grad)
     return out
 

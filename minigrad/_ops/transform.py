@@ -43,7 +43,8 @@ def flip(input, *dims) -> Tensor:
     ``FlipBackward0``. IndexError for a dim out of range, RuntimeError for a repeated dim."""
     dims = _dims_arg(dims)
     norm = normalize_dims(dims, input.ndim)
-    arr = np.ascontiguousarray(np.flip(input._data, norm) if norm else input._data.copy())
+    arr = np.require(np.flip(input._data, norm) if norm else input._data.copy(),
+                     requirements="C")
     out = Tensor._make(arr)
     record(FlipBackward0, out, (input,), dims, norm)
     return out
@@ -77,7 +78,7 @@ def roll(input, shifts, dims=None) -> Tensor:
         arr = np.roll(input._data, shifts, norm)
     else:
         arr = np.roll(input._data.reshape(-1), shifts[0]).reshape(input.shape)
-    out = Tensor._make(np.ascontiguousarray(arr))
+    out = Tensor._make(np.require(arr, requirements="C"))
     record(RollBackward0, out, (input,), shifts, dims)
     return out
 
@@ -108,7 +109,7 @@ def _triangle(input, k, upper):
     if input.ndim < 2:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
     arr = (np.triu if upper else np.tril)(input._data, int(k))
-    out = Tensor._make(np.ascontiguousarray(arr))
+    out = Tensor._make(np.require(arr, requirements="C"))
     record(TriuBackward0 if upper else TrilBackward0, out, (input,), int(k))
     return out
 

@@ -344,6 +344,16 @@ CASES = {
     "BaddbmmBackward0": "lib.baddbmm(t['b'], t['a3'], t['b3'], alpha=2)",
     "AddbmmBackward0": "lib.addbmm(t['b'], t['a3'], t['b3'], beta=2)",
     "LinalgCrossBackward0": "lib.cross(t['x'][:, :3], t['y'][:, :3], dim=1)",
+    # issue 19: sorting
+    "SortBackward0": "t['x'].sort(1, descending=True).values",
+    "SortBackward1": "lib.sort(t['x'], stable=True, dim=0).values",
+    "TopkBackward0": "t['x'].topk(2).values",
+    "KthvalueBackward0": "t['x'].kthvalue(2, 0).values",
+    "MedianBackward0": "t['x'].median()",
+    "MedianBackward1": "t['x'].median(1, keepdim=True).values",
+    "NanmedianBackward0": "t['x'].nanmedian()",
+    "NanmedianBackward1": "t['x'].nanmedian(0).values",
+    "ModeBackward0": "t['x'].mode(1).values",
     # issue 19: dim / mask indexing
     "GatherBackward0": "t['x'].gather(1, lib.tensor([[0, 0], [3, 1], [2, 2]]))",
     "ScatterBackward0": "t['x'].scatter(1, lib.tensor([[0], [3], [2]]), t['y'][:, :1])",
