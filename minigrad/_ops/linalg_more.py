@@ -258,6 +258,8 @@ def einsum(equation: str, *operands) -> Tensor:
     messages for a malformed equation or sizes that do not broadcast. (With three or more
     operands, PyTorch may use the ``opt_einsum`` package to choose the order; minigrad always
     goes left to right, as PyTorch does without it.)"""
+    if isinstance(equation, Tensor):  # the sublist format: op, [dims], op, [dims], ..., [out]
+        equation, operands = _from_sublists((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if not operands:
@@ -380,6 +382,30 @@ def einsum(equation: str, *operands) -> Tensor:
             return result.view(result.shape[:out_dims])
         return result.sum(list(range(out_dims, total)))
     return result
+
+
+def _from_sublists(args):
+    """``einsum(a, [0, 1], b, [1, 2], [0, 2])`` as ``("AB,BC->AC", (a, b))``: sublist ints 0-25
+    are the labels A-Z, 26-51 a-z, ``...`` an ellipsis (torch.functional's conversion)."""
+
+    def letters(sub):
+        out = ""
+        for s in sub:
+            if s is Ellipsis:
+                out += "..."
+            elif isinstance(s, int) and 0 <= s < 52:
+                out += chr(ord("A") + s) if s < 26 else chr(ord("a") + s - 26)
+            else:
+                raise ValueError("einsum(): expected subscript to be within the range [0, 52), "
+                                 f"got {s}")
+        return out
+
+    out = args[-1] if len(args) % 2 else None
+    pairs = args[:-1] if out is not None else args
+    equation = ",".join(letters(sub) for sub in pairs[1::2])
+    if out is not None:
+        equation += "->" + letters(out)
+    return equation, tuple(pairs[0::2])
 
 
 def _sumproduct_pair(left, right, sum_dims) -> Tensor:

@@ -9,6 +9,8 @@ Mirrors ``aten/src/ATen/native/ScatterGatherChecks.h`` (shape and dtype checks),
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -247,6 +249,11 @@ def scatter(input, dim: int, index, src=None, *, value=None, reduce=None) -> Ten
         _check_gather_shape(input, d, index, None if index.ndim == 0 else input)
         arr = np.asarray(src, dtype=input._data.dtype)
     if reduce is not None:
+        if isinstance(src, Tensor) and not _WARNED:  # (PyTorch warns once per process)
+            _WARNED.append(True)
+            warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and "
+                          "will be removed in a future PyTorch release. Use torch.scatter_reduce "
+                          "instead for more reduction options.", UserWarning, stacklevel=2)
         return _scatter_legacy_reduce(input, src, d, index, arr, reduce)
     out = Tensor._make(_scatter_arrays(input, d, index, arr, "set"))
     if isinstance(src, Tensor):
@@ -256,11 +263,14 @@ def scatter(input, dim: int, index, src=None, *, value=None, reduce=None) -> Ten
     return out
 
 
+_WARNED: list = []  # the deprecation warning of scatter's reduce= was given
+
+
 def _scatter_legacy_reduce(input, src, d, index, arr, reduce) -> Tensor:
     """``scatter(..., reduce="add" | "multiply")``: forward only (PyTorch has no derivative:
     a tensor that requires grad is refused here rather than at backward time)."""
     if reduce not in ("add", "multiply"):
-        raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
+        raise RuntimeError("reduce argument must be either add or multiply.")
     if input.requires_grad or isinstance(src, Tensor) and src.requires_grad:
         raise RuntimeError("derivative for aten::scatter is not implemented")
     out = np.array(input._data, copy=True).reshape(input.shape or (1,))

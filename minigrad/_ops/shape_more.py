@@ -19,6 +19,7 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._util import attach, normalize_dim
 from .indexing import slice_dim
+from .inplace import AsStridedBackward0
 
 
 def split_with_sizes(self, split_sizes, dim: int = 0) -> tuple:
@@ -200,17 +201,8 @@ def type_as(self, other) -> Tensor:
     return self.to(other.dtype)
 
 
-def as_strided(input, size, stride, storage_offset=None) -> Tensor:
-    """A view with the given sizes and strides (in elements) into the memory of ``input``'s
-    storage, starting ``storage_offset`` elements in (default: input's own offset)
-    (``torch.as_strided``); node ``AsStridedBackward0``.
-
-    minigrad's storage is the array of the tensor that owns the memory (``input`` itself, or
-    the ``_base`` of a view), which must be C-contiguous. The view's gradient is scattered into
-    that storage, so ``input`` must own its memory when it requires grad (as_strided of a view
-    that requires grad raises RuntimeError). RuntimeError for a view past the storage's end."""
-    from .inplace import AsStridedBackward0
-
+def _strided_array(input, size, stride, storage_offset) -> np.ndarray:
+    """The NumPy view ``as_strided`` makes, after PyTorch's bounds check (see `as_strided`)."""
     owner = input if input._base is None else input._base
     store = owner._data
     if not store.flags.c_contiguous:
@@ -235,17 +227,49 @@ def as_strided(input, size, stride, storage_offset=None) -> Tensor:
                            "call it on the tensor that owns the memory")
     flat = store.reshape(-1)
     start = flat[offset:] if offset < flat.size else flat[:0]
-    arr = np.lib.stride_tricks.as_strided(start, size, tuple(s * item for s in stride),
-                                          writeable=store.flags.writeable)
+    return np.lib.stride_tricks.as_strided(start, size, tuple(s * item for s in stride),
+                                           writeable=store.flags.writeable)
+
+
+def as_strided(input, size, stride, storage_offset=None) -> Tensor:
+    """A view with the given sizes and strides (in elements) into the memory of ``input``'s
+    storage, starting ``storage_offset`` elements in (default: input's own offset)
+    (``torch.as_strided``); node ``AsStridedBackward0``.
+
+    minigrad's storage is the array of the tensor that owns the memory (``input`` itself, or
+    the ``_base`` of a view), which must be C-contiguous. The view's gradient is scattered into
+    that storage, so ``input`` must own its memory when it requires grad (as_strided of a view
+    that requires grad raises RuntimeError). RuntimeError for a view past the storage's end."""
+    arr = _strided_array(input, size, stride, storage_offset)
     out = input._make_view(arr)
     if grad_mode.is_grad_enabled() and input.requires_grad:
-        node = AsStridedBackward0(owner, out)
+        node = AsStridedBackward0(input if input._base is None else input._base, out)
         node._saved["storage_offset"] = storage_offset  # (as given: None by default)
         out._set_history(node)
     return out
 
 
+class AsStridedBackward1(AsStridedBackward0):
+    """self.as_strided_(size, stride, storage_offset) (in place).  dz/dself = zeros(self) with
+    grad added at the viewed positions. Saves: size, storage_offset (as given), stride."""
+
+    def __init__(self, base, arr, storage_offset):
+        AsStridedBackward0.__init__(self, base, Tensor._make(arr))
+        self._saved["storage_offset"] = storage_offset
+        self._out_meta = ()  # (record adds self's output)
+
+
+def as_strided_(self, size, stride, storage_offset=None) -> Tensor:
+    """In-place ``as_strided``: self takes the new sizes and strides over its memory
+    (``Tensor.as_strided_``); node ``AsStridedBackward1``, ``_version`` bumped. Same limits as
+    `as_strided`."""
+    from .transform import _metadata_inplace
+
+    arr = _strided_array(self, size, stride, storage_offset)
+    return _metadata_inplace(self, arr, AsStridedBackward1, self, arr, storage_offset)
+
+
 attach(Tensor, split_with_sizes=split_with_sizes, tensor_split=tensor_split, hsplit=hsplit,
        vsplit=vsplit, repeat_interleave=repeat_interleave, tile=tile, movedim=movedim,
        moveaxis=movedim, swapdims=swapdims, broadcast_to=broadcast_to, type_as=type_as,
-       as_strided=as_strided)
+       as_strided=as_strided, as_strided_=as_strided_)

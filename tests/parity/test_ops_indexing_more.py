@@ -4,6 +4,8 @@ scatter_reduce index_select index_add index_copy index_fill masked_select masked
 (``_version``, history, leaf error), ``fill_diagonal_``, the forward-only ``nonzero argwhere
 unique``, and PyTorch's errors (out-of-range index, index dtype, shapes)."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -170,6 +172,10 @@ def test_inplace_through_view(device):
 
 
 FORWARD_ONLY = [
+    C("scatter_reduce_add", lambda L, x, i: x.scatter(0, i, 2.0, reduce="add"),
+      In(3, 4, grad=False), I2),
+    C("scatter_reduce_multiply_src", lambda L, x, i, s: x.scatter(0, i, s, reduce="multiply"),
+      In(3, 4, grad=False), I2, In(2, 4, grad=False)),
     C("nonzero", lambda L, x: x.nonzero(), F([[1, 0, 2], [0, 0, 3]])),
     C("nonzero_fn_float", lambda L, x: L.nonzero(x), F([[0.5, 0.0], [0.0, -1.0]])),
     C("nonzero_tuple", lambda L, x: L.nonzero(x, as_tuple=True), F([[1, 0, 2], [0, 0, 3]])),
@@ -208,6 +214,9 @@ ERRORS = [
       "no larger size than src"),
     C("scatter_add oob", lambda L, x: x.scatter_add(1, L.tensor([[4]]), L.ones(1, 1)),
       "out of bounds"),
+    C("scatter legacy reduce", lambda L, x: x.detach().scatter(0, L.tensor([[0]]), 1.0,
+                                                                 reduce="sum"),
+      "reduce argument must be either add or multiply."),
     C("scatter_reduce bad", lambda L, x: x.scatter_reduce(0, L.tensor([[0]]), L.ones(1, 1), "x"),
       "reduce argument must be either sum, prod, mean, amax or amin"),
     C("index_select oob", lambda L, x: x.index_select(0, L.tensor([3])),
@@ -257,6 +266,20 @@ ERRORS = [
                                        for p in ERRORS])
 def test_errors(fn, phrase, device):
     check_error(fn, [X], phrase, device)
+
+
+def test_scatter_reduce_argument_warns():
+    """``scatter(..., src=tensor, reduce=...)`` gives PyTorch's deprecation warning."""
+
+    def scenario(lib):
+        x = lib.zeros(2, 3)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = x.scatter(1, lib.tensor([[0, 0], [2, 1]]), lib.ones(2, 2), reduce="add")
+        return to_numpy(out), [str(w.message)[:70] for w in caught]
+
+    a, b = run_both(scenario)
+    compare(a, b)
 
 
 def test_validation_before_mutation(device):

@@ -137,6 +137,8 @@ INPLACE = [
     C("squeeze_dims", lambda L, h: h.squeeze_((0, 2)), In(1, 3, 1)),
     C("unsqueeze_", lambda L, h: h.unsqueeze_(1), X),
     C("unsqueeze_neg", lambda L, h: h.unsqueeze_(-1), X),
+    C("as_strided_", lambda L, h: h.as_strided_((2, 2), (1, 2)), X),
+    C("as_strided_offset_", lambda L, h: h.as_strided_((3, 3), (4, 1), 1), X),
 ]
 
 
