@@ -38,6 +38,10 @@ GATHER = [
     C("gather_int32", lambda L, x, i: x.gather(1, i), X, F([[1], [0], [3]], "int32")),
     C("gather_empty", lambda L, x, i: x.gather(1, i), X, F(np.zeros((3, 0), np.int64))),
     C("gather_3d", lambda L, x, i: x.gather(1, i), In(2, 3, 2), F([[[0, 1]], [[2, 2]]])),
+    C("gather_0d", lambda L, x, i: x.gather(0, i), In(), F(0)),
+    C("scatter_0d", lambda L, x, i, s: x.scatter(0, i, s), In(), F(0), In()),
+    C("index_select_0d", lambda L, x, i: x.index_select(0, i), In(), F([0])),
+    C("take_0d", lambda L, x, i: x.take(i), In(), F([0, 0])),
     C("scatter", lambda L, x, i, s: x.scatter(0, i, s), X, I2, In(2, 4)),
     C("scatter_small_index", lambda L, x, i, s: x.scatter(1, i, s), X, F([[3], [0], [1]]),
       In(3, 1)),
@@ -191,10 +195,13 @@ FORWARD_ONLY = [
     C("unique_dim", lambda L, x: x.unique(dim=0, return_inverse=True, return_counts=True),
       F([[1, 2], [1, 2], [0, 5]])),
     C("unique_dim1", lambda L, x: L.unique(x, dim=1), F([[1, 1, 0], [2, 2, 5]])),
+    C("unique_unsorted", lambda L, x: L.unique(x, sorted=False, return_inverse=True),
+      F([3, 1, 3, 2, 0])),
     C("unique_empty", lambda L, x: x.unique(return_counts=True), F(np.zeros(0))),
 ]
 
 
+@pytest.mark.filterwarnings("ignore:The reduce argument of torch.scatter")
 @pytest.mark.parametrize("fn,specs", FORWARD_ONLY)
 def test_forward_only(fn, specs, device):
     check_op(fn, specs, "float64", device)
