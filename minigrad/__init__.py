@@ -196,16 +196,22 @@ from ._ops.index_ops import (  # noqa: E402
     take,
     unique,
 )
-from ._ops.scatter_gather import gather, scatter, scatter_add, scatter_reduce  # noqa: E402
+from ._ops.scatter_gather import (  # noqa: E402
+    gather,
+    scatter,
+    scatter_add,
+    scatter_reduce,
+    take_along_dim,
+)
 
 __all__ += [
     "argwhere", "index_add", "index_copy", "index_fill", "index_select", "masked_scatter",
     "masked_select", "nonzero", "take", "unique", "gather", "scatter", "scatter_add",
-    "scatter_reduce",
+    "scatter_reduce", "take_along_dim",
 ]
-from ._ops.transform import diag, diagonal, flip, roll, trace, tril, triu  # noqa: E402
+from ._ops.transform import diag, diag_embed, diagonal, flip, roll, trace, tril, triu  # noqa: E402
 
-__all__ += ["diag", "diagonal", "flip", "roll", "trace", "tril", "triu"]
+__all__ += ["diag", "diag_embed", "diagonal", "flip", "roll", "trace", "tril", "triu"]
 from ._ops.shape_more import (  # noqa: E402
     as_strided,
     broadcast_to,

@@ -336,6 +336,30 @@ def scatter_reduce(input, dim: int, index, src, reduce: str, *, include_self: bo
     return out
 
 
+def take_along_dim(input, indices, dim=None) -> Tensor:
+    """``gather`` with ``input`` and ``indices`` broadcast to each other apart from ``dim``
+    (``torch.take_along_dim``; ``dim`` None: both flattened), as PyTorch composes it:
+    ``broadcast_to`` (``ExpandBackward0``) then ``GatherBackward0``."""
+    from ._util import broadcast_shapes
+
+    check_index_dtype("take_along_dim", indices)
+    if dim is None:
+        return gather(input.view(-1), 0, indices.view(-1))  # (view: PyTorch refuses a
+        # non-contiguous input here too)
+    d = normalize_dim(dim, input.ndim)
+    if input.ndim != indices.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {input.ndim} dimensions for input, "
+                           f"and {indices.ndim} dimensions for indices")
+    sizes = list(input.shape)
+    sizes[d] = indices.shape[d]
+    index_b = indices.broadcast_to(broadcast_shapes(tuple(sizes), indices.shape))
+    sizes = list(indices.shape)
+    sizes[d] = input.shape[d]
+    input_b = input.broadcast_to(broadcast_shapes(tuple(sizes), input.shape))
+    return gather(input_b, d, index_b)
+
+
 def _scatter_method(self, dim, index, src=None, *, value=None, reduce=None):
     return scatter(self, dim, index, src, value=value, reduce=reduce)
 
@@ -364,6 +388,6 @@ def _scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
                                                        include_self=include_self), (src,))
 
 
-attach(Tensor, gather=gather, scatter=_scatter_method, scatter_add=scatter_add,
-       scatter_reduce=scatter_reduce, scatter_=_scatter_, scatter_add_=_scatter_add_,
+attach(Tensor, gather=gather, take_along_dim=take_along_dim, scatter=_scatter_method,
+       scatter_add=scatter_add, scatter_reduce=scatter_reduce, scatter_=_scatter_, scatter_add_=_scatter_add_,
        scatter_reduce_=_scatter_reduce_)

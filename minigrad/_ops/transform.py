@@ -203,18 +203,35 @@ def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
 
 
 class DiagEmbedBackward0(Node):
-    """z = diag_embed(self, offset, dim1=-2, dim2=-1) (``diag`` of a vector).  dz/dself =
-    grad.diagonal(offset, dim1, dim2). Saves: dim1, dim2, offset."""
+    """z = diag_embed(self, offset, dim1, dim2) (also ``diag`` of a vector, dims -2, -1).
+    dz/dself = grad.diagonal(offset, dim1, dim2). Saves: dim1, dim2, offset (as given)."""
 
-    def __init__(self, offset):
+    def __init__(self, offset, dim1=-2, dim2=-1):
         Node.__init__(self)
-        self._save("dim1", saved_int(-2))
-        self._save("dim2", saved_int(-1))
+        self._save("dim1", saved_int(dim1))
+        self._save("dim2", saved_int(dim2))
         self._save("offset", saved_int(offset))
-        self._offset = int(offset)
+        self._args = (int(offset), dim1, dim2)
 
     def backward(self, g):
-        return (diagonal(g, self._offset, -2, -1),)
+        return (diagonal(g, *self._args),)
+
+
+def diag_embed(input, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """Matrices (in dims ``dim1``, ``dim2`` of the result) with the last dim of ``input`` on
+    diagonal ``offset`` (``torch.diag_embed``); node ``DiagEmbedBackward0``. RuntimeError when
+    dim1 == dim2."""
+    nd = input.ndim + 1
+    d1, d2 = normalize_dim(dim1, nd), normalize_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = (input.shape[-1] if input.ndim else 1) + abs(int(offset))
+    rest = iter(input.shape[:-1])
+    shape = tuple(n if k in (d1, d2) else next(rest) for k in range(nd))
+    out = Tensor._make(np.zeros(shape, dtype=input._data.dtype))
+    _diagonal_array(out._data, int(offset), d1, d2)[...] = input._data
+    record(DiagEmbedBackward0, out, (input,), offset, dim1, dim2)
+    return out
 
 
 def diag(input, diagonal: int = 0) -> Tensor:
@@ -366,6 +383,7 @@ def squeeze_(self, dim=None) -> Tensor:
 
 
 attach(Tensor, flip=flip, roll=roll, tril=tril, triu=triu, diag=diag, diagonal=diagonal,
+       diag_embed=diag_embed,
        trace=trace, tril_=_inplace_of(tril, "tril_"), triu_=_inplace_of(triu, "triu_"),
        t_=t_, transpose_=transpose_, swapaxes_=transpose_, swapdims_=transpose_,
        unsqueeze_=unsqueeze_, squeeze_=squeeze_)

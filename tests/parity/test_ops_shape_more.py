@@ -52,6 +52,9 @@ TRANSFORM = [
     C("diag_vector", lambda L, x: x.diag(), In(4)),
     C("diag_vector_k", lambda L, x: L.diag(x, 2), In(3)),
     C("diag_vector_neg", lambda L, x: x.diag(-1), In(3)),
+    C("diag_embed", lambda L, x: L.diag_embed(x), X),
+    C("diag_embed_offset_dims", lambda L, x: x.diag_embed(1, 0, 2), X),
+    C("diag_embed_neg", lambda L, x: L.diag_embed(x, -1, dim1=-1, dim2=0), In(2, 3)),
     C("trace", lambda L, x: x.trace(), X),
     C("trace_tall_T", lambda L, x: L.trace(x), In(4, 3, T=True)),
 ]
@@ -115,6 +118,7 @@ SECOND = [
     C("diag_matrix", lambda L, x: (x * x).diag() ** 2, X),
     C("diag_vector", lambda L, x: (x * x).diag(1) ** 2, In(3)),
     C("trace", lambda L, x: (x * x).trace() ** 2, X),
+    C("diag_embed", lambda L, x: (x * x).diag_embed(1) ** 2, X),
     C("repeat_interleave", lambda L, x: (x * x).repeat_interleave(2, 1) ** 2, X),
     C("meshgrid", lambda L, a, b: L.meshgrid(a * a, b, indexing="ij")[0] ** 2 * b, In(4), In(3)),
 ]
