@@ -389,5 +389,5 @@ def _scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
 
 
 attach(Tensor, gather=gather, take_along_dim=take_along_dim, scatter=_scatter_method,
-       scatter_add=scatter_add, scatter_reduce=scatter_reduce, scatter_=_scatter_, scatter_add_=_scatter_add_,
-       scatter_reduce_=_scatter_reduce_)
+       scatter_add=scatter_add, scatter_reduce=scatter_reduce, scatter_=_scatter_,
+       scatter_add_=_scatter_add_, scatter_reduce_=_scatter_reduce_)
