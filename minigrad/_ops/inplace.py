@@ -254,6 +254,8 @@ class AsStridedBackward0(Node):
     an in-place op.  dz/dbase = zeros(base) with grad added at the viewed positions.
     Saves: size, storage_offset, stride."""
 
+    _may_overlap = False  # set by as_strided, whose elements may share memory cells
+
     def __init__(self, base: Tensor, view: Tensor):
         Node.__init__(self)
         item = view._data.itemsize
@@ -268,9 +270,10 @@ class AsStridedBackward0(Node):
         self._out_meta += ((view.shape, view._data.dtype),)
 
     def backward(self, g):
-        # (overlapping elements, as a stride 0 or an as_strided view makes, accumulate)
-        unique = np.unique(np.ravel_multi_index(self._index, self._base_shape or (1,))).size \
-            == g.numel()
+        unique = 0 not in self._saved["stride"]
+        if unique and self._may_overlap:  # (an as_strided view may overlap with any strides)
+            unique = np.unique(np.ravel_multi_index(self._index, self._base_shape or (1,))
+                               ).size == g.numel()
         grad = _scatter(g, self._index, self._base_shape or (1,), unique)
         return (grad if self._base_shape else grad.reshape(()),)
 

@@ -245,6 +245,7 @@ def as_strided(input, size, stride, storage_offset=None) -> Tensor:
     if grad_mode.is_grad_enabled() and input.requires_grad:
         node = AsStridedBackward0(input if input._base is None else input._base, out)
         node._saved["storage_offset"] = storage_offset  # (as given: None by default)
+        node._may_overlap = True
         out._set_history(node)
     return out
 
@@ -257,6 +258,7 @@ class AsStridedBackward1(AsStridedBackward0):
         AsStridedBackward0.__init__(self, base, Tensor._make(arr))
         self._saved["storage_offset"] = storage_offset
         self._out_meta = ()  # (record adds self's output)
+        self._may_overlap = True
 
 
 def as_strided_(self, size, stride, storage_offset=None) -> Tensor:
