@@ -189,6 +189,7 @@ from ._ops.index_ops import (  # noqa: E402
     index_add,
     index_copy,
     index_fill,
+    index_put,
     index_select,
     masked_scatter,
     masked_select,
@@ -205,7 +206,8 @@ from ._ops.scatter_gather import (  # noqa: E402
 )
 
 __all__ += [
-    "argwhere", "index_add", "index_copy", "index_fill", "index_select", "masked_scatter",
+    "argwhere", "index_add", "index_copy", "index_fill", "index_put", "index_select",
+    "masked_scatter",
     "masked_select", "nonzero", "take", "unique", "gather", "scatter", "scatter_add",
     "scatter_reduce", "take_along_dim",
 ]
@@ -215,6 +217,7 @@ __all__ += ["diag", "diag_embed", "diagonal", "flip", "roll", "trace", "tril", "
 from ._ops.shape_more import (  # noqa: E402
     as_strided,
     broadcast_to,
+    dsplit,
     hsplit,
     meshgrid,
     movedim,
@@ -228,7 +231,7 @@ from ._ops.shape_more import (  # noqa: E402
 moveaxis = movedim
 swapaxes = swapdims
 split_with_sizes = split
-__all__ += ["as_strided", "broadcast_to", "hsplit", "meshgrid", "movedim", "moveaxis",
+__all__ += ["as_strided", "broadcast_to", "dsplit", "hsplit", "meshgrid", "movedim", "moveaxis",
             "repeat_interleave", "swapaxes", "swapdims", "tensor_split", "tile", "vsplit",
             "split_with_sizes"]
 from ._ops.shape import unflatten  # noqa: E402

@@ -411,6 +411,39 @@ def unique(input, sorted: bool = True, return_inverse: bool = False,  # noqa: A0
     return out[0] if len(out) == 1 else tuple(out)
 
 
+# ----------------------------------------------------------------------------- index_put
+def index_put(input, indices, values, accumulate: bool = False) -> Tensor:
+    """``input`` with ``values`` written (``accumulate``: added, repeated indices summing) at
+    the integer/bool index tensors ``indices`` (a tuple, one per leading dim, None to skip a
+    dim) (``torch.index_put``); node ``IndexPutBackward0`` (slots self, values). IndexError
+    for an index out of range or of a float dtype; RuntimeError for a dtype or shape
+    mismatch."""
+    from .inplace import IndexPutBackward0, _array_index, _split_index
+
+    indices = tuple(slice(None) if i is None else i for i in indices)  # (None: a whole dim)
+    region = Tensor._make(input._data)[indices]  # (PyTorch's index checks and errors)
+    if values._data.dtype != input._data.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{_legacy(input)} for the destination and {_legacy(values)} for the "
+                           f"source.")
+    try:
+        vals = np.broadcast_to(values._data, region.shape)
+    except ValueError:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot "
+                           f"be broadcast to indexing result of shape {list(region.shape)}"
+                           ) from None
+    _, _, advanced = _split_index(input, indices)
+    np_index, saved = _array_index(input, advanced)
+    arr = np.array(input._data, copy=True)
+    if accumulate:
+        np.add.at(arr, np_index, vals)
+    else:
+        arr[np_index] = vals
+    out = Tensor._make(arr)
+    record(IndexPutBackward0, out, (input, values), np_index, saved, values, accumulate)
+    return out
+
+
 # ----------------------------------------------------------------------------- in place
 def _inplace(fn, doc_name, other_args):
     def op(self, *args, **kwargs):
@@ -467,4 +500,5 @@ attach(Tensor, index_select=index_select, index_add=index_add, index_copy=index_
        index_copy_=_inplace(index_copy, "index_copy_", True),
        index_fill_=_inplace(index_fill, "index_fill_", True),
        masked_scatter_=_inplace(masked_scatter, "masked_scatter_", True),
-       fill_diagonal_=fill_diagonal_)
+       fill_diagonal_=fill_diagonal_, index_put=index_put,
+       index_put_=_inplace(index_put, "index_put_", True))

@@ -379,11 +379,11 @@ class CopyBackwards(Node):
 class IndexPutBackward0(_IndexNode):
     """z = self.index_put(indices, values) (``self[indices] = values``).
     dz/dself = grad with zeros at the indexed positions; dz/dvalues = grad[indices] summed to
-    values' shape. Saves: accumulate, indices."""
+    values' shape (with ``accumulate``, dz/dself = grad). Saves: accumulate, indices."""
 
-    def __init__(self, np_index, saved_indices, values):
+    def __init__(self, np_index, saved_indices, values, accumulate=False):
         super().__init__()
-        self._save("accumulate", False)
+        self._save("accumulate", bool(accumulate))
         self._save_indices(saved_indices)
         self._np_index, self._values_shape = np_index, values.shape
 
@@ -394,7 +394,9 @@ class IndexPutBackward0(_IndexNode):
 
         self._check_indices()
         gself = gvals = None
-        if self.next_functions[0][0] is not None:
+        if self.next_functions[0][0] is not None and self._saved["accumulate"]:
+            gself = g
+        elif self.next_functions[0][0] is not None:
             outside = np.ones(g.shape, dtype=g._data.dtype)
             outside[self._np_index] = 0
             gself = g * Tensor._make(outside)

@@ -85,6 +85,11 @@ def vsplit(input, indices_or_sections) -> tuple:
     return _split_along("vsplit", input, indices_or_sections, 0, 2)
 
 
+def dsplit(input, indices_or_sections) -> tuple:
+    """``tensor_split`` along dim 2 of a tensor with >= 3 dims (``torch.dsplit``)."""
+    return _split_along("dsplit", input, indices_or_sections, 2, 3)
+
+
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Tensor:
     """Repeat each element (``dim`` None: of the flattened tensor) ``repeats`` times
     (``torch.repeat_interleave``). An int: ``unsqueeze(dim + 1) → expand → clone → view``
@@ -272,6 +277,7 @@ def as_strided_(self, size, stride, storage_offset=None) -> Tensor:
 
 
 attach(Tensor, split_with_sizes=split_with_sizes, tensor_split=tensor_split, hsplit=hsplit,
-       vsplit=vsplit, repeat_interleave=repeat_interleave, tile=tile, movedim=movedim,
+       vsplit=vsplit, dsplit=dsplit,
+       repeat_interleave=repeat_interleave, tile=tile, movedim=movedim,
        moveaxis=movedim, swapdims=swapdims, broadcast_to=broadcast_to, type_as=type_as,
        as_strided=as_strided, as_strided_=as_strided_)

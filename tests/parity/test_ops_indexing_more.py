@@ -101,6 +101,13 @@ INDEX = [
     C("masked_scatter_bcast", lambda L, x, m, s: x.masked_scatter(m, s), X,
       F([True, False, False, True]), In(3, 3)),
     C("take", lambda L, x, i: x.take(i), X, F([0, 5, 11, 5])),
+    C("index_put", lambda L, x, i, j, v: x.index_put((i, j), v), X, F([0, 2]), F([1, 3]),
+      In(2)),
+    C("index_put_accumulate", lambda L, x, i, v: L.index_put(x, (i,), v, accumulate=True), X,
+      F([0, 2, 0]), In(3, 4)),
+    C("index_put_bcast_mask", lambda L, x, m, v: x.index_put((m,), v), X, MASK, In(1)),
+    C("index_put_two_dims_acc", lambda L, x, i, j, v: x.index_put((i, j), v, True), X,
+      F([1, 1]), F([0, 0]), In(1)),
     C("take_2d_neg", lambda L, x, i: L.take(x, i), XT, F([[-1, 0], [3, 3]])),
 ]
 
@@ -112,6 +119,8 @@ def test_indexing_op(fn, specs, dtype, device):
 
 
 SECOND = [
+    C("index_put", lambda L, x, i, v: (x * x).index_put((i,), v * v, True) ** 2, X, F([0, 0]),
+      In(4)),
     C("gather", lambda L, x, i: x.gather(0, i) ** 2, X, I2),
     C("scatter", lambda L, x, i, s: x.scatter(0, i, s * s) ** 2, X, I2, In(2, 4)),
     C("scatter_add", lambda L, x, i, s: (x * x).scatter_add(0, i, s * x[:2]) ** 2, X, I2,
@@ -147,6 +156,9 @@ INPLACE = [
     C("index_fill_tensor_", lambda L, h, i, v: h.index_fill_(0, i, v), X, F([1]), In()),
     C("masked_scatter_", lambda L, h, m, s: h.masked_scatter_(m, s), X, MASK, In(12)),
     C("masked_fill_", lambda L, h, m: h.masked_fill_(m, 0.25), X, MASK),
+    C("index_put_", lambda L, h, i, v: h.index_put_((i,), v), X, F([2, 0]), In(4)),
+    C("index_put_accumulate_", lambda L, h, i, v: h.index_put_((i,), v, accumulate=True), X,
+      F([2, 2]), In(2, 4)),
     C("fill_diagonal_", lambda L, h: h.fill_diagonal_(5.0), X),
     C("fill_diagonal_tall", lambda L, h: h.fill_diagonal_(5.0), In(5, 2)),
     C("fill_diagonal_wrap", lambda L, h: h.fill_diagonal_(-1.0, wrap=True), In(7, 3)),
@@ -263,6 +275,14 @@ ERRORS = [
       "view size is not compatible with input tensor's size and stride"),
     C("take_along_dim ndim", lambda L, x: x.take_along_dim(L.tensor([0]), 1),
       "input and indices should have the same number of dimensions"),
+    C("index_put oob", lambda L, x: x.index_put((L.tensor([5]),), L.ones(4)),
+      "index 5 is out of bounds for dimension 0 with size 3"),
+    C("index_put float index", lambda L, x: x.index_put((L.tensor([1.0]),), L.ones(4)),
+      "tensors used as indices must be long, int, byte or bool tensors"),
+    C("index_put dtype", lambda L, x: x.index_put((L.tensor([1]),), L.ones(4, dtype=L.float64)),
+      "Index put requires the source and destination dtypes match"),
+    C("index_put shape", lambda L, x: x.index_put((L.tensor([1]),), L.ones(3)),
+      "shape mismatch: value tensor of shape [3] cannot be broadcast to indexing result of shape"),
     C("take oob", lambda L, x: x.take(L.tensor([12])), "out of range: tried to access index 12"),
     C("take int32", lambda L, x: x.take(L.tensor([1], dtype=L.int32)),
       "Expected a long tensor for index"),

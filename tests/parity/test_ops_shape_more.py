@@ -71,6 +71,8 @@ COMPOSITE = [
     C("hsplit_list", lambda L, x: L.hsplit(x, [1]), XT),
     C("hsplit_1d", lambda L, x: x.hsplit(2), In(4)),
     C("vsplit", lambda L, x: L.vsplit(x, [1]), X),
+    C("dsplit", lambda L, x: x.dsplit(2), X3),
+    C("dsplit_list", lambda L, x: L.dsplit(x, [1, 3]), X3),
     C("repeat_interleave", lambda L, x: x.repeat_interleave(2), X),
     C("repeat_interleave_dim", lambda L, x: L.repeat_interleave(x, 3, dim=1), X),
     C("repeat_interleave_neg_dim", lambda L, x: x.repeat_interleave(2, -2), XT),
