@@ -194,6 +194,7 @@ from ._ops.index_ops import (  # noqa: E402
     masked_scatter,
     masked_select,
     nonzero,
+    put,
     take,
     unique,
 )
@@ -208,12 +209,26 @@ from ._ops.scatter_gather import (  # noqa: E402
 __all__ += [
     "argwhere", "index_add", "index_copy", "index_fill", "index_put", "index_select",
     "masked_scatter",
-    "masked_select", "nonzero", "take", "unique", "gather", "scatter", "scatter_add",
+    "masked_select", "nonzero", "put", "take", "unique", "gather", "scatter", "scatter_add",
     "scatter_reduce", "take_along_dim",
 ]
-from ._ops.transform import diag, diag_embed, diagonal, flip, roll, trace, tril, triu  # noqa: E402
+from ._ops.transform import (  # noqa: E402
+    diag,
+    diag_embed,
+    diagflat,
+    diagonal,
+    flip,
+    fliplr,
+    flipud,
+    roll,
+    rot90,
+    trace,
+    tril,
+    triu,
+)
 
-__all__ += ["diag", "diag_embed", "diagonal", "flip", "roll", "trace", "tril", "triu"]
+__all__ += ["diag", "diag_embed", "diagflat", "diagonal", "flip", "fliplr", "flipud", "roll",
+            "rot90", "trace", "tril", "triu"]
 from ._ops.shape_more import (  # noqa: E402
     as_strided,
     broadcast_to,

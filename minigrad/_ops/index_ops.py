@@ -372,6 +372,63 @@ def take(input, index) -> Tensor:
     return out
 
 
+class PutBackward0(Node):
+    """z = self.put(index, source, accumulate) (self read as 1-D).  dz/dself = grad (with
+    accumulate) or grad with zeros at index; dz/dsource = grad.take(index).
+    Saves: accumulate, index, source."""
+
+    def __init__(self, index, source, accumulate, flat):
+        Node.__init__(self)
+        self._save("accumulate", bool(accumulate))
+        self._save("index", index)
+        self._save("source", source)
+        self._flat = flat
+
+    def backward(self, g):
+        index = self._get("index")
+        source = self._get("source")
+        nf = self.next_functions
+        gself = gsrc = None
+        if nf[0][0] is not None:
+            gself = g if self._saved["accumulate"] else put(
+                g, index, Tensor._make(np.zeros(source.shape, dtype=g._data.dtype)))
+        if nf[1][0] is not None:
+            gsrc = take(g, index).reshape(source.shape)
+        return gself, gsrc
+
+
+def put(input, index, source, accumulate: bool = False) -> Tensor:
+    """``input`` (read as 1-D) with ``source`` written (``accumulate``: added) at ``index``
+    (int64) (``torch.put``); node ``PutBackward0`` (slots self, source). IndexError for an index
+    out of range; RuntimeError for another index dtype or a size mismatch."""
+    if not isinstance(index, Tensor) or index._data.dtype != np.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got "
+                           f"{_legacy(index) if isinstance(index, Tensor) else 'None'}")
+    if index.numel() != source.numel():
+        raise IndexError(f"put_(): Expected source and index to have the same number of "
+                           f"elements, but got source.numel() = {source.numel()}, "
+                           f"index.numel() = {index.numel()}")
+    if input._data.dtype != source._data.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {_legacy(input)} and source.dtype = {_legacy(source)}")
+    n = input.numel()
+    flat = index._data.reshape(-1)
+    bad = flat[(flat < -n) | (flat >= n)]
+    if bad.size:
+        raise IndexError(f"out of range: tried to access index {int(bad[0])} on a tensor of {n} "
+                         f"elements.")
+    flat = flat % max(n, 1)
+    arr = np.array(input._data, copy=True)
+    cells = arr.reshape(-1)
+    if accumulate:
+        np.add.at(cells, flat, source._data.reshape(-1))
+    else:
+        cells[flat] = source._data.reshape(-1)
+    out = Tensor._make(cells.reshape(input.shape))
+    record(PutBackward0, out, (input, source), index, source, accumulate, flat)
+    return out
+
+
 # ----------------------------------------------------------------------------- forward only
 def nonzero(input, *, as_tuple: bool = False):
     """Indices of the non-zero elements (``torch.nonzero``): an int64 tensor ``[n, ndim]``, or
@@ -500,5 +557,6 @@ attach(Tensor, index_select=index_select, index_add=index_add, index_copy=index_
        index_copy_=_inplace(index_copy, "index_copy_", True),
        index_fill_=_inplace(index_fill, "index_fill_", True),
        masked_scatter_=_inplace(masked_scatter, "masked_scatter_", True),
-       fill_diagonal_=fill_diagonal_, index_put=index_put,
+       fill_diagonal_=fill_diagonal_, index_put=index_put, put=put,
+       put_=_inplace(put, "put_", True),
        index_put_=_inplace(index_put, "index_put_", True))

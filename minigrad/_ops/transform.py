@@ -50,6 +50,52 @@ def flip(input, *dims) -> Tensor:
     return out
 
 
+def fliplr(input) -> Tensor:
+    """``flip(input, 1)`` (``torch.fliplr``); RuntimeError below 2 dims."""
+    if input.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, 1)
+
+
+def flipud(input) -> Tensor:
+    """``flip(input, 0)`` (``torch.flipud``); RuntimeError for a 0-dim tensor."""
+    if input.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, 0)
+
+
+class Rot90Backward0(Node):
+    """z = self.rot90(k, dims).  dz/dself = grad.rot90(-k, dims). Saves: dims, k (as given)."""
+
+    def __init__(self, k, dims):
+        Node.__init__(self)
+        self._save("dims", saved_dims(dims))
+        self._save("k", saved_int(k))
+        self._k, self._dims = int(k), tuple(dims)
+
+    def backward(self, g):
+        return (rot90(g, -self._k, self._dims),)
+
+
+def rot90(input, k: int = 1, dims=(0, 1)) -> Tensor:
+    """Rotate by 90 degrees ``k`` times in the plane ``dims``, from the first towards the
+    second dim (``torch.rot90``; a copy); node ``Rot90Backward0``. RuntimeError for fewer than
+    two dims, a ``dims`` that is not two different dims."""
+    dims = tuple(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
+    d0, d1 = normalize_dim(dims[0], input.ndim), normalize_dim(dims[1], input.ndim)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
+                           f"dim1 = {d1}")
+    out = Tensor._make(np.require(np.rot90(input._data, int(k), (d0, d1)).copy(),
+                                  requirements="C"))
+    record(Rot90Backward0, out, (input,), k, dims)
+    return out
+
+
 class RollBackward0(Node):
     """z = self.roll(shifts, dims).  dz/dself = grad.roll(-shifts, dims). Saves: dims, shifts
     (tuples, as given)."""
@@ -234,6 +280,12 @@ def diag_embed(input, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor
     return out
 
 
+def diagflat(input, offset: int = 0) -> Tensor:
+    """A square matrix with the flattened ``input`` on diagonal ``offset``
+    (``torch.diagflat``): ``diag_embed`` of ``input.reshape(-1)``, as PyTorch composes it."""
+    return diag_embed(input.reshape(-1), offset)
+
+
 def diag(input, diagonal: int = 0) -> Tensor:
     """A vector's square matrix with it on diagonal ``diagonal`` (node ``DiagEmbedBackward0``),
     or a copy of a matrix's diagonal (node ``DiagonalBackward0_copy``) (``torch.diag``).
@@ -382,8 +434,9 @@ def squeeze_(self, dim=None) -> Tensor:
     return _metadata_inplace(self, arr, SqueezeBackward4, dim, shape)
 
 
-attach(Tensor, flip=flip, roll=roll, tril=tril, triu=triu, diag=diag, diagonal=diagonal,
-       diag_embed=diag_embed,
+attach(Tensor, flip=flip, fliplr=fliplr, flipud=flipud, rot90=rot90, roll=roll, tril=tril,
+       triu=triu, diag=diag, diagonal=diagonal,
+       diag_embed=diag_embed, diagflat=diagflat,
        trace=trace, tril_=_inplace_of(tril, "tril_"), triu_=_inplace_of(triu, "triu_"),
        t_=t_, transpose_=transpose_, swapaxes_=transpose_, swapdims_=transpose_,
        unsqueeze_=unsqueeze_, squeeze_=squeeze_)

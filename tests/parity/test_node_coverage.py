@@ -370,6 +370,8 @@ CASES = {
     "MaskedSelectBackward0": "t['x'].masked_select(t['y'] > 0)",
     "MaskedScatterBackward0": "t['x'].masked_scatter(t['y'] > 0, t['pos'])",
     "TakeBackward0": "t['x'].take(lib.tensor([0, 11, 5, 5]))",
+    "PutBackward0": "t['x'].put(lib.tensor([0, 11]), t['v'][:2])",
+    "Rot90Backward0": "t['a3'].rot90(1, (2, 0))",
 }
 # Recorded by PyTorch inside another node and never reachable through next_functions.
 HIDDEN = {"IndexPutImplBackward0": "IndexPutBackward0",

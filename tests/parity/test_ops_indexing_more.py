@@ -101,6 +101,9 @@ INDEX = [
     C("masked_scatter_bcast", lambda L, x, m, s: x.masked_scatter(m, s), X,
       F([True, False, False, True]), In(3, 3)),
     C("take", lambda L, x, i: x.take(i), X, F([0, 5, 11, 5])),
+    C("put", lambda L, x, i, s: x.put(i, s), X, F([0, 5, -1]), In(3)),
+    C("put_accumulate", lambda L, x, i, s: L.put(x, i, s, accumulate=True), XT, F([[0, 5], [5, 0]]),
+      In(2, 2)),
     C("index_put", lambda L, x, i, j, v: x.index_put((i, j), v), X, F([0, 2]), F([1, 3]),
       In(2)),
     C("index_put_accumulate", lambda L, x, i, v: L.index_put(x, (i,), v, accumulate=True), X,
@@ -119,6 +122,7 @@ def test_indexing_op(fn, specs, dtype, device):
 
 
 SECOND = [
+    C("put", lambda L, x, i, s: (x * x).put(i, s * s) ** 2, X, F([0, 5]), In(2)),
     C("index_put", lambda L, x, i, v: (x * x).index_put((i,), v * v, True) ** 2, X, F([0, 0]),
       In(4)),
     C("gather", lambda L, x, i: x.gather(0, i) ** 2, X, I2),
@@ -157,6 +161,7 @@ INPLACE = [
     C("masked_scatter_", lambda L, h, m, s: h.masked_scatter_(m, s), X, MASK, In(12)),
     C("masked_fill_", lambda L, h, m: h.masked_fill_(m, 0.25), X, MASK),
     C("index_put_", lambda L, h, i, v: h.index_put_((i,), v), X, F([2, 0]), In(4)),
+    C("put_", lambda L, h, i, s: h.put_(i, s, accumulate=True), X, F([1, 1, 7]), In(3)),
     C("index_put_accumulate_", lambda L, h, i, v: h.index_put_((i,), v, accumulate=True), X,
       F([2, 2]), In(2, 4)),
     C("fill_diagonal_", lambda L, h: h.fill_diagonal_(5.0), X),
@@ -283,6 +288,11 @@ ERRORS = [
       "Index put requires the source and destination dtypes match"),
     C("index_put shape", lambda L, x: x.index_put((L.tensor([1]),), L.ones(3)),
       "shape mismatch: value tensor of shape [3] cannot be broadcast to indexing result of shape"),
+    C("put count", lambda L, x: x.put(L.tensor([0, 1]), L.ones(3)),
+      "Expected source and index to have the same number of elements"),
+    C("put oob", lambda L, x: x.put(L.tensor([12]), L.ones(1)), "out of range: tried to access"),
+    C("put int32", lambda L, x: x.put(L.tensor([1], dtype=L.int32), L.ones(1)),
+      "put_(): Expected a long tensor for index, but got Int"),
     C("take oob", lambda L, x: x.take(L.tensor([12])), "out of range: tried to access index 12"),
     C("take int32", lambda L, x: x.take(L.tensor([1], dtype=L.int32)),
       "Expected a long tensor for index"),
