@@ -257,6 +257,19 @@ from ._ops.linalg_more import addbmm, addmv, baddbmm, cross, einsum, outer  # no
 ger = outer
 __all__ += ["addbmm", "addmv", "baddbmm", "cross", "einsum", "outer", "ger"]
 from . import return_types  # noqa: E402
-from ._ops.sorting import argsort, kthvalue, median, mode, msort, nanmedian, sort, topk  # noqa: E402
+from ._ops.sorting import (  # noqa: E402
+    argsort,
+    bucketize,
+    kthvalue,
+    median,
+    mode,
+    msort,
+    nanmedian,
+    searchsorted,
+    sort,
+    topk,
+    unique_consecutive,
+)
 
-__all__ += ["argsort", "kthvalue", "median", "mode", "msort", "nanmedian", "sort", "topk"]
+__all__ += ["argsort", "bucketize", "kthvalue", "median", "mode", "msort", "nanmedian",
+            "searchsorted", "sort", "topk", "unique_consecutive"]

@@ -261,5 +261,70 @@ def mode(input, dim: int = -1, keepdim: bool = False):
     return _picked(input, dim, ModeBackward0, vals, idx, R.mode, d, input.shape, keepdim)
 
 
-attach(Tensor, sort=sort, argsort=argsort, msort=msort, topk=topk, kthvalue=kthvalue,
+def _search(boundaries, values, right, out_int32, sorter=None):
+    b, v = boundaries._data, values._data if isinstance(values, Tensor) else np.asarray(values)
+    side = "right" if right else "left"
+    if b.ndim == 1:
+        out = np.searchsorted(b, v, side=side)
+    else:
+        rows_b = b.reshape(-1, b.shape[-1])
+        rows_v = v.reshape(rows_b.shape[0], -1)
+        out = np.stack([np.searchsorted(rb, rv, side=side) for rb, rv in zip(rows_b, rows_v)]
+                       ).reshape(v.shape)
+    return Tensor._make(np.asarray(out, dtype=np.int32 if out_int32 else np.int64))
+
+
+def searchsorted(sorted_sequence, input, *, out_int32: bool = False, right: bool = False,
+                 side=None, sorter=None) -> Tensor:
+    """Indices where ``input``'s values would be inserted into the last dim of
+    ``sorted_sequence`` to keep it sorted (``torch.searchsorted``; ``right`` or
+    ``side="right"``: after equal values). A 1-D sequence serves every value; else its leading
+    dims must match ``input``'s. No gradient. RuntimeError when the leading dims differ."""
+    seq = sorted_sequence
+    if sorter is not None:
+        seq = Tensor._make(np.take_along_axis(seq._data, sorter._data, -1))
+    if seq.ndim > 1 and (not isinstance(input, Tensor) or seq.shape[:-1] != input.shape[:-1]):
+        raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the "
+                           f"first N-1 dimensions of boundaries tensor and input value tensor "
+                           f"must match, but we got boundaries tensor {list(seq.shape)} and input "
+                           f"value tensor {list(getattr(input, 'shape', ()))}")
+    return _search(seq, input, right or side == "right", out_int32)
+
+
+def bucketize(input, boundaries, *, out_int32: bool = False, right: bool = False) -> Tensor:
+    """The bucket of each value of ``input`` among the 1-D sorted ``boundaries``
+    (``torch.bucketize``): ``searchsorted(boundaries, input)``. No gradient."""
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    return _search(boundaries, input, right, out_int32)
+
+
+def unique_consecutive(input, return_inverse: bool = False, return_counts: bool = False,
+                       dim=None):
+    """Collapse runs of equal consecutive values (with ``dim``: slices)
+    (``torch.unique_consecutive``), optionally with inverse indices and run lengths. Forward
+    only."""
+    a = input._data
+    if dim is None:
+        flat = a.reshape(-1)
+        starts = np.r_[True, flat[1:] != flat[:-1]] if flat.size else np.zeros(0, bool)
+        vals = flat[starts]
+        inv_shape = a.shape
+    else:
+        d = normalize_dim(dim, input.ndim)
+        moved = np.moveaxis(a, d, 0).reshape(a.shape[d], -1)
+        starts = np.r_[True, (moved[1:] != moved[:-1]).any(axis=1)] if len(moved) else \
+            np.zeros(0, bool)
+        vals = np.take(a, np.flatnonzero(starts), axis=d)
+        inv_shape = (a.shape[d],)
+    run = np.cumsum(starts) - 1
+    out = [Tensor._make(np.require(vals, requirements="C"))]
+    if return_inverse:
+        out.append(Tensor._make(run.reshape(inv_shape).astype(np.int64)))
+    if return_counts:
+        out.append(Tensor._make(np.bincount(run, minlength=int(starts.sum())).astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+attach(Tensor, unique_consecutive=unique_consecutive, sort=sort, argsort=argsort, msort=msort, topk=topk, kthvalue=kthvalue,
        median=median, nanmedian=nanmedian, mode=mode)

@@ -23,6 +23,9 @@ X3 = In(2, 3, 4)
 TIES = In(kind="fixed", values=[[1.0, 2.0, 2.0, 1.0, 3.0], [5.0, 5.0, 4.0, 4.0, 4.0]])
 NAN = In(kind="fixed", values=[[1.0, np.nan, 0.0, 2.0], [3.0, -1.0, 0.5, 0.25]])
 
+SEQ = In(kind="fixed", values=[1.0, 3.0, 5.0, 7.0], grad=False)
+VALS = In(kind="fixed", values=[[3.0, 6.0], [9.0, 0.0]], grad=False)
+
 SORTING = [
     C("sort", lambda L, x: x.sort(), X),
     C("sort_dim0", lambda L, x: L.sort(x, 0), X),
@@ -61,6 +64,25 @@ SORTING = [
     C("mode_dim0_keepdim", lambda L, x: L.mode(x, 0, True), TIES),
     C("mode_distinct", lambda L, x: x.mode(1), X),
     C("max_dim", lambda L, x: x.max(1), X),
+    C("searchsorted", lambda L, s, v: L.searchsorted(s, v), SEQ, VALS),
+    C("searchsorted_right_int32", lambda L, s, v: L.searchsorted(s, v, right=True,
+                                                                out_int32=True), SEQ, VALS),
+    C("searchsorted_side", lambda L, s, v: L.searchsorted(s, v, side="right"), SEQ, VALS),
+    C("searchsorted_batched", lambda L, s, v: L.searchsorted(s, v),
+      In(kind="fixed", values=[[1.0, 3.0, 5.0], [2.0, 4.0, 6.0]]),
+      In(kind="fixed", values=[[3.0, 0.0], [6.5, 4.0]], grad=False)),
+    C("searchsorted_sorter", lambda L, s, v, o: L.searchsorted(s, v, sorter=o),
+      In(kind="fixed", values=[5.0, 1.0, 7.0, 3.0]), VALS,
+      In(kind="fixed", values=[1, 3, 0, 2], grad=False)),
+    C("bucketize", lambda L, s, v: L.bucketize(v, s), SEQ, VALS),
+    C("bucketize_right", lambda L, s, v: L.bucketize(v, s, right=True), SEQ, VALS),
+    C("unique_consecutive", lambda L, x: L.unique_consecutive(x, return_inverse=True,
+                                                              return_counts=True),
+      In(kind="fixed", values=[1, 1, 2, 2, 3, 1], grad=False)),
+    C("unique_consecutive_dim", lambda L, x: x.unique_consecutive(dim=0, return_counts=True),
+      In(kind="fixed", values=[[1, 1], [1, 1], [2, 3]], grad=False)),
+    C("unique_consecutive_plain", lambda L, x: x.unique_consecutive(),
+      In(kind="fixed", values=[[0.5, 0.5], [1.0, 0.5]], grad=False)),
     C("min_dim_keepdim", lambda L, x: L.min(x, 0, keepdim=True), XT),
 ]
 
@@ -115,6 +137,9 @@ ERRORS = [
     C("kthvalue 0", lambda L, x: x.kthvalue(0), "kthvalue(): selected number k out of range"),
     C("median empty dim", lambda L, x: x[:0].median(0),
       "median(): Expected reduction dim 0 to have non-zero size."),
+    C("searchsorted dims", lambda L, x: L.searchsorted(x[:2, :3].sort().values, x[:, :1]),
+      "boundaries tensor should be 1 dimension or the first N-1 dimensions"),
+    C("bucketize 2d", lambda L, x: L.bucketize(x, x[:1]), "boundaries tensor must be 1 dimension"),
     C("mode empty dim", lambda L, x: x[:0].mode(0),
       "mode(): Expected reduction dim 0 to have non-zero size."),
 ]
