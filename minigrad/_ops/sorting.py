@@ -1,4 +1,5 @@
-"""Sorting and order statistics: ``sort argsort msort topk kthvalue median nanmedian mode``.
+"""Sorting and order statistics: ``sort argsort msort topk kthvalue median nanmedian mode``,
+and the forward-only ``searchsorted bucketize unique_consecutive``.
 
 Mirrors ``aten/src/ATen/native/Sorting.cpp`` / ``TensorCompare.cpp`` and their
 ``tools/autograd/derivatives.yaml`` entries: every op that picks values along a dim saves the
@@ -326,5 +327,6 @@ def unique_consecutive(input, return_inverse: bool = False, return_counts: bool 
     return out[0] if len(out) == 1 else tuple(out)
 
 
-attach(Tensor, unique_consecutive=unique_consecutive, sort=sort, argsort=argsort, msort=msort, topk=topk, kthvalue=kthvalue,
+attach(Tensor, unique_consecutive=unique_consecutive, sort=sort, argsort=argsort, msort=msort,
+       topk=topk, kthvalue=kthvalue,
        median=median, nanmedian=nanmedian, mode=mode)
