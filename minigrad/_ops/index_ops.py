@@ -1,5 +1,6 @@
 """Indexing along one dim or by mask: ``index_select index_add index_copy index_fill``,
-``masked_select masked_scatter take``, the forward-only ``nonzero argwhere unique``, the in-place
+``masked_select masked_scatter take put index_put``, the index-valued ``nonzero argwhere``,
+the non-differentiable ``unique``, the in-place
 ``index_add_ index_copy_ index_fill_ masked_scatter_ fill_diagonal_``.
 
 Mirrors ``aten/src/ATen/native/TensorAdvancedIndexing.cpp`` (kernels and their checks),
@@ -446,12 +447,43 @@ def argwhere(input) -> Tensor:
     return nonzero(input)
 
 
+class Unique2Backward0(Node):
+    """z = unique(self): not differentiable. PyTorch records this node (the result requires
+    grad) and raises NotImplementedError when a backward pass reaches it; so does minigrad.
+    Saves nothing."""
+
+    _aten = "_unique2"
+
+    def backward(self, *grads):
+        raise NotImplementedError(f"the derivative for '{self._aten}' is not implemented.")
+
+
+class UniqueDimBackward0(Unique2Backward0):
+    """z = unique(self, dim): not differentiable (backward raises NotImplementedError)."""
+
+    _aten = "unique_dim"
+
+
+class UniqueConsecutiveBackward0(Unique2Backward0):
+    """z = unique_consecutive(self): not differentiable (backward raises
+    NotImplementedError)."""
+
+    _aten = "unique_consecutive"
+
+
+def record_unique(node_cls, outputs, input):
+    """Record PyTorch's non-differentiable unique node on the values (outputs[0])."""
+    record(node_cls, outputs[0], (input,))
+    return outputs
+
+
 def unique(input, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
            return_counts: bool = False, dim=None):
     """The distinct values of ``input`` (``torch.unique``), always sorted here (PyTorch's CPU
     kernel sorts too), optionally with the inverse indices (input's shape) and the counts;
-    with ``dim``, the distinct slices along it. Forward only: no gradient (PyTorch records a
-    ``Unique2Backward0`` that cannot be run; minigrad returns tensors without history)."""
+    with ``dim``, the distinct slices along it. Not differentiable: as in PyTorch the values
+    get a ``Unique2Backward0`` (``UniqueDimBackward0``) node whose backward raises
+    NotImplementedError."""
     arr = input._data
     if dim is None:
         vals, inv, counts = np.unique(arr.reshape(-1), return_inverse=True, return_counts=True)
@@ -465,6 +497,7 @@ def unique(input, sorted: bool = True, return_inverse: bool = False,  # noqa: A0
         out.append(Tensor._make(inv.astype(np.int64)))
     if return_counts:
         out.append(Tensor._make(counts.astype(np.int64)))
+    record_unique(Unique2Backward0 if dim is None else UniqueDimBackward0, out, input)
     return out[0] if len(out) == 1 else tuple(out)
 
 

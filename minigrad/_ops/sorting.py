@@ -1,5 +1,5 @@
 """Sorting and order statistics: ``sort argsort msort topk kthvalue median nanmedian mode``,
-and the forward-only ``searchsorted bucketize unique_consecutive``.
+the index-valued ``searchsorted bucketize`` and the non-differentiable ``unique_consecutive``.
 
 Mirrors ``aten/src/ATen/native/Sorting.cpp`` / ``TensorCompare.cpp`` and their
 ``tools/autograd/derivatives.yaml`` entries: every op that picks values along a dim saves the
@@ -303,8 +303,8 @@ def bucketize(input, boundaries, *, out_int32: bool = False, right: bool = False
 def unique_consecutive(input, return_inverse: bool = False, return_counts: bool = False,
                        dim=None):
     """Collapse runs of equal consecutive values (with ``dim``: slices)
-    (``torch.unique_consecutive``), optionally with inverse indices and run lengths. Forward
-    only."""
+    (``torch.unique_consecutive``), optionally with inverse indices and run lengths. Not
+    differentiable (``UniqueConsecutiveBackward0`` raises, as PyTorch's)."""
     a = input._data
     if dim is None:
         flat = a.reshape(-1)
@@ -324,6 +324,9 @@ def unique_consecutive(input, return_inverse: bool = False, return_counts: bool 
         out.append(Tensor._make(run.reshape(inv_shape).astype(np.int64)))
     if return_counts:
         out.append(Tensor._make(np.bincount(run, minlength=int(starts.sum())).astype(np.int64)))
+    from .index_ops import UniqueConsecutiveBackward0, record_unique
+
+    record_unique(UniqueConsecutiveBackward0, out, input)
     return out[0] if len(out) == 1 else tuple(out)
 
 

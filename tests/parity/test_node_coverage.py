@@ -376,7 +376,11 @@ CASES = {
 # Recorded by PyTorch inside another node and never reachable through next_functions.
 HIDDEN = {"IndexPutImplBackward0": "IndexPutBackward0",
           # gradcheck's own probe node (check_undefined_grad); tested in test_gradcheck.py
-          "UndefinedGradBackward": "gradcheck"}
+          "UndefinedGradBackward": "gradcheck",
+          # not differentiable: backward raises, as PyTorch's; tested in
+          # test_ops_indexing_more.py::test_unique_is_not_differentiable
+          "Unique2Backward0": "unique", "UniqueDimBackward0": "unique",
+          "UniqueConsecutiveBackward0": "unique"}
 
 
 def _scenario(lib, case):

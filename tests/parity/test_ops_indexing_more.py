@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
-from minigrad.parity import compare, run_both, to_numpy
+from minigrad.parity import compare, graph_trace, run_both, to_numpy
 
 from ._more import check_inplace, check_second_order
 from ._opcheck import In, check_error, check_op
@@ -311,6 +311,29 @@ ERRORS = [
                                        for p in ERRORS])
 def test_errors(fn, phrase, device):
     check_error(fn, [X], phrase, device)
+
+
+@pytest.mark.parametrize("call", [lambda L, x: x.unique(), lambda L, x: L.unique(x, dim=0),
+                                  lambda L, x: x.unique(return_counts=True)[0],
+                                  lambda L, x: x.unique_consecutive()],
+                         ids=["unique", "unique_dim", "unique_counts", "unique_consecutive"])
+def test_unique_is_not_differentiable(call):
+    """The values of ``unique`` require grad and carry PyTorch's node (``Unique2Backward0``,
+    ``UniqueDimBackward0``, ``UniqueConsecutiveBackward0``); a backward through it raises
+    NotImplementedError naming the ATen function."""
+
+    def scenario(lib):
+        x = lib.tensor([3.0, 1.0, 3.0, 3.0], requires_grad=True)
+        u = call(lib, x)
+        try:
+            u.sum().backward()
+            err = None
+        except NotImplementedError as e:
+            err = str(e)
+        return [u.requires_grad, u.grad_fn.name(), graph_trace(u), err]
+
+    a, b = run_both(scenario)
+    compare(a, b)
 
 
 def test_scatter_reduce_argument_warns():
