@@ -266,13 +266,27 @@ def scatter(input, dim: int, index, src=None, *, value=None, reduce=None) -> Ten
 _WARNED: list = []  # the deprecation warning of scatter's reduce= was given
 
 
+class NotImplemented(Node):  # noqa: A001  (PyTorch's node: torch::autograd::NotImplemented)
+    """The node PyTorch records for an op without a derivative formula (``scatter`` with
+    ``reduce=``): the result requires grad, and a backward pass that reaches it raises
+    RuntimeError. Saves nothing."""
+
+    def __init__(self, op: str):
+        Node.__init__(self)
+        self._op = op
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"
+
+    def backward(self, *grads):
+        raise RuntimeError(f"derivative for {self._op} is not implemented")
+
+
 def _scatter_legacy_reduce(input, src, d, index, arr, reduce) -> Tensor:
-    """``scatter(..., reduce="add" | "multiply")``: forward only (PyTorch has no derivative:
-    a tensor that requires grad is refused here rather than at backward time)."""
+    """``scatter(..., reduce="add" | "multiply")``: not differentiable in PyTorch, which
+    records a ``NotImplemented`` node (backward raises); so does minigrad."""
     if reduce not in ("add", "multiply"):
         raise RuntimeError("reduce argument must be either add or multiply.")
-    if input.requires_grad or isinstance(src, Tensor) and src.requires_grad:
-        raise RuntimeError("derivative for aten::scatter is not implemented")
     out = np.array(input._data, copy=True).reshape(input.shape or (1,))
     if index.numel():
         where = _np_index(input, d, index)
@@ -280,7 +294,10 @@ def _scatter_legacy_reduce(input, src, d, index, arr, reduce) -> Tensor:
                                arr[tuple(slice(0, n) for n in (index.shape or (1,)))],
                                index.shape or (1,))
         (np.add if reduce == "add" else np.multiply).at(out, where, vals)
-    return Tensor._make(out.reshape(input.shape))
+    out = Tensor._make(out.reshape(input.shape))
+    record(NotImplemented, out, (input, src) if isinstance(src, Tensor) else (input,),
+           "aten::scatter")
+    return out
 
 
 def scatter_add(input, dim: int, index, src) -> Tensor:

@@ -336,6 +336,29 @@ def test_unique_is_not_differentiable(call):
     compare(a, b)
 
 
+@pytest.mark.filterwarnings("ignore:The reduce argument of torch.scatter")
+def test_scatter_legacy_reduce_not_differentiable():
+    """``scatter(..., reduce=)`` on tensors that require grad records PyTorch's
+    ``NotImplemented`` node; backward raises its RuntimeError."""
+
+    def scenario(lib):
+        x = lib.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
+        s = lib.ones(1, 2, dtype=lib.float64, requires_grad=True)
+        out = []
+        for y in (x.scatter(0, lib.tensor([[0, 2]]), s, reduce="add"),
+                  x.scatter(1, lib.tensor([[0], [3]]), 2.0, reduce="multiply")):
+            try:
+                y.sum().backward()
+                err = None
+            except RuntimeError as e:
+                err = str(e)
+            out.append([to_numpy(y), y.requires_grad, y.grad_fn.name(), graph_trace(y), err])
+        return out
+
+    a, b = run_both(scenario)
+    compare(a, b)
+
+
 def test_scatter_reduce_argument_warns():
     """``scatter(..., src=tensor, reduce=...)`` gives PyTorch's deprecation warning."""
 
