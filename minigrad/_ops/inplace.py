@@ -255,6 +255,7 @@ class AsStridedBackward0(Node):
     Saves: size, storage_offset, stride."""
 
     _may_overlap = False  # set by as_strided, whose elements may share memory cells
+    _input_index = None  # as_strided of a view: where the view's elements sit in the base
 
     def __init__(self, base: Tensor, view: Tensor):
         Node.__init__(self)
@@ -275,6 +276,8 @@ class AsStridedBackward0(Node):
             unique = np.unique(np.ravel_multi_index(self._index, self._base_shape or (1,))
                                ).size == g.numel()
         grad = _scatter(g, self._index, self._base_shape or (1,), unique)
+        if self._input_index is not None:  # as_strided of a view: back to the view's elements
+            return (_gather(grad, self._input_index),)
         return (grad if self._base_shape else grad.reshape(()),)
 
 

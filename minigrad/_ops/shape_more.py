@@ -17,9 +17,10 @@ import numpy as np
 from .._memory_format import contiguous_format
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd.graph import edge_of
 from ._util import attach, normalize_dim
 from .indexing import slice_dim
-from .inplace import AsStridedBackward0
+from .inplace import AsStridedBackward0, _base_index
 
 
 def split_with_sizes(self, split_sizes, dim: int = 0) -> tuple:
@@ -226,10 +227,6 @@ def _strided_array(input, size, stride, storage_offset) -> np.ndarray:
                            f"offset {offset}, and itemsize {item} requiring a storage size of "
                            f"{need * item} are out of bounds for storage of size "
                            f"{store.size * item}")
-    if input._base is not None and input.requires_grad and grad_mode.is_grad_enabled():
-        raise RuntimeError("minigrad: as_strided of a view that requires grad is not supported "
-                           "(its gradient would have to be mapped back through the view); "
-                           "call it on the tensor that owns the memory")
     flat = store.reshape(-1)
     start = flat[offset:] if offset < flat.size else flat[:0]
     return np.lib.stride_tricks.as_strided(start, size, tuple(s * item for s in stride),
@@ -242,15 +239,19 @@ def as_strided(input, size, stride, storage_offset=None) -> Tensor:
     (``torch.as_strided``); node ``AsStridedBackward0``.
 
     minigrad's storage is the array of the tensor that owns the memory (``input`` itself, or
-    the ``_base`` of a view), which must be C-contiguous. The view's gradient is scattered into
-    that storage, so ``input`` must own its memory when it requires grad (as_strided of a view
-    that requires grad raises RuntimeError). RuntimeError for a view past the storage's end."""
+    the ``_base`` of a view), which must be C-contiguous. The gradient is scattered into that
+    storage and read back at ``input``'s own elements (cells outside them get none, as in
+    PyTorch). RuntimeError for a view past the storage's end."""
     arr = _strided_array(input, size, stride, storage_offset)
     out = input._make_view(arr)
     if grad_mode.is_grad_enabled() and input.requires_grad:
-        node = AsStridedBackward0(input if input._base is None else input._base, out)
+        owner = input if input._base is None else input._base
+        node = AsStridedBackward0(owner, out)
         node._saved["storage_offset"] = storage_offset  # (as given: None by default)
         node._may_overlap = True
+        if owner is not input:  # the gradient goes to the view's own elements
+            node._input_index = _base_index(owner, input)
+            node.next_functions = (edge_of(input),)
         out._set_history(node)
     return out
 

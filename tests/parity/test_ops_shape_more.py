@@ -197,6 +197,26 @@ def test_inplace_view_op_on_view(device):
     compare(a, b)
 
 
+def test_as_strided_of_a_view(device):
+    """``as_strided`` of a view of a non-leaf (storage offsets count from the base's start):
+    the graph points at the view's node, the gradient reaches the view's own elements only
+    (overlapping output elements accumulate)."""
+
+    def scenario(lib, device):
+        x = lib.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True, device=device)
+        base = x * 1
+        v = base[1:, 1:]
+        y = v.as_strided((2, 3), (4, 1), 5)
+        z = v.as_strided((3, 2), (1, 1), 2)  # overlaps, and partly outside v
+        w = lib.tensor(np.arange(6.0).reshape(2, 3), device=device)
+        ((y * w).sum() + (z ** 2).sum()).backward()
+        return [to_numpy(y), to_numpy(z), graph_trace(y), y.grad_fn._saved_storage_offset,
+                to_numpy(x.grad), y._base is base]
+
+    a, b = run_both(scenario, device=device)
+    compare(a, b)
+
+
 def test_meshgrid_default_indexing_warns():
     """Without ``indexing``, PyTorch warns and uses "ij"; so does minigrad."""
 
@@ -249,6 +269,8 @@ ERRORS = [
       "torch.meshgrid: Expected 0D or 1D tensor in the tensor list"),
     C("broadcast_to", lambda L, x: x.broadcast_to(3, 5),
       "The expanded size of the tensor (5) must match the existing size (4)"),
+    C("as_strided length", lambda L, x: x.as_strided((2, 2), (1,)),
+      "mismatch in length of strides and shape"),
     C("as_strided oob", lambda L, x: x.as_strided((4, 4), (4, 1)),
       "are out of bounds for storage of size"),
     C("unflatten", lambda L, x: x.unflatten(1, (3, 2)), "don't multiply up to the size of dim 1"),
