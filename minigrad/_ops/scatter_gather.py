@@ -150,8 +150,9 @@ class ScatterReduceBackward0(Node):
     ``sum``: dz/dself = grad (0 where scattered to unless include_self), dz/dsrc =
     grad.gather(dim, index). ``amax``/``amin``: the gradient is shared evenly among the
     elements (of self, if included, and of src) equal to the result. ``mean``: grad / count.
-    ``prod``: grad * result / element (no zeros). Saves: dim, include_self, index, reduce,
-    result, self, src."""
+    ``prod``: grad times the product of the other members (zeros handled as PyTorch does:
+    recomputed with the zero set to 1). Saves: dim, include_self, index, reduce, result, self,
+    src."""
 
     def __init__(self, self_, dim, d, index, src, reduce, include_self):
         Node.__init__(self)
@@ -179,9 +180,22 @@ class ScatterReduceBackward0(Node):
             count = _counts(s, d, index, incl, g._data.dtype)
             gs = g / count if incl else masked_fill(g, touched, 0)
             gsrc = gather(g / count, d, index)
-        elif reduce == "prod":
-            gs = g * result / s if incl else masked_fill(g, touched, 0)
-            gsrc = gather(g * result, d, index) / src
+        elif reduce == "prod":  # products of the *other* members, zeros included (PyTorch's)
+            from .pointwise import where
+
+            masked_self = masked_fill(s, eq(s, 0), 1)
+            gs = g * scatter_reduce(masked_self, d, index, src, "prod",
+                                    include_self=incl) / masked_self
+            if not incl:
+                gs = masked_fill(gs, touched, 0)
+            src_zero = eq(src, 0)
+            zeros = Tensor._make(np.zeros(s.shape, dtype=g._data.dtype))
+            n_zero = gather(scatter_add(zeros, d, index, src_zero.to(g.dtype)), d, index)
+            single = Tensor._make(src_zero._data & (n_zero._data == 1))  # (bool masks)
+            others = scatter_reduce(s, d, index, masked_fill(src, single, 1), "prod",
+                                    include_self=incl)
+            gsrc = where(single, gather(g * others, d, index),
+                         gather(g * result, d, index) / masked_fill(src, src_zero, 1))
         else:  # amax / amin: split evenly among the elements that reached the result
             self_hit = eq(s, result).to(g.dtype)
             if not incl:
