@@ -10,6 +10,9 @@ and reports medians, the ratio minigrad / PyTorch and the issue's target:
 - (d) ``conv2d``: ``conv2d`` forward + backward, input 32x3x32x32, 16 filters 3x3, padding 1;
 - (e) ``make_dot``: :func:`minigrad.viz.make_dot` on a 100-layer MLP graph vs torchviz;
 - (f) ``mlp_memory``: peak memory allocated during one step of (b) (bytes, not time);
+- (h) ``lstm``: a 2-layer LSTM (input 28, hidden 128, batch-first) with a linear head on its
+  last step, batch 32, sequence 28, one SGD (momentum 0.9) training step (issue 20); PyTorch
+  runs its default CPU kernels (oneDNN's fused LSTM for float32);
 - (g) ``mlp_numpy``: the step of (b) written by hand in NumPy, no autograd: (b) is also
   compared with it, since it is what minigrad would cost with zero overhead.
 
@@ -132,6 +135,33 @@ def make_dot_case(lib, layers: int = 100):
     return lambda: make_dot(out, params=params)
 
 
+def build_lstm(lib):
+    """The 2-layer LSTM classifier of case (h): LSTM(28, 128, num_layers=2) + Linear(128, 10)."""
+    nn = lib.nn
+
+    class LSTMClassifier(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm = nn.LSTM(28, 128, num_layers=2, batch_first=True)
+            self.head = nn.Linear(128, 10)
+
+        def forward(self, x):
+            out, _ = self.lstm(x)
+            return self.head(out[:, -1])
+
+    return LSTMClassifier()
+
+
+def lstm_case(lib):
+    """(h) one SGD(lr=0.01, momentum=0.9) step of the LSTM on a batch of 32 sequences of 28
+    steps of 28 features (digits read as rows would have this shape)."""
+    model = _same_weights(lib, build_lstm)
+    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    rng = np.random.default_rng(0)
+    xb = rng.standard_normal((32, 28, 28), dtype=np.float32)
+    return _train_step(lib, model, opt, xb, rng.integers(0, 10, 32))
+
+
 def mlp_numpy_case():
     """(g) case (b) by hand in NumPy: forward, softmax cross-entropy, backward, SGD momentum."""
     import torch
@@ -236,6 +266,7 @@ CASES = [
     ("cnn", "(c) demo CNN Adam step, batch 64", cnn_case, 2.0),
     ("conv2d", "(d) conv2d 32x3x32x32, 16 3x3, pad 1, fwd+bwd", conv2d_case, 2.0),
     ("make_dot", "(e) make_dot, 100-layer MLP (vs torchviz)", make_dot_case, 1.0),
+    ("lstm", "(h) 2-layer LSTM SGD step, batch 32, seq 28, hidden 128", lstm_case, 1.5),
 ]
 
 

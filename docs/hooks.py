@@ -59,6 +59,10 @@ API_PAGES = {
                      "checkpointing."),
     "api/tutorial.md": ("minigrad.tutorial", "minigrad.tutorial", "Listing and running the "
                         "tutorial chapters, and the helpers they use."),
+    "api/utils_data.md": ("minigrad.utils.data", "minigrad.utils.data", "Datasets, samplers, "
+                          "`DataLoader` and `default_collate`, as `torch.utils.data`."),
+    "api/cuda.md": ("minigrad.cuda", "minigrad.cuda", "The honest \"no GPU here\" answers of "
+                    "a CPU-only PyTorch."),
 }
 
 PLACEHOLDER = """# {title}

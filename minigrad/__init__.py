@@ -9,27 +9,42 @@ from . import _dtype
 from ._creation import (
     arange,
     as_tensor,
-    default_generator,
     empty,
+    empty_like,
     eye,
     from_numpy,
     full,
     full_like,
-    get_rng_state,
     linspace,
-    manual_seed,
+    logspace,
     ones,
     ones_like,
-    rand,
-    rand_like,
-    randint,
-    randn,
-    randn_like,
-    randperm,
-    set_rng_state,
     tensor,
     zeros,
     zeros_like,
+)
+from ._defaults import get_default_dtype, set_default_dtype
+from ._device import device, get_default_device, set_default_device
+from ._generator import (
+    Generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
+from ._generator import default as default_generator
+from ._random import (
+    bernoulli,
+    multinomial,
+    normal,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
 )
 from ._dtype import bool_ as bool  # noqa: A001  (minigrad.bool, like torch.bool)
 from ._dtype import dtype, float16, float32, float64, int32, int64, uint8
@@ -37,6 +52,7 @@ from ._memory_format import contiguous_format, memory_format, preserve_format
 from ._ops import activation as _activation  # noqa: F401  (attaches Tensor methods)
 from ._ops import indexing as _indexing  # noqa: F401
 from ._ops import inplace as _inplace  # noqa: F401
+from ._ops import random as _random_ops  # noqa: F401
 from ._ops.activation import log_softmax, relu, softmax
 from ._ops.linalg import addmm, bmm, dot, matmul, mm, mv
 from ._ops.pointwise import (
@@ -146,10 +162,41 @@ int = int32  # noqa: A001
 half = float16
 clip = clamp
 
+def is_tensor(obj) -> bool:
+    """True if ``obj`` is a minigrad Tensor (or Parameter) (``torch.is_tensor``)."""
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input) -> bool:  # noqa: A002
+    """True if ``input`` has a floating dtype (``torch.is_floating_point``).
+
+    Raises:
+        TypeError: ``input`` is not a Tensor.
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_floating_point(): argument 'input' (position 1) must be Tensor, "
+                        f"not {type(input).__name__}")
+    return input.is_floating_point()
+
+
+def numel(input) -> int:  # noqa: A002
+    """Number of elements of ``input`` (``torch.numel``).
+
+    Raises:
+        TypeError: ``input`` is not a Tensor.
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"numel(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return input.numel()
+
+
 from . import (  # noqa: E402
     autograd,  # noqa: E402
+    cuda,
     nn,
     optim,
+    utils,
 )
 
 __version__ = "0.1.0"
@@ -173,6 +220,9 @@ __all__ = [
     "set_grad_enabled", "float", "double", "long", "int", "half", "clip", "save", "load",
     "memory_format", "preserve_format", "contiguous_format", "is_inference",
     "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+    "device", "get_default_device", "set_default_device", "get_default_dtype",
+    "set_default_dtype", "Generator", "seed", "initial_seed", "is_tensor", "is_floating_point",
+    "numel", "empty_like", "logspace", "randint_like", "normal", "bernoulli", "multinomial",
 ]
 
 

@@ -12,59 +12,17 @@ import warnings
 
 import numpy as np
 
-from . import _dtype
+from . import _defaults, _dtype, _generator
+from ._device import check_device
+from ._generator import get_rng_state, manual_seed, set_rng_state  # noqa: F401  (old home)
 from ._ops._util import quiet_fp
 from ._tensor import Tensor, _empty_layout
 
-_rng = np.random.default_rng()
-
-
-def manual_seed(seed: int):
-    """Seed minigrad's random generator (``torch.manual_seed``)."""
-    global _rng
-    _rng = np.random.default_rng(seed)
-    return _rng
-
 
 def default_generator() -> np.random.Generator:
-    """The NumPy generator every random op draws from."""
-    return _rng
-
-
-def get_rng_state() -> Tensor:
-    """The state of minigrad's random generator as a uint8 tensor (``torch.get_rng_state``).
-
-    Like PyTorch's, the bytes are opaque: give them back to `set_rng_state` to replay the same
-    random numbers (what `minigrad.utils.checkpoint` does to recompute a dropout mask). Here
-    they encode NumPy's PCG64 state: 16 bytes of state, 16 of increment, a flag and 4 bytes
-    of a buffered 32-bit value."""
-    state = _rng.bit_generator.state
-    parts = (state["state"]["state"].to_bytes(16, "little"),
-             state["state"]["inc"].to_bytes(16, "little"),
-             bytes([state["has_uint32"]]), int(state["uinteger"]).to_bytes(4, "little"))
-    return Tensor._make(np.frombuffer(b"".join(parts), dtype=np.uint8).copy())
-
-
-def set_rng_state(new_state: Tensor) -> None:
-    """Restore a state given by `get_rng_state` (``torch.set_rng_state``).
-
-    Raises:
-        TypeError: ``new_state`` is not a uint8 tensor.
-        RuntimeError: it does not have the length `get_rng_state` gives.
-    """
-    if not isinstance(new_state, Tensor):
-        raise TypeError(f"expected a minigrad.ByteTensor, but got {type(new_state).__name__}")
-    if new_state._data.dtype != np.uint8:
-        raise TypeError("RNG state must be a minigrad.ByteTensor")
-    raw = new_state._data.tobytes()
-    if len(raw) != 37:
-        raise RuntimeError("Expected a CPUGeneratorImplState of size 37 but found the input RNG "
-                           f"state size to be {len(raw)}")
-    _rng.bit_generator.state = {
-        "bit_generator": "PCG64",
-        "state": {"state": int.from_bytes(raw[:16], "little"),
-                  "inc": int.from_bytes(raw[16:32], "little")},
-        "has_uint32": raw[32], "uinteger": int.from_bytes(raw[33:], "little")}
+    """The NumPy generator behind the default `minigrad.Generator` (what dropout, the
+    initialisers and gradcheck draw from)."""
+    return _generator.default._np
 
 
 def _finish(arr: np.ndarray, requires_grad: bool, keep_layout: bool = False) -> Tensor:
@@ -79,8 +37,11 @@ def _finish(arr: np.ndarray, requires_grad: bool, keep_layout: bool = False) -> 
     return t
 
 
-def _np_dtype(dtype, default=np.float32):
-    return np.dtype(default) if dtype is None else _dtype.to_numpy_dtype(dtype)
+def _np_dtype(dtype, default=None):
+    """The NumPy dtype for ``dtype=``; None gives ``default`` (the default float dtype)."""
+    if dtype is None:
+        return _defaults.FLOAT if default is None else np.dtype(default)
+    return _dtype.to_numpy_dtype(dtype)
 
 
 _INT64 = (-(2**63), 2**63 - 1)
@@ -94,7 +55,7 @@ def _promote(dtypes) -> np.dtype:
     """PyTorch's promotion of element dtypes: the highest category (bool < int < float) wins,
     and within it the widest dtype (so ``[int64 tensor, 2.5]`` is float32, not float64)."""
     if not dtypes:
-        return np.dtype(np.float32)
+        return _defaults.FLOAT
     cat = {"b": 0, "u": 1, "i": 1, "f": 2}
     top = max(cat[d.kind] for d in dtypes)
     return np.result_type(*[d for d in dtypes if cat[d.kind] == top])
@@ -102,7 +63,7 @@ def _promote(dtypes) -> np.dtype:
 
 def _infer(data, depth: int = 0):
     """``(shape, element dtypes)`` of nested data, with PyTorch's errors for ragged or
-    unsupported input. Python floats count as float32 (the default dtype), ints as int64."""
+    unsupported input. Python floats count as the default dtype, ints as int64."""
     if isinstance(data, Tensor):
         return tuple(data.shape), [data._data.dtype]
     if isinstance(data, np.ndarray):
@@ -118,7 +79,7 @@ def _infer(data, depth: int = 0):
             raise ValueError("Overflow when unpacking long long")
         return (), [np.dtype(np.int64)]
     if isinstance(data, float):
-        return (), [np.dtype(np.float32)]
+        return (), [_defaults.FLOAT]
     if isinstance(data, (list, tuple)):
         if len(data) == 0:
             return (0,), []
@@ -136,15 +97,18 @@ def _infer(data, depth: int = 0):
     raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def tensor(data, *, dtype=None, device=None, requires_grad: bool = False,
+           pin_memory: bool = False) -> Tensor:
     """A new tensor holding a **copy** of ``data`` (``torch.tensor``).
 
     ``data``: a number, a (nested) list/tuple of numbers or 0-dim tensors, a NumPy array, or a
-    tensor. The dtype is inferred as PyTorch does: Python floats give float32, ints int64,
-    bools bool; NumPy arrays and scalars keep theirs (float64 stays float64); mixed elements
-    promote (bool < int < float). ``requires_grad=True`` needs a float dtype (RuntimeError).
-    ValueError for ragged lists, TypeError / RuntimeError for data that is not numeric.
+    tensor. The dtype is inferred as PyTorch does: Python floats give the default dtype
+    (float32 unless `set_default_dtype` changed it), ints int64, bools bool; NumPy arrays and
+    scalars keep theirs (float64 stays float64); mixed elements promote (bool < int < float).
+    ``requires_grad=True`` needs a float dtype (RuntimeError). ValueError for ragged lists,
+    TypeError / RuntimeError for data that is not numeric; ``device`` must be the CPU.
     """
+    check_device(device)
     if isinstance(data, Tensor):
         warnings.warn(COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
     if isinstance(data, np.ndarray):  # (the common case, e.g. a batch: no promotion)
@@ -168,10 +132,13 @@ def _unwrap(data):
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Like `tensor` but shares memory with a NumPy array or returns a tensor as is."""
+    check_device(device)
     if isinstance(data, Tensor) and dtype is None:
         return data
     if isinstance(data, np.ndarray) and dtype is None:
         return _finish(data, False, keep_layout=True)
+    if isinstance(data, Tensor):
+        return data.to(dtype)
     return tensor(data, dtype=dtype)
 
 
@@ -193,54 +160,101 @@ def _shape(size):
     return tuple(int(s) for s in size)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """Tensor of zeros with shape ``size`` (ints or one tuple) (``torch.zeros``); float32 by
-    default. RuntimeError for a negative size, or requires_grad on a non-float dtype."""
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+    """Tensor of zeros with shape ``size`` (ints or one tuple) (``torch.zeros``); the default
+    float dtype unless ``dtype`` is given. RuntimeError for a negative size, or requires_grad
+    on a non-float dtype; ``device`` must be the CPU."""
+    check_device(device)
     flat = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
     if any(int(s) < 0 for s in flat):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
     return _finish(np.zeros(_shape(size), dtype=_np_dtype(dtype)), requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
     """Tensor of ones with shape ``size`` (``torch.ones``)."""
+    check_device(device)
     return _finish(np.ones(_shape(size), dtype=_np_dtype(dtype)), requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False, memory_format=None) -> Tensor:
     """Uninitialised tensor (zeros here) with shape ``size`` (``torch.empty``)."""
-    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """Tensor filled with ``fill_value`` (``torch.full``); dtype inferred from the value."""
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False) -> Tensor:
+    """Tensor filled with ``fill_value`` (``torch.full``); dtype inferred from the value
+    (bool, int64, or the default float dtype)."""
+    check_device(device)
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type(size).__name__}")
     if dtype is None:
         dtype = np.bool_ if isinstance(fill_value, bool) else np.int64 if isinstance(
-            fill_value, int) else np.float32
+            fill_value, int) else _defaults.FLOAT
     return _finish(np.full(_shape((size,)), fill_value, dtype=_np_dtype(dtype)), requires_grad)
 
 
-
-def zeros_like(input, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """Zeros with ``input``'s shape and dtype (``torch.zeros_like``)."""
-    return zeros(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
-
-
-def ones_like(input, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """Ones with ``input``'s shape and dtype (``torch.ones_like``)."""
-    return ones(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+def _like_dtype(input, dtype):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return input.dtype if dtype is None else dtype
 
 
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """``fill_value`` with ``input``'s shape and dtype (``torch.full_like``)."""
-    return full(input.shape, fill_value, dtype=dtype or input.dtype, requires_grad=requires_grad)
+def like(input, dtype, memory_format, device, requires_grad, fill) -> Tensor:
+    """A new tensor of ``input``'s shape (and dtype unless ``dtype``) holding ``fill`` (a
+    number or an array of that shape), laid out as PyTorch's ``*_like`` functions: in
+    ``preserve_format`` (the default) a dense input's strides are kept (a transposed input
+    gives a transposed result), ``contiguous_format`` gives row-major strides."""
+    from ._memory_format import contiguous_format
+    from ._ops._util import empty_preserving
+
+    check_device(device)
+    dt = _np_dtype(_like_dtype(input, dtype))
+    if memory_format is contiguous_format:
+        arr = np.empty(input.shape, dt)
+    else:
+        arr = empty_preserving(input._data, dt)
+    with quiet_fp():
+        arr[...] = fill
+    return _finish(arr, requires_grad)
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """Evenly spaced values in ``[start, end)`` (``torch.arange``); int64 for int arguments."""
+def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=None) -> Tensor:
+    """Zeros with ``input``'s shape, dtype and layout (``torch.zeros_like``); never part of a
+    graph (``requires_grad`` is the argument's, not ``input``'s)."""
+    return like(input, dtype, memory_format, device, requires_grad, 0)
+
+
+def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None) -> Tensor:
+    """Ones with ``input``'s shape, dtype and layout (``torch.ones_like``)."""
+    return like(input, dtype, memory_format, device, requires_grad, 1)
+
+
+def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=None) -> Tensor:
+    """Uninitialised (zeros here) with ``input``'s shape, dtype and layout
+    (``torch.empty_like``)."""
+    return like(input, dtype, memory_format, device, requires_grad, 0)
+
+
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None) -> Tensor:
+    """``fill_value`` with ``input``'s shape, dtype and layout (``torch.full_like``); the value
+    is cast to that dtype (``full_like(int_tensor, 2.7)`` holds 2s)."""
+    return like(input, dtype, memory_format, device, requires_grad, fill_value)
+
+
+def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False) -> Tensor:
+    """Evenly spaced values in ``[start, end)`` (``torch.arange``); int64 for int arguments,
+    else the default float dtype."""
+    check_device(device)
     if end is None:
         start, end = 0, start
     start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
@@ -250,57 +264,87 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         is_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
-        dtype = np.int64 if is_int else np.float32
+        dtype = np.int64 if is_int else _defaults.FLOAT
     return _finish(np.arange(start, end, step).astype(_np_dtype(dtype)), requires_grad)
 
 
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """``steps`` evenly spaced values from ``start`` to ``end`` (``torch.linspace``)."""
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end`` (``torch.linspace``); the
+    default float dtype. RuntimeError for negative ``steps``."""
+    check_device(device)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     return _finish(np.linspace(start, end, steps).astype(_np_dtype(dtype)), requires_grad)
 
 
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """Identity matrix (``torch.eye``)."""
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False) -> Tensor:
+    """``steps`` values ``base ** linspace(start, end, steps)`` (``torch.logspace``)."""
+    check_device(device)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dt = _np_dtype(dtype)
+    with quiet_fp():
+        arr = np.power(float(base), np.linspace(start, end, steps))
+    return _finish(arr.astype(dt), requires_grad)
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None,
+        requires_grad=False) -> Tensor:
+    """Identity matrix ``(n, m)`` (``torch.eye``); ``m`` defaults to ``n``."""
+    check_device(device)
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     return _finish(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad)
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False, generator=None) -> Tensor:
-    """Standard normal samples (``torch.randn``)."""
-    dt = _np_dtype(dtype)
-    return _finish(_rng.standard_normal(_shape(size)).astype(dt), requires_grad)
+# ----------------------------------------------------------------- Tensor.new_* methods
+def _new_dtype(self, dtype):
+    return self.dtype if dtype is None else dtype
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False, generator=None) -> Tensor:
-    """Uniform samples in ``[0, 1)`` (``torch.rand``)."""
-    dt = _np_dtype(dtype)
-    return _finish(_rng.random(_shape(size)).astype(dt), requires_grad)
+def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+              pin_memory=False) -> Tensor:
+    """Zeros of shape ``size`` with self's dtype unless ``dtype`` is given
+    (``Tensor.new_zeros``)."""
+    return zeros(*size, dtype=_new_dtype(self, dtype), device=device,
+                 requires_grad=requires_grad)
 
 
-def randint(low, high=None, size=(), *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """Integers in ``[low, high)`` (``torch.randint``); int64 by default. Called as
-    ``randint(high, size)`` or ``randint(low, high, size)``."""
-    if isinstance(high, (tuple, list)):
-        low, high, size = 0, low, high
-    elif high is None:
-        low, high = 0, low
-    return _finish(_rng.integers(low, high, size=_shape((size,))).astype(_np_dtype(
-        dtype, np.int64)), requires_grad)
+def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+             pin_memory=False) -> Tensor:
+    """Ones of shape ``size`` with self's dtype (``Tensor.new_ones``)."""
+    return ones(*size, dtype=_new_dtype(self, dtype), device=device, requires_grad=requires_grad)
 
 
-def randperm(n, *, dtype=None, device=None) -> Tensor:
-    """A random permutation of ``0..n-1`` (``torch.randperm``)."""
-    return Tensor._make(_rng.permutation(n).astype(_np_dtype(dtype, np.int64)))
+def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+              pin_memory=False) -> Tensor:
+    """Uninitialised (zeros here) of shape ``size`` with self's dtype (``Tensor.new_empty``)."""
+    return zeros(*size, dtype=_new_dtype(self, dtype), device=device,
+                 requires_grad=requires_grad)
 
 
-def randn_like(input, *, dtype=None, requires_grad=False) -> Tensor:
-    """Normal samples with ``input``'s shape (``torch.randn_like``)."""
-    return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
+             layout=None, pin_memory=False) -> Tensor:
+    """``fill_value`` in shape ``size`` with self's dtype (``Tensor.new_full``)."""
+    return full(tuple(size), fill_value, dtype=_new_dtype(self, dtype), device=device,
+                requires_grad=requires_grad)
 
 
-def rand_like(input, *, dtype=None, requires_grad=False) -> Tensor:
-    """Uniform samples with ``input``'s shape (``torch.rand_like``)."""
-    return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None,
+               pin_memory=False) -> Tensor:
+    """A copy of ``data`` with self's dtype unless ``dtype`` is given (``Tensor.new_tensor``);
+    warns as `tensor` does when ``data`` is a tensor."""
+    if isinstance(data, Tensor):
+        warnings.warn(COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return tensor(data, dtype=_new_dtype(self, dtype), device=device,
+                      requires_grad=requires_grad)
+
+
+for _name in ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"):
+    setattr(Tensor, _name, globals()[_name])

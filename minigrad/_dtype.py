@@ -68,6 +68,6 @@ def to_numpy_dtype(d) -> np.dtype:
     name = getattr(d, "__str__", None) and str(d)
     if isinstance(name, str) and name.startswith("torch."):
         return _by_name(name[len("torch."):]).np
-    if d is float:
-        return float32.np
+    if d is float:  # (a Python float is a double, as PyTorch reads dtype=float)
+        return float64.np
     return np.dtype(d)

@@ -15,7 +15,7 @@ import weakref
 
 import numpy as np
 
-from . import _dtype
+from . import _defaults, _dtype
 from .autograd import grad_mode, graph
 from .autograd.graph import _EMPTY, AccumulateGrad, RemovableHandle, own_table
 
@@ -158,18 +158,28 @@ def _empty_layout(arr: np.ndarray, keep: bool = False) -> np.ndarray:
     return empty_strided(arr.shape, strides, arr.dtype)
 
 
+# ``x.data = t`` between an inference tensor and a normal one: PyTorch 2.13 gives ``x`` the kind
+# of ``t`` but keeps ``x``'s own version counter, a mix its later ops treat inconsistently
+# (``requires_grad`` lost, "Inference tensors do not track version counter" from views and
+# products). minigrad refuses it instead of copying that state (docs/concepts/versions.md).
+DATA_INFERENCE_MSG = (
+    "minigrad refuses `.data =` between an inference tensor and a normal one (PyTorch accepts it "
+    "but leaves a tensor whose kind and version counter disagree). Give both the same kind "
+    "first: outside inference_mode, `t.clone()` of an inference tensor is a normal one.")
+
+
 class Tensor:
     """An n-dimensional array that can record the operations applied to it.
 
     Construct with `minigrad.tensor` or the factory functions. ``data`` lives in a NumPy
-    array (float32 by default). See ``torch.Tensor`` for the meaning of every attribute; the
-    ones here behave the same, including the warnings and errors.
+    array (of the default dtype, float32 unless changed). See ``torch.Tensor`` for the meaning
+    of every attribute; the ones here behave the same, including the warnings and errors.
     """
 
     __array_priority__ = 1000  # make ``ndarray * Tensor`` call Tensor.__rmul__
 
     def __init__(self, data=None, *, requires_grad: bool = False):
-        arr = np.asarray(data if data is not None else [], dtype=np.float32)
+        arr = np.asarray(data if data is not None else [], dtype=_defaults.FLOAT)
         self._init(arr)
         if requires_grad:
             self.requires_grad_(True)
@@ -339,9 +349,15 @@ class Tensor:
     nelement = numel
 
     @property
-    def device(self) -> str:
-        """Always ``'cpu'``: minigrad computes with NumPy."""
-        return "cpu"
+    def device(self):
+        """Always ``device(type='cpu')`` (a `minigrad.device`): minigrad computes with NumPy."""
+        from ._device import CPU
+
+        return CPU
+
+    def get_device(self) -> int:
+        """-1, the index PyTorch gives a CPU tensor (``Tensor.get_device``)."""
+        return -1
 
     @property
     def is_cuda(self) -> bool:
@@ -506,6 +522,8 @@ class Tensor:
         if self.requires_grad and not value.dtype.is_floating_point:
             raise RuntimeError("data set to a tensor that requires gradients must be floating "
                                "point or complex dtype")
+        if value._inference != self._inference:  # a deliberate difference (docs: versions.md)
+            raise RuntimeError(DATA_INFERENCE_MSG)
         if value._data.dtype != self._data.dtype:  # the gradient accumulator is for the old
             self._acc_ref = None  # dtype: a new one is made on next use, as in PyTorch
         self._data = value._data  # (the version counter stays this tensor's own)
@@ -570,7 +588,7 @@ class Tensor:
 
     def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
         """Register ``hook(tensor)`` to run after ``.grad`` was accumulated (leaves only)."""
-        if self._grad_fn is not None:
+        if self.grad_fn is not None:  # (the property, as PyTorch's: a view's history is read)
             raise RuntimeError(
                 "post accumulate grad hooks cannot be registered on non-leaf tensors")
         if not self.requires_grad:
@@ -675,9 +693,18 @@ class Tensor:
             return Tensor._make(arr.astype(dtype.np))
         return Tensor._make(np.array(arr, copy=True))
 
-    def cpu(self) -> Tensor:
-        """Returns self (everything is on the CPU)."""
+    def cpu(self, memory_format=None) -> Tensor:
+        """Returns self (everything is on the CPU), as PyTorch's for a CPU tensor."""
         return self
+
+    def cuda(self, device=None, non_blocking: bool = False, memory_format=None) -> Tensor:
+        """Raises what a CPU-only PyTorch raises: AssertionError "Torch not compiled with CUDA
+        enabled" (RuntimeError for an integer ``device``); minigrad computes with NumPy."""
+        from ._device import NO_ACCELERATOR, NO_CUDA, check_device
+
+        if device is not None and not isinstance(device, int):
+            check_device(device)  # (a cpu device is refused below all the same)
+        raise RuntimeError(NO_ACCELERATOR) if isinstance(device, int) else AssertionError(NO_CUDA)
 
     def __repr__(self) -> str:
         return _format(self)
@@ -833,11 +860,11 @@ def _format(t: Tensor) -> str:
     if arr.size == 0:
         if arr.ndim != 1:
             suffixes.append(f"size={tuple(arr.shape)}")
-        if t._data.dtype != np.float32:
+        if t._data.dtype != _defaults.FLOAT:
             suffixes.append(f"dtype={t.dtype!r}")
         body = "[]"
     else:
-        if t._data.dtype not in (np.float32, np.int64, np.bool_):
+        if t._data.dtype not in (_defaults.FLOAT, np.int64, np.bool_):
             suffixes.append(f"dtype={t.dtype!r}")
         summarize = arr.size > _THRESHOLD
         fmt = _Formatter(_summarized(arr) if summarize else arr)

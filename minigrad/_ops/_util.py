@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 
+from .. import _defaults
 from .._tensor import Tensor, contiguous_strides, empty_strided
 from ..autograd import grad_mode
 from ..autograd.graph import _is_dense
@@ -135,7 +136,7 @@ def result_dtype(*operands) -> np.dtype:
     """PyTorch's type promotion for tensors and Python scalars.
 
     The highest category (bool < int < float) wins; within it, dimensioned tensors outrank
-    0-dim tensors, which outrank Python scalars; a Python float alone gives float32.
+    0-dim tensors, which outrank Python scalars; a Python float alone gives the default dtype.
     """
     if len(operands) == 2:  # fast paths for the common cases of binary ops
         a, b = operands
@@ -151,14 +152,14 @@ def result_dtype(*operands) -> np.dtype:
     dtypes: dict = {}
     for x in operands:
         if isinstance(x, Tensor) and x._wrapped_number:
-            dt = x._data.dtype if x._data.dtype.kind != "f" else np.dtype(np.float32)
+            dt = x._data.dtype if x._data.dtype.kind != "f" else _defaults.FLOAT
             prio = 0
         elif isinstance(x, Tensor):
             dt = x._data.dtype
             prio = 2 if x.ndim > 0 else 1
         else:
             dt = np.dtype(np.bool_ if isinstance(x, (bool, np.bool_)) else
-                          np.int64 if isinstance(x, (int, np.integer)) else np.float32)
+                          np.int64 if isinstance(x, (int, np.integer)) else _defaults.FLOAT)
             prio = 0
         key = (_CATEGORY[dt.kind], prio)
         dtypes.setdefault(key, []).append(dt)

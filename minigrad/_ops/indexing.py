@@ -215,7 +215,10 @@ class _BoolScalar:
 
 
 def _normalize_item(ix):
-    """0-dim integer tensors act as ints, bool scalars as `_BoolScalar`."""
+    """0-dim integer tensors act as ints, bool scalars as `_BoolScalar`, a ``range`` as the
+    int64 index tensor of its values (as PyTorch reads it)."""
+    if isinstance(ix, range):
+        return np.arange(ix.start, ix.stop, ix.step, dtype=np.int64)
     if isinstance(ix, (bool, np.bool_)):
         return _BoolScalar(ix)
     if isinstance(ix, Tensor) and ix.ndim == 0:

@@ -1,5 +1,5 @@
 """In-place ops: ``add_ sub_ mul_ div_ pow_ zero_ fill_ copy_ clamp_ relu_ ...``, ``+=``,
-``t[idx] = v`` (``index_put_``), and the random initialisers ``uniform_``/``normal_``.
+``t[idx] = v`` (``index_put_``); the random fills ``uniform_`` ... are in ``_ops/random.py``.
 
 Mirrors PyTorch's in-place semantics (``torch/csrc/autograd/VariableTypeManual.cpp``,
 ``check_inplace``, ``rebase_history``, ``CopySlices`` in ``functions/tensor.cpp``): every in-place
@@ -276,9 +276,15 @@ class AsStridedBackward0(Node):
             unique = np.unique(np.ravel_multi_index(self._index, self._base_shape or (1,))
                                ).size == g.numel()
         grad = _scatter(g, self._index, self._base_shape or (1,), unique)
+        # PyTorch writes g in place into a new zeros storage and returns a view of that
+        # storage: the gradient is a view (``_base`` set) and its version is 1 (under
+        # create_graph the gradient keeps its IndexPutImpl history instead of a view's)
+        grad._vc.bump()
         if self._input_index is not None:  # as_strided of a view: back to the view's elements
             return (_gather(grad, self._input_index),)
-        return (grad if self._base_shape else grad.reshape(()),)
+        if not self._base_shape:
+            return (grad.reshape(()),)
+        return (grad if grad.requires_grad else grad._make_view(grad._data),)
 
 
 class CopySlices(Node):
@@ -739,26 +745,6 @@ def _assign(arr: np.ndarray, basic, trivial, advanced, val) -> None:
         target[...] = val
 
 
-def uniform_(self, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
-    """Fill with uniform samples from ``[a, b)`` in place (no graph; bumps ``_version``)."""
-    from .._creation import default_generator
-
-    check_inplace(self)
-    self._data[...] = default_generator().uniform(a, b, self.shape)
-    bump(self)
-    return self
-
-
-def normal_(self, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
-    """Fill with normal samples in place (no graph; bumps ``_version``)."""
-    from .._creation import default_generator
-
-    check_inplace(self)
-    self._data[...] = default_generator().normal(mean, std, self.shape)
-    bump(self)
-    return self
-
-
 class _Ternary(Node):
     """Base of addcmul/addcdiv/lerp nodes: input shapes, to sum broadcast gradients back."""
 
@@ -855,7 +841,7 @@ attach(
     relu_=_inplace_of(A.relu, "relu_"), masked_fill_=masked_fill_,
     addcmul_=_inplace_of(_addcmul, "addcmul_"), addcdiv_=_inplace_of(_addcdiv, "addcdiv_"),
     lerp_=_inplace_of(_lerp, "lerp_"),
-    zero_=zero_, fill_=fill_, copy_=copy_, uniform_=uniform_, normal_=normal_,
+    zero_=zero_, fill_=fill_, copy_=copy_,
     __setitem__=setitem,
     __iadd__=_inplace_of(P.add, "add_"), __isub__=_inplace_of(P.sub, "sub_"),
     __imul__=_inplace_of(P.mul, "mul_"), __itruediv__=_inplace_of(P.div, "div_"),

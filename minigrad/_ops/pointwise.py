@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _defaults
 from .._tensor import _SCALAR_NAMES, Tensor
 from ..autograd.graph import Node, record
 from ._util import (
@@ -218,8 +219,8 @@ def div(input, other, *, rounding_mode=None):
             if rounding_mode == "trunc":
                 res = np.trunc(res)
         return Tensor._make(res.astype(x.dtype))
-    if x.dtype.kind != "f":  # (integers and bools: float32)
-        x, y = x.astype(np.float32), y.astype(np.float32)
+    if x.dtype.kind != "f":  # (integers and bools: the default dtype)
+        x, y = x.astype(_defaults.FLOAT), y.astype(_defaults.FLOAT)
     out = Tensor._make(quietly(np.divide, x, y))
     record(DivBackward0, out, (a, b), a, b)
     return out
@@ -536,7 +537,7 @@ def _unary(node_cls, fn, float_only=True, name=None):
     def op(input):
         arr = input._data
         if float_only and arr.dtype.kind != "f":
-            arr = arr.astype(np.float32)
+            arr = arr.astype(_defaults.FLOAT)
         out = Tensor._make(quietly(fn, arr))
         node = record(node_cls, out, (input,), input) if node_cls is not None else None
         if node is not None and saves_result:
@@ -553,13 +554,10 @@ def _unary(node_cls, fn, float_only=True, name=None):
 
 
 def _sigmoid(x):
-    # Split by sign so that exp never overflows.
-    out = np.empty_like(x)
-    pos = x >= 0
-    out[pos] = 1.0 / (1.0 + np.exp(-x[pos]))
-    e = np.exp(x[~pos])
-    out[~pos] = e / (1.0 + e)
-    return out
+    # exp(-|x|) never overflows: 1 / (1 + e) for x >= 0, e / (1 + e) below (no masked copies)
+    e = np.exp(-np.abs(x))
+    d = 1.0 + e
+    return np.where(x >= 0, 1.0 / d, e / d)
 
 
 exp = _unary(ExpBackward0, np.exp)
@@ -845,8 +843,9 @@ def masked_fill(input, mask, value):
         raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s).")
     val = value._data if isinstance(value, Tensor) else value
+    # (PyTorch fills a contiguous clone: the result is row-major whatever input's layout)
     out = Tensor._make(np.where(mask._data, np.asarray(val).astype(input._data.dtype),
-                                input._data))
+                                input._data).copy(order="C"))
     if isinstance(value, Tensor):
         record(MaskedFillBackward1, out, (input, value), mask)
     else:

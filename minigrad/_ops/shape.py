@@ -455,13 +455,13 @@ def _alias(self) -> Tensor:
     return _view_of(self, self._data.view(), AliasBackward0)
 
 
-def to_dtype(self, dtype) -> Tensor:
-    """Convert the element type; returns self when it already has ``dtype``
-    (``Tensor.to``); node ``ToCopyBackward0``."""
+def to_dtype(self, dtype, copy: bool = False) -> Tensor:
+    """Convert the element type; returns self when it already has ``dtype`` and ``copy`` is
+    False (``Tensor.to``); node ``ToCopyBackward0``."""
     from .. import _dtype as D
 
     np_dt = D.to_numpy_dtype(dtype)
-    if self._data.dtype == np_dt:
+    if self._data.dtype == np_dt and not copy:
         return self
     out = Tensor._make(copy_preserving(self._data, np_dt))  # (a dense tensor keeps its layout)
     if out.dtype.is_floating_point:
@@ -469,17 +469,96 @@ def to_dtype(self, dtype) -> Tensor:
     return out
 
 
-def to(self, *args, **kwargs) -> Tensor:
-    """``Tensor.to(dtype)`` / ``to(device)`` / ``to(other)``: only dtype changes anything."""
+_TO_KEYWORDS = ("device", "dtype", "non_blocking", "copy", "memory_format")
+
+
+def _is_dtype(value) -> bool:
     from .. import _dtype as D
 
-    dtype = kwargs.get("dtype")
-    for a in args:
-        if isinstance(a, Tensor):
-            dtype = a.dtype
-        elif isinstance(a, D.dtype) or str(a).startswith("torch.") or a in (float, int, bool):
-            dtype = a
-    return self if dtype is None else to_dtype(self, dtype)
+    return isinstance(value, D.dtype) or str(value).startswith("torch.") or value in (
+        float, int, bool)
+
+
+def _to_error(args, kwargs) -> TypeError:
+    got = ", ".join([_arg_type(a) for a in args] + [f"{k}={_arg_type(v)}"
+                                                    for k, v in kwargs.items()])
+    return TypeError(
+        f"to() received an invalid combination of arguments - got ({got}), but expected one "
+        "of:\n * (minigrad.device device = None, minigrad.dtype dtype = None, bool non_blocking "
+        "= False, bool copy = False, *, minigrad.memory_format memory_format = None)\n * "
+        "(minigrad.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+        "minigrad.memory_format memory_format = None)\n * (Tensor tensor, bool non_blocking = "
+        "False, bool copy = False, *, minigrad.memory_format memory_format = None)\n")
+
+
+def _arg_type(value) -> str:
+    from .._device import device
+
+    if isinstance(value, device):
+        return "minigrad.device"
+    if _is_dtype(value) and not isinstance(value, type):
+        return "minigrad.dtype"
+    return "Tensor" if isinstance(value, Tensor) else type(value).__name__
+
+
+def parse_to(args, kwargs):
+    """``(device, dtype, non_blocking, copy)`` from the arguments of ``Tensor.to`` /
+    ``Module.to``, read as PyTorch's three signatures: ``to(device=None, dtype=None,
+    non_blocking=False, copy=False)``, ``to(dtype, non_blocking, copy)``, ``to(tensor,
+    non_blocking, copy)``. TypeError (PyTorch's "invalid combination of arguments") else."""
+    from .._device import is_device
+
+    if any(k not in _TO_KEYWORDS for k in kwargs):
+        raise _to_error(args, kwargs)
+    rest = list(args)
+    device = dtype = None
+    if rest and isinstance(rest[0], Tensor):
+        dtype = rest.pop(0).dtype
+    elif rest and _is_dtype(rest[0]):
+        dtype = rest.pop(0)
+    elif rest and is_device(rest[0]):
+        device = rest.pop(0)
+        if rest and _is_dtype(rest[0]):
+            dtype = rest.pop(0)
+    flags = {"non_blocking": False, "copy": False}
+    if len(rest) > 2 or any(not isinstance(v, bool) for v in rest):
+        raise _to_error(args, kwargs)
+    flags.update(zip(("non_blocking", "copy"), rest))
+    for k, v in kwargs.items():
+        if k == "device":
+            if device is not None or not (v is None or is_device(v)):
+                raise _to_error(args, kwargs)
+            device = v
+        elif k == "dtype":
+            if dtype is not None or not (v is None or _is_dtype(v)):
+                raise _to_error(args, kwargs)
+            dtype = v
+        elif k in flags:
+            flags[k] = bool(v)
+    return device, dtype, flags["non_blocking"], flags["copy"]
+
+
+def to(self, *args, **kwargs) -> Tensor:
+    """``Tensor.to(dtype)`` / ``to(device, dtype)`` / ``to(other)`` with ``non_blocking`` and
+    ``copy`` (``Tensor.to``): self when nothing changes and ``copy`` is False, else a copy
+    recorded as ``ToCopyBackward0``.
+
+    Raises:
+        AssertionError: a CUDA device ("Torch not compiled with CUDA enabled": minigrad
+            computes with NumPy on the CPU).
+        RuntimeError: another device minigrad cannot hold tensors on, or a malformed one.
+        TypeError: arguments that match none of PyTorch's signatures.
+    """
+    from .._device import check_device
+    from .._device import device as _device
+
+    device, dtype, _, copy = parse_to(args, kwargs)
+    check_device(device)
+    if device is not None and _device(device).index is not None:
+        copy = True  # (PyTorch: "cpu:0" is not the tensor's device "cpu", so it copies)
+    if dtype is None and not copy:
+        return self
+    return to_dtype(self, self.dtype if dtype is None else dtype, copy=copy)
 
 
 # ----------------------------------------------------------------------------- multi-output
@@ -505,6 +584,13 @@ class SplitWithSizesBackward0(SplitBackward0):
     self_sym_sizes, split_sizes (a tuple)."""
 
     _sizes_name = "split_sizes"
+
+
+class UnsafeSplitBackward0(SplitBackward0):
+    """outs = self.unsafe_split(split_size, dim) (also ``unsafe_chunk``): like ``split``, but
+    the outputs are not tracked as views (PyTorch's RNN cells chunk their gates with it and
+    then modify the chunks in place). dz/dself = cat(grads, dim). Saves: dim, self_sym_sizes,
+    split_size."""
 
 
 class UnbindBackward0(Node):
@@ -575,6 +661,23 @@ def unbind(self, dim: int = 0) -> tuple:
     d = normalize_dim(dim, self.ndim)
     arrays = [self._data[(slice(None),) * d + (i, Ellipsis)] for i in range(self.shape[d])]
     return _multi_view(self, arrays, UnbindBackward0, dim, d)
+
+
+def unsafe_chunk(self, chunks: int, dim: int = 0) -> tuple:
+    """``chunk`` whose outputs are plain tensors, not views (``torch.unsafe_chunk``); node
+    ``UnsafeSplitBackward0``. The outputs share memory with ``self`` but no version counter."""
+    if self.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = normalize_dim(dim, self.ndim)
+    n = self.shape[d]
+    step = -(-n // chunks)
+    lead = (slice(None),) * d
+    outs = tuple(Tensor._make(self._data[lead + (slice(i, i + step),)])
+                 for i in range(0, n, step)) if n else (Tensor._make(self._data),) * chunks
+    record(UnsafeSplitBackward0, list(outs), (self,), dim, d, self.shape, step)
+    return outs
 
 
 class RepeatBackward0(Node):
@@ -720,6 +823,23 @@ def stack(tensors, dim: int = 0) -> Tensor:
     return out
 
 
+class TransposeBackward1(TransposeBackward0):
+    """self.transpose_(dim0, dim1) (in place).  dz/dself = grad.transpose(dim0, dim1).
+    Saves: dim0, dim1."""
+
+
+def _transpose_fresh(self, dim0: int, dim1: int) -> Tensor:
+    """``self.transpose_(dim0, dim1)`` on a fresh intermediate no one else holds (PyTorch's
+    RNN does it to its output when ``batch_first``); node ``TransposeBackward1``. The result
+    has ``_version`` 1, as the transposed tensor has in PyTorch."""
+    d0, d1 = normalize_dim(dim0, self.ndim), normalize_dim(dim1, self.ndim)
+    out = Tensor._make(self._data.swapaxes(d0, d1))
+    record(TransposeBackward1, out, (self,), dim0, dim1, d0, d1)
+    if not out._inference:
+        out._vc.bump()
+    return out
+
+
 def _type_conv(np_dt):
     def conv(self, memory_format=None):
         return to_dtype(self, np_dt)
@@ -734,7 +854,7 @@ attach(
     unflatten=unflatten, transpose=transpose, swapaxes=transpose, t=t, permute=permute,
     T=property(_T), mT=property(_mT), unsqueeze=unsqueeze, squeeze=squeeze, expand=expand,
     expand_as=expand_as, clone=clone, contiguous=contiguous, to=to, split=split, chunk=chunk,
-    unbind=unbind, repeat=repeat, narrow=narrow,
+    unbind=unbind, repeat=repeat, narrow=narrow, unsafe_chunk=unsafe_chunk,
     float=_type_conv(np.float32), double=_type_conv(np.float64), half=_type_conv(np.float16),
     long=_type_conv(np.int64), int=_type_conv(np.int32), bool=_type_conv(np.bool_),
 )

@@ -16,7 +16,7 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, record
 from ._util import attach, normalize_dim, normalize_dims, saved_dims, saved_int
-from .shape import SqueezeBackward0, SqueezeBackward2, SqueezeBackward4
+from .shape import SqueezeBackward0, SqueezeBackward2, SqueezeBackward4, TransposeBackward1
 
 
 # ----------------------------------------------------------------------------- flip / roll
@@ -337,20 +337,6 @@ class TBackward1(Node):
 
     def backward(self, g):
         return (g.t(),)
-
-
-class TransposeBackward1(Node):
-    """self.transpose_(dim0, dim1) (in place).  dz/dself = grad.transpose(dim0, dim1).
-    Saves: dim0, dim1."""
-
-    def __init__(self, dim0, dim1, d0, d1):
-        Node.__init__(self)
-        self._save("dim0", saved_int(dim0))
-        self._save("dim1", saved_int(dim1))
-        self._d = (d0, d1)
-
-    def backward(self, g):
-        return (g.transpose(*self._d),)
 
 
 class UnsqueezeBackward1(Node):

@@ -43,6 +43,14 @@ from .modules import (
     Sigmoid,
     Softmax,
     Tanh,
+    RNNBase,
+    RNN,
+    LSTM,
+    GRU,
+    RNNCellBase,
+    RNNCell,
+    LSTMCell,
+    GRUCell,
 )
 from .parameter import Parameter
 
@@ -53,6 +61,7 @@ __all__ = [
     "NLLLoss", "MSELoss", "init", "functional",
     "LeakyReLU", "ELU", "GELU", "SiLU", "Softplus", "Dropout2d", "BatchNorm1d", "BatchNorm2d",
     "LayerNorm", "GroupNorm", "Embedding", "InstanceNorm1d", "InstanceNorm2d", "Dropout1d",
+    "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
 ]
 
 

@@ -249,7 +249,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
         return input
     dt = input._data.dtype
     if p == 1:
-        mask = np.zeros(input.shape, dtype=dt)
+        mask = np.zeros((), dtype=dt)  # (PyTorch: input * zeros({}), a 0-dim other)
     else:
         keep = _creation.default_generator().random(input.shape, dtype=np.float32) >= p
         mask = keep.astype(dt) * (dt.type(1) / dt.type(1 - p))

@@ -27,7 +27,9 @@ class Parameter(Tensor):
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True):
         if data is None:
-            data = Tensor._make(np.empty((0,), dtype=np.float32))
+            from .. import _defaults
+
+            data = Tensor._make(np.empty((0,), dtype=_defaults.FLOAT))
         if not isinstance(data, Tensor):
             # PyTorch calls ``data.detach()`` here and fails the same way.
             raise AttributeError(f"'{type(data).__name__}' object has no attribute 'detach'")

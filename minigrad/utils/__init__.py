@@ -1,6 +1,6 @@
 """``minigrad.utils``: helpers mirroring ``torch.utils``: `minigrad.utils.hooks` and
-`minigrad.utils.checkpoint`."""
+`minigrad.utils.checkpoint`, `minigrad.utils.data`."""
 
-from . import checkpoint, hooks
+from . import checkpoint, data, hooks
 
-__all__ = ["hooks", "checkpoint"]
+__all__ = ["hooks", "checkpoint", "data"]

@@ -174,6 +174,8 @@ ERRORS = [
     E("index_float_tensor", lambda L, x: x[L.ones(2)], [X], "tensors used as indices must be "
       "long, int, byte or bool tensors"),
     E("index_neg_step", lambda L, x: x[:, ::-1], [X], "step must be greater than zero"),
+    E("index_neg_step_first", lambda L, x: x[::-2], [X], "step must be greater than zero"),
+    E("index_range_out", lambda L, x: x[range(5)], [X], "out of bounds"),
     E("index_zero_step", lambda L, x: x[::0], [X], "slice step cannot be zero"),
     E("index_mask_shape", lambda L, x: x[L.ones(2, 4, dtype=L.bool)], [X], "The shape of the "
       "mask [2, 4] at index 0 does not match the shape of the indexed tensor [3, 4] at index 0"),

@@ -95,6 +95,15 @@ ADVANCED = [
     C("index_then_slice", lambda L, x: x[[1]][0], X),
     C("slice_then_index", lambda L, x: x[0][[1, 2]], X),
     C("idx_sum_repeat", lambda L, x: x[[0, 0, 1]].sum(0), X),
+    # a Python range is an int64 index tensor of its values
+    C("range", lambda L, x: x[range(2)], X),
+    C("range_step_down", lambda L, x: x[range(2, -1, -2)], X),
+    C("range_empty", lambda L, x: x[range(0)], X),
+    C("range_target", lambda L, x: x[range(3), L.tensor([0, 3, 1])], X),
+    C("range_dim1", lambda L, x: x[:, range(1, 3)], X),
+    C("ellipsis_none_range", lambda L, x: x[..., None, range(1, 3)], X3),
+    C("none_ellipsis_int", lambda L, x: x[None, ..., 0], X3),
+    C("none_range_none", lambda L, x: x[None, range(2), None], X3),
 ]
 
 

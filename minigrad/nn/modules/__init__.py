@@ -27,6 +27,7 @@ from .module import Module, register_module_forward_hook, register_module_forwar
 from .normalization import GroupNorm, LayerNorm
 from .pooling import AvgPool2d, MaxPool2d
 from .sparse import Embedding
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
@@ -35,4 +36,5 @@ __all__ = [
     "register_module_forward_pre_hook", "register_module_forward_hook",
     "LeakyReLU", "ELU", "GELU", "SiLU", "Softplus", "Dropout2d", "BatchNorm1d", "BatchNorm2d",
     "LayerNorm", "GroupNorm", "Embedding", "InstanceNorm1d", "InstanceNorm2d", "Dropout1d",
+    "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
 ]

@@ -39,16 +39,18 @@ class _NormBase(Module):
         self.affine = affine
         self.track_running_stats = track_running_stats
         if affine:
-            self.weight = _empty_param((num_features,), dtype)
+            self.weight = _empty_param((num_features,), dtype, device)
             if bias:
-                self.bias = _empty_param((num_features,), dtype)
+                self.bias = _empty_param((num_features,), dtype, device)
             else:
                 self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         if track_running_stats:
-            np_dtype = np.float32 if dtype is None else to_numpy_dtype(dtype)
+            from ... import _defaults
+
+            np_dtype = _defaults.FLOAT if dtype is None else to_numpy_dtype(dtype)
             self.register_buffer("running_mean",
                                  Tensor._make(np.zeros(num_features, dtype=np_dtype)))
             self.register_buffer("running_var",

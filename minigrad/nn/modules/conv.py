@@ -82,9 +82,10 @@ class Conv2d(Module):
         else:
             self._reversed_padding_repeated_twice = (padding[1], padding[1],
                                                      padding[0], padding[0])
-        self.weight = _empty_param((out_channels, in_channels // groups, *kernel_size), dtype)
+        self.weight = _empty_param((out_channels, in_channels // groups, *kernel_size), dtype,
+                                   device)
         if bias:
-            self.bias = _empty_param((out_channels,), dtype)
+            self.bias = _empty_param((out_channels,), dtype, device)
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

@@ -19,9 +19,14 @@ from ..parameter import Parameter
 from .module import Module
 
 
-def _empty_param(shape, dtype) -> Parameter:
-    """A fresh float Parameter to be filled by an initialiser (``torch.empty`` + Parameter)."""
-    np_dtype = np.float32 if dtype is None else to_numpy_dtype(dtype)
+def _empty_param(shape, dtype, device=None) -> Parameter:
+    """A fresh float Parameter to be filled by an initialiser (``torch.empty`` + Parameter):
+    the default dtype unless ``dtype`` is given; ``device`` must be the CPU."""
+    from ... import _defaults
+    from ..._device import check_device
+
+    check_device(device)
+    np_dtype = _defaults.FLOAT if dtype is None else to_numpy_dtype(dtype)
     return Parameter(Tensor._make(np.empty(shape, dtype=np_dtype)))
 
 
@@ -49,9 +54,9 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = _empty_param((out_features, in_features), dtype)
+        self.weight = _empty_param((out_features, in_features), dtype, device)
         if bias:
-            self.bias = _empty_param((out_features,), dtype)
+            self.bias = _empty_param((out_features,), dtype, device)
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

@@ -556,13 +556,26 @@ class Module:
         return self
 
     def to(self, *args, **kwargs) -> Module:
-        """Cast floating parameters/buffers to a dtype; devices other than the CPU raise."""
-        dtype = kwargs.get("dtype")
-        for a in (*args, kwargs.get("device")):
-            if hasattr(a, "is_floating_point") and hasattr(a, "np"):
-                dtype = a
-            elif a is not None and str(a) != "cpu":
-                raise RuntimeError(f"minigrad runs on the CPU only (got device {a!r})")
+        """Move and/or cast parameters and buffers (``Module.to``): ``to(device)``,
+        ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)``, ``non_blocking=``. A dtype casts
+        only the floating ones.
+
+        Raises:
+            TypeError: a dtype that is not floating (PyTorch's "nn.Module.to only accepts
+                floating point or complex dtypes"), or arguments of no signature of ``to``.
+            AssertionError: a CUDA device (minigrad computes with NumPy on the CPU).
+        """
+        from ..._device import check_device
+        from ..._dtype import from_numpy_dtype, to_numpy_dtype
+        from ..._ops.shape import parse_to
+
+        device, dtype, _, _ = parse_to(args, kwargs)
+        if dtype is not None:
+            dt = from_numpy_dtype(to_numpy_dtype(dtype))
+            if not dt.is_floating_point:
+                raise TypeError("nn.Module.to only accepts floating point or complex dtypes, "
+                                f"but got desired dtype={dt}")
+        check_device(device)
         if dtype is None:
             return self
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
@@ -570,6 +583,13 @@ class Module:
     def cpu(self) -> Module:
         """Returns self (minigrad is CPU-only)."""
         return self
+
+    def cuda(self, device=None) -> Module:
+        """Raises AssertionError "Torch not compiled with CUDA enabled", as a CPU-only PyTorch
+        does: minigrad computes with NumPy on the CPU."""
+        from ..._device import NO_CUDA
+
+        raise AssertionError(NO_CUDA)
 
     def float(self) -> Module:
         """Cast floating parameters and buffers to float32."""

@@ -32,9 +32,9 @@ class LayerNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
-            self.weight = _empty_param(self.normalized_shape, dtype)
+            self.weight = _empty_param(self.normalized_shape, dtype, device)
             if bias:
-                self.bias = _empty_param(self.normalized_shape, dtype)
+                self.bias = _empty_param(self.normalized_shape, dtype, device)
             else:
                 self.register_parameter("bias", None)
         else:
@@ -77,9 +77,9 @@ class GroupNorm(Module):
         self.eps = eps
         self.affine = affine
         if affine:
-            self.weight = _empty_param((num_channels,), dtype)
+            self.weight = _empty_param((num_channels,), dtype, device)
             if bias:
-                self.bias = _empty_param((num_channels,), dtype)
+                self.bias = _empty_param((num_channels,), dtype, device)
             else:
                 self.register_parameter("bias", None)
         else:

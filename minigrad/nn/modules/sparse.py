@@ -46,7 +46,7 @@ class Embedding(Module):
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
         if _weight is None:
-            self.weight = _empty_param((num_embeddings, embedding_dim), dtype)
+            self.weight = _empty_param((num_embeddings, embedding_dim), dtype, device)
             self.weight.requires_grad_(not _freeze)
             self.reset_parameters()
         else:
