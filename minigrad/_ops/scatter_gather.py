@@ -392,6 +392,7 @@ def take_along_dim(input, indices, dim=None) -> Tensor:
 
 
 def _scatter_method(self, dim, index, src=None, *, value=None, reduce=None):
+    """``torch.scatter(self, dim, index, src)``: see `scatter`."""
     return scatter(self, dim, index, src, value=value, reduce=reduce)
 
 
