@@ -231,3 +231,95 @@ def __dir__():
     from ._namespace import public_dir
 
     return public_dir(globals())
+
+# Issue 19 (indexing, shape, linalg and sorting ops): appended here, away from the lists above,
+# so that merges with the other families stay simple.
+from ._ops.index_ops import (  # noqa: E402
+    argwhere,
+    index_add,
+    index_copy,
+    index_fill,
+    index_put,
+    index_select,
+    masked_scatter,
+    masked_select,
+    nonzero,
+    put,
+    take,
+    unique,
+)
+from ._ops.scatter_gather import (  # noqa: E402
+    gather,
+    scatter,
+    scatter_add,
+    scatter_reduce,
+    take_along_dim,
+)
+
+__all__ += [
+    "argwhere", "index_add", "index_copy", "index_fill", "index_put", "index_select",
+    "masked_scatter",
+    "masked_select", "nonzero", "put", "take", "unique", "gather", "scatter", "scatter_add",
+    "scatter_reduce", "take_along_dim",
+]
+from ._ops.transform import (  # noqa: E402
+    diag,
+    diag_embed,
+    diagflat,
+    diagonal,
+    flip,
+    fliplr,
+    flipud,
+    roll,
+    rot90,
+    trace,
+    tril,
+    triu,
+)
+
+__all__ += ["diag", "diag_embed", "diagflat", "diagonal", "flip", "fliplr", "flipud", "roll",
+            "rot90", "trace", "tril", "triu"]
+from ._ops.shape_more import (  # noqa: E402
+    as_strided,
+    broadcast_to,
+    dsplit,
+    hsplit,
+    meshgrid,
+    movedim,
+    repeat_interleave,
+    swapdims,
+    tensor_split,
+    tile,
+    vsplit,
+)
+
+moveaxis = movedim
+swapaxes = swapdims
+split_with_sizes = split
+__all__ += ["as_strided", "broadcast_to", "dsplit", "hsplit", "meshgrid", "movedim", "moveaxis",
+            "repeat_interleave", "swapaxes", "swapdims", "tensor_split", "tile", "vsplit",
+            "split_with_sizes"]
+from ._ops.shape import unflatten  # noqa: E402
+
+__all__ += ["unflatten"]
+from ._ops.linalg_more import addbmm, addmv, baddbmm, cross, einsum, outer  # noqa: E402
+
+ger = outer
+__all__ += ["addbmm", "addmv", "baddbmm", "cross", "einsum", "outer", "ger"]
+from . import return_types  # noqa: E402
+from ._ops.sorting import (  # noqa: E402
+    argsort,
+    bucketize,
+    kthvalue,
+    median,
+    mode,
+    msort,
+    nanmedian,
+    searchsorted,
+    sort,
+    topk,
+    unique_consecutive,
+)
+
+__all__ += ["argsort", "bucketize", "kthvalue", "median", "mode", "msort", "nanmedian",
+            "searchsorted", "sort", "topk", "unique_consecutive"]

@@ -254,6 +254,9 @@ class AsStridedBackward0(Node):
     an in-place op.  dz/dbase = zeros(base) with grad added at the viewed positions.
     Saves: size, storage_offset, stride."""
 
+    _may_overlap = False  # set by as_strided, whose elements may share memory cells
+    _input_index = None  # as_strided of a view: where the view's elements sit in the base
+
     def __init__(self, base: Tensor, view: Tensor):
         Node.__init__(self)
         item = view._data.itemsize
@@ -269,11 +272,16 @@ class AsStridedBackward0(Node):
 
     def backward(self, g):
         unique = 0 not in self._saved["stride"]
+        if unique and self._may_overlap:  # (an as_strided view may overlap with any strides)
+            unique = np.unique(np.ravel_multi_index(self._index, self._base_shape or (1,))
+                               ).size == g.numel()
         grad = _scatter(g, self._index, self._base_shape or (1,), unique)
         # PyTorch writes g in place into a new zeros storage and returns a view of that
         # storage: the gradient is a view (``_base`` set) and its version is 1 (under
         # create_graph the gradient keeps its IndexPutImpl history instead of a view's)
         grad._vc.bump()
+        if self._input_index is not None:  # as_strided of a view: back to the view's elements
+            return (_gather(grad, self._input_index),)
         if not self._base_shape:
             return (grad.reshape(()),)
         return (grad if grad.requires_grad else grad._make_view(grad._data),)
@@ -380,11 +388,11 @@ class CopyBackwards(Node):
 class IndexPutBackward0(_IndexNode):
     """z = self.index_put(indices, values) (``self[indices] = values``).
     dz/dself = grad with zeros at the indexed positions; dz/dvalues = grad[indices] summed to
-    values' shape. Saves: accumulate, indices."""
+    values' shape (with ``accumulate``, dz/dself = grad). Saves: accumulate, indices."""
 
-    def __init__(self, np_index, saved_indices, values):
+    def __init__(self, np_index, saved_indices, values, accumulate=False):
         super().__init__()
-        self._save("accumulate", False)
+        self._save("accumulate", bool(accumulate))
         self._save_indices(saved_indices)
         self._np_index, self._values_shape = np_index, values.shape
 
@@ -395,7 +403,9 @@ class IndexPutBackward0(_IndexNode):
 
         self._check_indices()
         gself = gvals = None
-        if self.next_functions[0][0] is not None:
+        if self.next_functions[0][0] is not None and self._saved["accumulate"]:
+            gself = g
+        elif self.next_functions[0][0] is not None:
             outside = np.ones(g.shape, dtype=g._data.dtype)
             outside[self._np_index] = 0
             gself = g * Tensor._make(outside)

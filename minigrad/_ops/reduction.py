@@ -9,12 +9,13 @@ Mirrors ``aten/src/ATen/native/ReduceOps.cpp`` and the reduction entries of
 from __future__ import annotations
 
 import warnings
-from collections import namedtuple
 
 import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
+from ..return_types import max as max_result  # (torch.return_types.max)
+from ..return_types import min as min_result
 from ._util import (
     attach,
     normalize_dim,
@@ -25,9 +26,6 @@ from ._util import (
     saved_int,
 )
 from .scalar import div_scalar, mul_scalar
-
-max_result = namedtuple("max", ["values", "indices"])
-min_result = namedtuple("min", ["values", "indices"])
 
 
 def _unsqueeze_dims(g: Tensor, dims, keepdim: bool) -> Tensor:

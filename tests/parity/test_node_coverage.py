@@ -175,6 +175,20 @@ def _fill(lib, t):
     return h.fill_(2.0)
 
 
+def _diagonal_double(lib, t):
+    x = t["x"]
+    return lib.autograd.grad((x.diagonal(1) * t["u"][:3]).sum(), x, create_graph=True)[0]
+
+
+def _inplace_meta(method, *args, key="x"):
+    def case(lib, t):
+        h = t[key] * 1
+        getattr(h, method)(*args)
+        return h
+
+    return case
+
+
 def _zero(lib, t):
     h = t["x"] * 1
     return h.zero_()
@@ -356,6 +370,53 @@ CASES = {
     "WhereBackward0": "lib.where(t['x'] > 0, t['x'], t['y'])",
     "XlogyBackward0": f"{F}.kl_div(t['x'], t['pos'], reduction='sum')",
     "ZeroBackward0": _zero,
+    # issue 19: flips, triangles, diagonals, in-place view ops
+    "FlipBackward0": "t['x'].flip(0, -1)",
+    "RollBackward0": "t['x'].roll((1, -1), (0, 1))",
+    "TrilBackward0": "t['x'].tril(1)",
+    "TriuBackward0": "t['x'].triu(-1)",
+    "DiagonalBackward0": "t['x'].diagonal(1)",
+    "DiagonalBackward0_copy": "t['x'].diag(-1)",
+    "DiagonalBackwardBackward0": _diagonal_double,
+    "DiagEmbedBackward0": "t['v'].diag(1)",
+    "TraceBackward0": "t['x'].trace()",
+    "TBackward1": _inplace_meta("t_"),
+    "UnsqueezeBackward1": _inplace_meta("unsqueeze_", -1),
+    "SqueezeBackward3": _inplace_meta("squeeze_", key="x4"),
+    "SqueezeBackward5": _inplace_meta("squeeze_", (0, 2), key="x4"),
+    # issue 19: products
+    "AddmvBackward0": "lib.addmv(t['b'][:3], t['x'], t['v'], beta=0.5, alpha=2)",
+    "BaddbmmBackward0": "lib.baddbmm(t['b'], t['a3'], t['b3'], alpha=2)",
+    "AddbmmBackward0": "lib.addbmm(t['b'], t['a3'], t['b3'], beta=2)",
+    "LinalgCrossBackward0": "lib.cross(t['x'][:, :3], t['y'][:, :3], dim=1)",
+    # issue 19: sorting
+    "AsStridedBackward1": _inplace_meta("as_strided_", (2, 2), (1, 2)),
+    "SortBackward0": "t['x'].sort(1, descending=True).values",
+    "SortBackward1": "lib.sort(t['x'], stable=True, dim=0).values",
+    "TopkBackward0": "t['x'].topk(2).values",
+    "KthvalueBackward0": "t['x'].kthvalue(2, 0).values",
+    "MedianBackward0": "t['x'].median()",
+    "MedianBackward1": "t['x'].median(1, keepdim=True).values",
+    "NanmedianBackward0": "t['x'].nanmedian()",
+    "NanmedianBackward1": "t['x'].nanmedian(0).values",
+    "ModeBackward0": "t['x'].mode(1).values",
+    # issue 19: dim / mask indexing
+    "GatherBackward0": "t['x'].gather(1, lib.tensor([[0, 0], [3, 1], [2, 2]]))",
+    "ScatterBackward0": "t['x'].scatter(1, lib.tensor([[0], [3], [2]]), t['y'][:, :1])",
+    "ScatterBackward1": "t['x'].scatter(1, lib.tensor([[0], [3], [2]]), 1.5)",
+    "ScatterAddBackward0": "t['x'].scatter_add(0, lib.tensor([[0, 0, 2, 2]]), t['y'][:1])",
+    "ScatterReduceBackward0": "t['x'].scatter_reduce(0, lib.tensor([[0, 0, 2, 2]]), "
+                              "t['y'][:1], 'amax')",
+    "IndexSelectBackward0": "t['x'].index_select(1, lib.tensor([3, 0, 3]))",
+    "IndexAddBackward0": "t['x'].index_add(0, lib.tensor([2, 2]), t['y'][:2], alpha=2)",
+    "IndexCopyBackward0": "t['x'].index_copy(0, lib.tensor([2, 0]), t['y'][:2])",
+    "IndexFillBackward0": "t['x'].index_fill(1, lib.tensor([1]), 2.0)",
+    "IndexFillBackward1": "t['x'].index_fill(1, lib.tensor([1]), t['v'][0])",
+    "MaskedSelectBackward0": "t['x'].masked_select(t['y'] > 0)",
+    "MaskedScatterBackward0": "t['x'].masked_scatter(t['y'] > 0, t['pos'])",
+    "TakeBackward0": "t['x'].take(lib.tensor([0, 11, 5, 5]))",
+    "PutBackward0": "t['x'].put(lib.tensor([0, 11]), t['v'][:2])",
+    "Rot90Backward0": "t['a3'].rot90(1, (2, 0))",
 }
 # Random ops: values differ between the libraries (NumPy's generator), so each is multiplied
 # by 0; the node, its edges and its zero gradients are compared.
@@ -376,7 +437,11 @@ CASES.update({
 # Recorded by PyTorch inside another node and never reachable through next_functions.
 HIDDEN = {"IndexPutImplBackward0": "IndexPutBackward0",
           # gradcheck's own probe node (check_undefined_grad); tested in test_gradcheck.py
-          "UndefinedGradBackward": "gradcheck"}
+          "UndefinedGradBackward": "gradcheck",
+          # not differentiable: backward raises, as PyTorch's; tested in
+          # test_ops_indexing_more.py::test_unique_is_not_differentiable
+          "Unique2Backward0": "unique", "UniqueDimBackward0": "unique",
+          "UniqueConsecutiveBackward0": "unique"}
 
 
 def _scenario(lib, case):
