@@ -366,6 +366,10 @@ class Function(metaclass=FunctionMeta):
             raise RuntimeError("Some elements marked as dirty during the forward method were not "
                                "returned as output. The inputs that are modified inplace must all "
                                "be outputs of the Function.")
+        if record and any(not any(t is a for a in args) for t in dirty):
+            warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only input "
+                          "Tensors that have been mutated should be passed to ctx.mark_dirty().",
+                          UserWarning, stacklevel=2)
         for t in dirty:
             t._vc.bump()  # the in-place change is counted (before saving: saved at this version)
         skip = {id(t) for t in getattr(ctx, "non_differentiable", None) or ()}
@@ -395,6 +399,7 @@ class Function(metaclass=FunctionMeta):
         # as PyTorch, drop the ctx's own references to inputs/outputs: an output whose grad_fn
         # is ctx would otherwise form a reference cycle that keeps the graph alive
         ctx.to_save = ctx.dirty_tensors = ctx.non_differentiable = None
+        ctx.saved_for_forward = None  # (kept for forward-mode AD only, which is not there)
         return outs[0] if single else outs
 
 
