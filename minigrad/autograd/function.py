@@ -116,6 +116,10 @@ class BackwardCFunction(Node, FunctionCtx):
     materialize_grads = False
     _materialize = True
     _cleared = False  # saved_tensors read once under clear_saved_tensors_on_access
+    # False: outputs marked non-differentiable get None, not zeros, in backward (PyTorch's
+    # private ``ctx._materialize_non_diff_grads``)
+    _materialize_non_diff_grads = True
+    _non_diff_outputs = ()
 
     def __repr__(self) -> str:
         # as PyTorch: the class's module and name (``<torch.autograd.function.FnBackward ...>``)
@@ -177,8 +181,10 @@ class BackwardCFunction(Node, FunctionCtx):
 
         name = type(self).__name__
         if self._materialize:  # (the engine passes None for outputs without a gradient)
-            grads = tuple(zeros_grad(*meta) if g is None and meta[1] is not None else g
-                          for g, meta in zip(grads, self._out_meta))
+            keep_none = () if self._materialize_non_diff_grads else self._non_diff_outputs
+            grads = tuple(zeros_grad(*meta) if g is None and meta[1] is not None
+                          and nr not in keep_none else g
+                          for nr, (g, meta) in enumerate(zip(grads, self._out_meta)))
         if self._non_tensor_outputs:  # backward gets None for them, even with materialize
             grads = tuple(None if nr in self._non_tensor_outputs else g
                           for nr, g in enumerate(grads))
@@ -373,14 +379,18 @@ class Function(metaclass=FunctionMeta):
         for t in dirty:
             t._vc.bump()  # the in-place change is counted (before saving: saved at this version)
         skip = {id(t) for t in getattr(ctx, "non_differentiable", None) or ()}
+        n_tensors = sum(isinstance(o, Tensor) for o in outs)
         converted = []
         for nr, o in enumerate(outs):
             if isinstance(o, Tensor):
                 # every output has a slot (a non-tensor one never gets a gradient: backward
                 # sees None there, see BackwardCFunction.backward)
                 ctx._out_meta += ((o.shape, o._data.dtype),)
+                if id(o) in skip:
+                    ctx._non_diff_outputs += (nr,)
                 o = _set_output_history(ctx, o, nr, args, dirty, len(outs), record and
-                                        id(o) not in skip and o.dtype.is_floating_point)
+                                        id(o) not in skip and o.dtype.is_floating_point,
+                                        n_tensors)
             else:
                 ctx._out_meta += (((), None),)
                 ctx._non_tensor_outputs += (nr,)
@@ -441,7 +451,7 @@ class InplaceFunction(Function):
         self.inplace = inplace
 
 
-def _set_output_history(ctx, o, nr, args, dirty, n_outputs, differentiable):
+def _set_output_history(ctx, o, nr, args, dirty, n_outputs, differentiable, n_tensors=1):
     """Output ``o`` (number ``nr``) as PyTorch's ``_process_backward_mode_ad`` leaves it.
 
     Not differentiable (not recorded, marked non-differentiable, or not floating point): an
@@ -489,7 +499,9 @@ def _set_output_history(ctx, o, nr, args, dirty, n_outputs, differentiable):
         return o
     if is_input:
         view = o._make_view(o._data)
-        view._creation_meta = "custom_function"  # in-place on it is refused (see check_inplace)
+        # in-place on it is refused (see check_inplace), with the message of a multi-output
+        # op when the Function returns more than one tensor
+        view._creation_meta = "multi_output" if n_tensors > 1 else "custom_function"
         o = view
     o._requires_grad, o._grad_fn, o._output_nr = True, ctx, nr
     return o

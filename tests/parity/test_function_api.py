@@ -689,3 +689,56 @@ def test_once_differentiable_graph_and_double_backward(device):
         return out
 
     assert_parity(scenario, device=device)
+
+
+def test_non_differentiable_gradients_and_returned_inputs(device):
+    """Outputs marked non-differentiable get zeros in backward, or None with PyTorch's
+    ``ctx._materialize_non_diff_grads = False``; an input returned as-is by a Function with
+    several tensor outputs is refused in-place with the multi-output message (one tensor
+    output, or one plus non-tensors: the custom-Function message)."""
+    def scenario(lib, device):
+        log = []
+
+        class Split(lib.autograd.Function):
+            materialize = True
+
+            @staticmethod
+            def forward(ctx, x):
+                ctx._materialize_non_diff_grads = Split.materialize
+                a, b = x * 2, x * 3
+                ctx.mark_non_differentiable(b)
+                return a, b
+
+            @staticmethod
+            def backward(ctx, ga, gb):
+                log.append(None if gb is None else to_numpy(gb))
+                return ga * 2
+
+        def returning(outputs):
+            class Ret(lib.autograd.Function):
+                @staticmethod
+                def forward(ctx, a, b):
+                    return outputs(a, b)
+
+                @staticmethod
+                def backward(ctx, *grads):
+                    return grads[0], None
+
+            return Ret
+
+        x = mk(lib, device, V, requires_grad=True)
+        for materialize in (True, False):
+            Split.materialize = materialize
+            a, _ = Split.apply(x)
+            a.sum().backward()
+        out = {"log": log, "grad": to_numpy(x.grad)}
+        for name, outputs in (("two", lambda a, b: (a, b * 2)), ("one", lambda a, b: a),
+                              ("tuple_one", lambda a, b: (a,)),
+                              ("with_number", lambda a, b: (a, 3))):
+            h = x * 1
+            res = returning(outputs).apply(h, x)
+            first = res[0] if isinstance(res, tuple) else res
+            out[name] = (first._base is h, err(lambda first=first: first.mul_(2)))
+        return out
+
+    assert_parity(scenario, device=device)
