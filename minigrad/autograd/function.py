@@ -150,6 +150,13 @@ class BackwardCFunction(Node, FunctionCtx):
         return out
 
     @property
+    def saved_variables(self) -> tuple:
+        """Deprecated alias of ``saved_tensors`` (a DeprecationWarning says so)."""
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning,
+                      stacklevel=2)
+        return self.saved_tensors
+
+    @property
     def _raw_saved_tensors(self) -> tuple:
         """The ``SavedTensor`` objects behind ``saved_tensors`` (one per ``save_for_backward``
         argument, None included), e.g. to ``register_hooks`` on them.

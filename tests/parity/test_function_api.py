@@ -742,3 +742,57 @@ def test_non_differentiable_gradients_and_returned_inputs(device):
         return out
 
     assert_parity(scenario, device=device)
+
+
+def test_duplicate_outputs_intermediates_and_saved_variables(device):
+    """The same tensor returned twice (one object, its last output number), an input returned
+    twice (two views), a saved output (its output number), a saved intermediate (no history),
+    the deprecated ``saved_variables`` (a DeprecationWarning)."""
+    def scenario(lib, device):
+        log = []
+
+        class Dup(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                b = a * 2
+                return b, b
+
+            @staticmethod
+            def backward(ctx, g1, g2):
+                return g1 + g2
+
+        class DupInput(Dup):
+            @staticmethod
+            def forward(ctx, a):
+                return a, a
+
+        class Saves(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                a1, a2, t = a * 1, a * 2, a * 3
+                ctx.save_for_backward(a2, t)
+                return a1, a2
+
+            @staticmethod
+            def backward(ctx, g1, g2):
+                (a2, t), warned = warns(lambda: ctx.saved_variables)
+                log.append((a2.output_nr, node_name(a2.grad_fn), t.requires_grad,
+                            node_name(t.grad_fn), warned))
+                return g1 * t
+
+        x = mk(lib, device, V, requires_grad=True)
+        b1, b2 = Dup.apply(x)
+        out = {"dup": (b1 is b2, b1._base is None, b1.output_nr, graph_trace(b1))}
+        (b1.sum() + 2 * b2.sum()).backward()
+        out["dup_grad"] = to_numpy(x.grad)
+        h = x * 1
+        c1, c2 = DupInput.apply(h)
+        out["dup_input"] = (c1 is c2, c1._base is h, c2._base is h, c1.output_nr,
+                            c2.output_nr)
+        p, _ = Saves.apply(x)
+        p.sum().backward()
+        out["log"] = log
+        out["grad"] = to_numpy(x.grad)
+        return out
+
+    assert_parity(scenario, device=device)
