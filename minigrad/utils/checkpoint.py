@@ -340,9 +340,11 @@ class _checkpoint_hook(saved_tensors_hooks):  # noqa: N801  (PyTorch's name)
 
 
 def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, determinism_check,
-                                  early_stop, args, kwargs):
+                                  debug, early_stop, args, kwargs):
     """``function(*args, **kwargs)`` with its saved tensors replaced by placeholders (see the
     module docstring); PyTorch's ``_checkpoint_without_reentrant_generator``."""
+    if debug and context_fn is not _noop_context_fn:
+        raise ValueError("debug=True is incompatible with non-default context_fn")
     if determinism_check not in _DETERMINISM_CHECKS:
         raise ValueError("determinism_check should be one of "
                          f"{list(_DETERMINISM_CHECKS)}, but got {determinism_check}")
@@ -405,7 +407,8 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=_noop_context_fn,
 
     Raises:
         ValueError: reentrant: other keyword arguments, or ``context_fn`` / ``debug``;
-            non-reentrant: an unknown ``determinism_check``.
+            non-reentrant: an unknown ``determinism_check``, or ``debug=True`` with a
+            ``context_fn``.
         CheckpointError: non-reentrant, in backward: the recomputation does not match.
     """
     if use_reentrant is None:
@@ -416,7 +419,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=_noop_context_fn,
         raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
     if not use_reentrant:
         return _checkpoint_without_reentrant(function, preserve, context_fn, determinism_check,
-                                             early_stop, args, kwargs)
+                                             debug, early_stop, args, kwargs)
     if context_fn is not _noop_context_fn or debug is not False:
         raise ValueError("Passing `context_fn` or `debug` is only supported when "
                          "use_reentrant=False.")

@@ -1,11 +1,14 @@
-"""Parity: ``utils.checkpoint`` (the reentrant variant) and ``get_rng_state``/``set_rng_state``
+"""Parity: ``utils.checkpoint`` (both variants) and ``get_rng_state``/``set_rng_state``
 — minigrad vs PyTorch.
 
 Gradients equal to those of the same model run without checkpointing; the checkpointed forward
 recomputed exactly once per backward (counted); fewer saved tensors reachable from the loss
 between forward and backward (counted in both libraries, and minigrad's live ``SavedTensor``
-objects); the ``CheckpointFunctionBackward`` node and its edges; dropout masks replayed by
-``preserve_rng_state``; PyTorch's warnings and errors. Behaviours from PyTorch's
+objects; for both variants, weak references to the intermediates); the
+``CheckpointFunctionBackward`` node and its edges, and for ``use_reentrant=False`` the graph
+identical to the one without checkpoint; dropout masks replayed by ``preserve_rng_state``;
+``autograd.grad``, keyword arguments, ``context_fn``, early stop; PyTorch's warnings and errors
+(``CheckpointError`` of a recomputation that does not match). Behaviours from PyTorch's
 ``test/test_autograd.py`` / ``test/test_utils.py`` (checkpointing) and
 ``torch/utils/checkpoint.py``.
 """
@@ -528,6 +531,8 @@ def test_non_reentrant_errors(device):
                            "Number of tensors saved during recomputation: 1")
         out["bad_check"] = err(lambda: ck.checkpoint(changing, x, use_reentrant=False,
                                                      determinism_check="strict"))
+        out["debug_and_context_fn"] = err(lambda: ck.checkpoint(
+            changing, x, use_reentrant=False, debug=True, context_fn=lambda: (None, None)))
         y = ck.checkpoint(lambda a: ReadsTwice.apply(a.exp()), x, use_reentrant=False)
         out["twice"] = err(lambda: y.sum().backward(), "already unpacked once")
         h = x * 1
