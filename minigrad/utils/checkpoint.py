@@ -47,7 +47,7 @@ from ..autograd.graph import EXEC_INFO, SavedTensor
 from ..autograd.graph_utils import saved_tensors_hooks
 
 __all__ = ["checkpoint", "checkpoint_sequential", "detach_variable", "check_backward_validity",
-           "CheckpointError", "set_checkpoint_early_stop"]
+           "CheckpointError", "set_checkpoint_early_stop", "noop_context_fn"]
 
 _MISSING_REENTRANT = (
     "minigrad.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting "
@@ -373,9 +373,13 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, dete
     return out
 
 
-def _noop_context_fn():
-    """The default ``context_fn``: two contexts that do nothing."""
+def noop_context_fn():
+    """The default ``context_fn``: two contexts that do nothing (PyTorch's
+    ``noop_context_fn``)."""
     return contextlib.nullcontext(), contextlib.nullcontext()
+
+
+_noop_context_fn = noop_context_fn
 
 
 def checkpoint(function, *args, use_reentrant=None, context_fn=_noop_context_fn,

@@ -303,6 +303,8 @@ def test_warnings_and_errors(device):
         out["context_fn"] = err(lambda: ck.checkpoint(f, x, use_reentrant=True,
                                                       context_fn=lambda: None))
         out["debug"] = err(lambda: ck.checkpoint(f, x, use_reentrant=True, debug=True))
+        out["noop_context_fn_accepted"] = ck.checkpoint(
+            f, x, use_reentrant=True, context_fn=ck.noop_context_fn).grad_fn.name()
         # no argument requires grad: a warning, and the parameters inside get nothing
         net = model(lib, device)
         plain = mk(lib, device, X)
