@@ -609,3 +609,50 @@ def test_non_tensor_arguments_and_outputs(device):
     a, _ = assert_parity(scenario, device=device)
     for g, p in zip(a["grads"], a["plain_grads"]):
         np.testing.assert_allclose(g, p, rtol=1e-6)
+
+
+def test_non_reentrant_in_place_nested_and_saved_reads(device):
+    """In-place ops inside the function and an input returned as-is (the ordinary graph and
+    versions), backward through each output, the freed graph's error; a read of
+    ``node._saved_result`` outside backward recomputes each time; a checkpoint inside a
+    checkpoint."""
+    def scenario(lib, device):
+        ck = lib.utils.checkpoint.checkpoint
+
+        def foo(t1, t2, scale, t3):
+            t4 = t1 + t2 * t3
+            t5 = t1 * t2 + t3
+            t4 *= scale
+            t5 *= scale
+            return scale, t4, None, True, t5, "bar", t1
+
+        t1 = mk(lib, device, V, requires_grad=True)
+        t2 = mk(lib, device, V[::-1].copy(), requires_grad=True)
+        t3 = mk(lib, device, V * 3)
+        res = ck(foo, t1, t2, 4, t3, use_reentrant=False)
+        out = {"graph": [graph_trace(res[i]) for i in (1, 4, 6)],
+               "versions": [res[i]._version for i in (1, 4, 6)], "same": res[6] is t1}
+        res[1].sum().backward(retain_graph=True)
+        res[4].sum().backward(retain_graph=True)
+        out["grads"] = [to_numpy(t1.grad), to_numpy(t2.grad)]
+        res[4].sum().backward()
+        out["second"] = err(lambda: res[4].sum().backward(), "a second time")
+        # reading a saved tensor outside backward recomputes
+        calls = []
+
+        def g(a):
+            calls.append(1)
+            return a.exp()
+
+        y = ck(g, t1, use_reentrant=False)
+        out["saved_read"] = (to_numpy(y.grad_fn._saved_result), len(calls))
+        out["saved_read2"] = (to_numpy(y.grad_fn._saved_result), len(calls))
+        # nested checkpoint
+        y = ck(lambda a: ck(g, a.sin(), use_reentrant=False).cos(), t1, use_reentrant=False)
+        t1.grad = None
+        y.sum().backward()
+        out["nested"] = (to_numpy(t1.grad), len(calls))
+        return out
+
+    a, _ = assert_parity(scenario, device=device)
+    assert a["saved_read"][1] == 2 and a["saved_read2"][1] == 3
