@@ -3,53 +3,104 @@
 Mirrors ``torch/autograd/function.py``. ``MyFn.apply(*args)`` runs ``MyFn.forward(ctx, *args)``
 without recording, then (if grad mode is on and a tensor argument requires grad) makes ``ctx``
 the ``grad_fn`` of the outputs: in PyTorch the context *is* the backward node, an instance of a
-class named ``MyFnBackward``. Only tensor arguments get a slot in ``next_functions``;
-``backward`` must return one value per ``forward`` argument (None for non-tensors).
+class named ``MyFnBackward`` (made for each subclass by the metaclass, ``MyFn._backward_cls``).
+Only tensor arguments get a slot in ``next_functions``; ``backward`` must return one value per
+``forward`` argument (None for non-tensors; extra trailing Nones are dropped).
+
+The second style: a ``forward(*args)`` without ``ctx`` plus a static
+``setup_context(ctx, inputs, output)`` that fills the context (``inputs``: the arguments with
+defaults filled in; ``output``: what ``forward`` returned). Keyword arguments of ``apply`` are
+placed at the positions of ``forward``'s parameters of those names, as PyTorch's C++ ``apply``
+does (a tensor given by keyword gets an edge like a positional one).
 """
 
 from __future__ import annotations
+
+import functools
+import inspect
+import itertools
+import warnings
 
 from . import grad_mode
 from .graph import FREED_MSG, Node, SavedTensor, edge_of, zeros_grad
 
 
 class FunctionCtx:
-    """What ``forward`` and ``backward`` of a custom Function receive as ``ctx``.
+    """What ``forward`` (or ``setup_context``) and ``backward`` of a custom Function receive as
+    ``ctx`` (``torch.autograd.function.FunctionCtx``).
 
     ``save_for_backward(*tensors)`` keeps tensors (version-checked on use; freed after
     backward without ``retain_graph``); ``saved_tensors`` returns them; ``needs_input_grad`` is a
-    tuple of bools, one per forward argument; ``mark_non_differentiable(*outputs)`` and
-    ``set_materialize_grads(bool)`` behave as in PyTorch. Any other attribute can be stored.
+    tuple of bools, one per forward argument (whether it is a tensor that requires grad, in
+    ``forward``, ``setup_context`` and ``backward`` alike); ``mark_dirty``,
+    ``mark_non_differentiable`` and ``set_materialize_grads`` behave as in PyTorch. Any other
+    attribute can be stored. The checks of what was given run in ``apply``, after ``forward``.
     """
 
     def save_for_backward(self, *tensors) -> None:
-        """Save tensors (or None) for ``backward``; read them back with ``saved_tensors``."""
+        """Save tensors (or None) for ``backward``; read them back with ``saved_tensors``.
+
+        Only the last call counts. ``apply`` raises TypeError for an argument that is neither a
+        tensor nor None (when the graph is recorded)."""
         self.to_save = tensors
 
-    @property
-    def saved_tensors(self) -> tuple:
-        """The tensors given to ``save_for_backward`` (RuntimeError if freed or modified)."""
-        if getattr(self, "_freed", False):  # checked first, even when nothing was saved
-            raise RuntimeError(FREED_MSG)
-        return tuple(s.unpack() if isinstance(s, SavedTensor) else s
-                     for s in getattr(self, "_ctx_saved", ()))
+    def save_for_forward(self, *tensors) -> None:
+        """Save tensors for ``jvp`` (forward-mode AD, which minigrad does not have: they are only
+        kept as ``saved_for_forward``).
 
-    def mark_non_differentiable(self, *outputs) -> None:
-        """Declare outputs that never require grad (``backward`` gets zeros for them)."""
-        self.non_differentiable = outputs
+        Raises:
+            AssertionError: an argument is neither a tensor nor None (PyTorch's check).
+        """
+        from .._tensor import Tensor
 
-    def mark_dirty(self, *tensors) -> None:
+        for tensor in tensors:
+            if not (isinstance(tensor, Tensor) or tensor is None):
+                raise AssertionError("save_for_forward expects all arguments to be tensors; you "
+                                     "should save non-tensors as attributes on ctx.")
+        self.saved_for_forward = tensors
+
+    def mark_dirty(self, *args) -> None:
         """Declare inputs modified in place by ``forward``: each must be returned as an output;
-        it keeps its identity, gets a version bump and the Function's node as its history."""
-        self.dirty_tensors = tensors
+        it keeps its identity, gets a version bump and the Function's node as its history.
+        ``apply`` raises RuntimeError for a non-tensor, a dirty input not returned, a leaf that
+        requires grad, or a view of one."""
+        self.dirty_tensors = args
+
+    def mark_shared_storage(self, *pairs) -> None:
+        """Deprecated in PyTorch, where it does nothing; the same here."""
+
+    def mark_non_differentiable(self, *args) -> None:
+        """Declare outputs that never require grad (``backward`` gets zeros for them). An input
+        returned as-is becomes an alias that does not require grad."""
+        self.non_differentiable = args
 
     def set_materialize_grads(self, value: bool) -> None:
         """Whether undefined output gradients reach ``backward`` as zeros (default) or None."""
         self.materialize_grads = value
 
 
+_CLEARED_MSG = ("saved_tensors can only be accessed once when clear_saved_tensors_on_access=True "
+                "is set on the autograd.Function. Either access saved_tensors only once, or set "
+                "clear_saved_tensors_on_access=False.")
+
+
+class _NoneCounter:
+    """The version counter of a saved None (which never changes)."""
+
+    value = 0
+
+
+def _saved_none() -> SavedTensor:
+    """The ``SavedTensor`` that a ``None`` given to ``save_for_backward`` becomes (it unpacks to
+    None; ``register_hooks`` on it is refused)."""
+    s = SavedTensor.__new__(SavedTensor)
+    s._vc, s._saved_version, s._freed, s._is_output = _NoneCounter, 0, False, False
+    return s
+
+
 class BackwardCFunction(Node, FunctionCtx):
-    """The backward node of a custom Function; subclassed per Function as ``<Name>Backward``."""
+    """The backward node of a custom Function; subclassed per Function as ``<Name>Backward``
+    (``torch.autograd.function.BackwardCFunction``). It is also the ``ctx``."""
 
     _forward_cls = None
 
@@ -64,10 +115,58 @@ class BackwardCFunction(Node, FunctionCtx):
     # non-tensor outputs (the user's choice is ``_materialize``)
     materialize_grads = False
     _materialize = True
+    _cleared = False  # saved_tensors read once under clear_saved_tensors_on_access
+    # False: outputs marked non-differentiable get None, not zeros, in backward (PyTorch's
+    # private ``ctx._materialize_non_diff_grads``)
+    _materialize_non_diff_grads = True
+    _non_diff_outputs = ()
+
+    def __repr__(self) -> str:
+        # as PyTorch: the class's module and name (``<torch.autograd.function.FnBackward ...>``)
+        return object.__repr__(self)
 
     def set_materialize_grads(self, value: bool) -> None:
         """Whether undefined output gradients reach ``backward`` as zeros (default) or None."""
         self._materialize = bool(value)
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """The tensors given to ``save_for_backward`` (None where None was given).
+
+        Raises:
+            RuntimeError: the graph was freed by a backward without ``retain_graph``, a saved
+                tensor was modified in place since, or (``clear_saved_tensors_on_access``) it
+                was read before.
+        """
+        if self._cleared:
+            raise RuntimeError(_CLEARED_MSG)
+        if getattr(self, "_freed", False):  # checked first, even when nothing was saved
+            raise RuntimeError(FREED_MSG)
+        out = tuple(s.unpack() if isinstance(s, SavedTensor) else s
+                    for s in getattr(self, "_ctx_saved", ()))
+        if getattr(self._forward_cls, "clear_saved_tensors_on_access", False):
+            self._cleared = True  # only the returned tensors keep the values alive from now on
+            self._ctx_saved = []
+        return out
+
+    @property
+    def saved_variables(self) -> tuple:
+        """Deprecated alias of ``saved_tensors`` (a DeprecationWarning says so)."""
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning,
+                      stacklevel=2)
+        return self.saved_tensors
+
+    @property
+    def _raw_saved_tensors(self) -> tuple:
+        """The ``SavedTensor`` objects behind ``saved_tensors`` (one per ``save_for_backward``
+        argument, None included), e.g. to ``register_hooks`` on them.
+
+        Raises:
+            RuntimeError: the graph was freed by a backward without ``retain_graph``.
+        """
+        if getattr(self, "_freed", False):
+            raise RuntimeError(FREED_MSG)
+        return tuple(getattr(self, "_ctx_saved", ()))
 
     def _release_variables(self) -> None:
         self._freed = True  # (PyTorch's has_freed_buffers: saved_tensors raises from now on)
@@ -75,17 +174,32 @@ class BackwardCFunction(Node, FunctionCtx):
             if isinstance(s, SavedTensor):
                 s._release()
 
+    def _get_user_fn(self):
+        """The user's ``backward``, or ``vjp`` (its alias) when only that is overridden."""
+        backward_fn = self._forward_cls.backward
+        vjp_fn = self._forward_cls.vjp
+        if backward_fn is not Function.backward and vjp_fn is not Function.vjp:
+            raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is "
+                               "not allowed. You should only implement one of them.")
+        return backward_fn if backward_fn is not Function.backward else vjp_fn
+
     def backward(self, *grads):
         from .._tensor import Tensor
 
         name = type(self).__name__
         if self._materialize:  # (the engine passes None for outputs without a gradient)
-            grads = tuple(zeros_grad(*meta) if g is None and meta[1] is not None else g
-                          for g, meta in zip(grads, self._out_meta))
+            keep_none = () if self._materialize_non_diff_grads else self._non_diff_outputs
+            grads = tuple(zeros_grad(*meta) if g is None and meta[1] is not None
+                          and nr not in keep_none else g
+                          for nr, (g, meta) in enumerate(zip(grads, self._out_meta)))
         if self._non_tensor_outputs:  # backward gets None for them, even with materialize
             grads = tuple(None if nr in self._non_tensor_outputs else g
                           for nr, g in enumerate(grads))
-        result = self._forward_cls.backward(self, *grads)
+        user_fn = self._get_user_fn()
+        if getattr(self._forward_cls, "boxed_grads_call", False):
+            result = user_fn(self, list(grads))  # one mutable list (backward may free entries)
+        else:
+            result = user_fn(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
         if len(result) > self._n_args and all(r is None for r in result[self._n_args:]):
@@ -133,18 +247,62 @@ def _sum_to(g, shape: tuple):
     return g.reshape(shape) if lead or g.shape != shape else g
 
 
-class Function:
-    """Base class of custom ops: subclass with static ``forward(ctx, *args)`` and
-    ``backward(ctx, *grad_outputs)``, call with ``MyFn.apply(*args)`` (``torch.autograd.Function``).
+_FUNCTION_COUNTER = itertools.count()
+
+
+class FunctionMeta(type):
+    """Metaclass of `Function` (``torch.autograd.function.FunctionMeta``): gives every subclass
+    ``MyFn`` its node class ``MyFn._backward_cls``, a `BackwardCFunction` named ``MyFnBackward``.
     """
 
-    _node_cls = None
+    def __init__(cls, name, bases, attrs):
+        backward_fn = type(name + "Backward", (BackwardCFunction,),
+                           {"_forward_cls": cls, "__module__": __name__,
+                            "__doc__": f"Backward of {name}."})
+        backward_fn._autograd_function_id = next(_FUNCTION_COUNTER)
+        cls._backward_cls = backward_fn
+        super().__init__(name, bases, attrs)
+
+
+class Function(metaclass=FunctionMeta):
+    """Base class of custom ops (``torch.autograd.Function``).
+
+    Subclass with static ``forward(ctx, *args)`` (or ``forward(*args)`` plus
+    ``setup_context(ctx, inputs, output)``) and ``backward(ctx, *grad_outputs)`` (or its alias
+    ``vjp``), and call ``MyFn.apply(*args, **kwargs)``; never instantiate it.
+
+    Class options, as PyTorch's: ``clear_saved_tensors_on_access`` (``ctx.saved_tensors`` may be
+    read once, after which the node no longer keeps them), ``boxed_grads_call`` (``backward``
+    gets the gradients as one list), ``generate_vmap_rule`` (no ``vmap`` in minigrad).
+    """
+
+    clear_saved_tensors_on_access = False
+    boxed_grads_call = False
+    generate_vmap_rule = False
+
+    def __init__(self, *args, **kwargs):
+        warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions "
+                      "are all static, so you should invoke them on the class itself. "
+                      "Instantiating an autograd function will raise an error in a future version "
+                      "of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. "
+                           "Please use new-style autograd function with static forward method. "
+                           "(Example: https://pytorch.org/docs/stable/autograd.html"
+                           "#torch.autograd.Function)")
 
     @staticmethod
-    def forward(ctx, *args, **kwargs):  # pragma: no cover - to be overridden
+    def forward(*args, **kwargs):  # pragma: no cover - to be overridden
         """Compute the outputs from the inputs (runs without recording)."""
         raise NotImplementedError("You must implement the forward function for custom "
                                   "autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs: tuple, output):
+        """Fill ``ctx`` after a ``forward`` without ``ctx`` (``inputs``: its arguments, defaults
+        included; ``output``: what it returned). Overriding it selects that style."""
+        raise NotImplementedError("setup_context is not implemented.")
 
     @staticmethod
     def backward(ctx, *grad_outputs):  # pragma: no cover - to be overridden
@@ -152,23 +310,47 @@ class Function:
         raise NotImplementedError("You must implement either the backward or vjp method for "
                                   "your custom autograd.Function to use it with backward mode AD.")
 
-    @classmethod
-    def _backward_cls(cls):
-        if cls.__dict__.get("_node_cls") is None:
-            cls._node_cls = type(f"{cls.__name__}Backward", (BackwardCFunction,),
-                                 {"_forward_cls": cls, "__doc__": f"Backward of {cls.__name__}."})
-        return cls._node_cls
+    vjp = backward  # alias, as PyTorch's (override one of them, not both)
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        """Forward-mode derivative: minigrad has no forward-mode AD (never called)."""
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        """The rule under ``vmap``: minigrad has no ``vmap`` (never called)."""
+        raise NotImplementedError("To use autograd.Function with vmap, you must either override "
+                                  "the vmap staticmethod or set generate_vmap_rule=True.")
 
     @classmethod
-    def apply(cls, *args):
+    def apply(cls, *args, **kwargs):
         """Run ``forward`` and, when needed, attach the context as the outputs' ``grad_fn``.
 
-        Outputs that are inputs returned as-is become views of them; inputs marked dirty keep
-        their identity and get the context as their new history. Raises RuntimeError (PyTorch's
-        wording) when a dirty input is not returned, or is a leaf that requires grad."""
+        Keyword arguments take the positions of ``forward``'s parameters of those names (a
+        tensor among them gets an edge, ``backward`` returns a gradient for it). Outputs that
+        are inputs returned as-is become views of them; inputs marked dirty keep their identity
+        and get the context as their new history.
+
+        Raises:
+            TypeError: a keyword that is not a positional parameter of ``forward``, given twice,
+                or leaving a gap; ``save_for_backward`` of something that is not a tensor or
+                None (when recording).
+            RuntimeError: (PyTorch's wording) ``mark_dirty`` / ``mark_non_differentiable`` of a
+                non-tensor; a dirty input not returned, a leaf that requires grad or a view of
+                one.
+        """
         from .._tensor import Tensor
 
-        ctx = cls._backward_cls()()
+        setup = cls.setup_context is not Function.setup_context
+        if setup:  # (PyTorch binds the arguments to forward's signature first)
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, bound.kwargs
+        if kwargs:
+            args = _place_keywords(cls.forward, args, kwargs, skip_ctx=not setup)
+        ctx = cls._backward_cls()
         ctx._n_args = len(args)
         ctx._tensor_slots = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         ctx._input_shapes = {i: args[i].shape for i in ctx._tensor_slots}
@@ -177,7 +359,19 @@ class Function:
         if record:  # the inputs' edges as they are before forward (which may modify them)
             ctx.next_functions = tuple(edge_of(args[i]) for i in ctx._tensor_slots)
         with grad_mode.no_grad():
-            outputs = cls.forward(ctx, *args)
+            if setup:
+                outputs = cls.forward(*args)
+                cls.setup_context(ctx, args, outputs)
+            else:
+                outputs = cls.forward(ctx, *args)
+        for i, t in enumerate(getattr(ctx, "dirty_tensors", None) or ()):
+            if not isinstance(t, Tensor):  # (PyTorch's message stops there)
+                raise RuntimeError("mark_dirty can only accept variables, but argument "
+                                   f"{i} is of type {type(t).__name__}")
+        for t in getattr(ctx, "non_differentiable", None) or ():
+            if not isinstance(t, Tensor):
+                raise RuntimeError("mark_non_differentiable only accepts variable arguments, but "
+                                   f"got {type(t).__name__}")
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
         dirty = getattr(ctx, "dirty_tensors", None) or ()
@@ -185,17 +379,25 @@ class Function:
             raise RuntimeError("Some elements marked as dirty during the forward method were not "
                                "returned as output. The inputs that are modified inplace must all "
                                "be outputs of the Function.")
+        if record and any(not any(t is a for a in args) for t in dirty):
+            warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only input "
+                          "Tensors that have been mutated should be passed to ctx.mark_dirty().",
+                          UserWarning, stacklevel=2)
         for t in dirty:
             t._vc.bump()  # the in-place change is counted (before saving: saved at this version)
         skip = {id(t) for t in getattr(ctx, "non_differentiable", None) or ()}
+        n_tensors = sum(isinstance(o, Tensor) for o in outs)
         converted = []
         for nr, o in enumerate(outs):
             if isinstance(o, Tensor):
                 # every output has a slot (a non-tensor one never gets a gradient: backward
                 # sees None there, see BackwardCFunction.backward)
                 ctx._out_meta += ((o.shape, o._data.dtype),)
+                if id(o) in skip:
+                    ctx._non_diff_outputs += (nr,)
                 o = _set_output_history(ctx, o, nr, args, dirty, len(outs), record and
-                                        id(o) not in skip and o.dtype.is_floating_point)
+                                        id(o) not in skip and o.dtype.is_floating_point,
+                                        n_tensors)
             else:
                 ctx._out_meta += (((), None),)
                 ctx._non_tensor_outputs += (nr,)
@@ -203,17 +405,60 @@ class Function:
         outs = tuple(converted)
         if record:
             saved = getattr(ctx, "to_save", None) or ()
-            ctx._ctx_saved = [SavedTensor(t, ctx, any(t is o for o in outs))
-                               if isinstance(t, Tensor) else t for t in saved]
+            for i, t in enumerate(saved):
+                if t is not None and not isinstance(t, Tensor):
+                    raise TypeError("save_for_backward can only save variables, but argument "
+                                    f"{i} is of type {type(t).__name__}")
+            ctx._ctx_saved = [_saved_none() if t is None else
+                              SavedTensor(t, ctx, any(t is o for o in outs)) for t in saved]
         else:
             ctx._ctx_saved = list(getattr(ctx, "to_save", None) or ())
         # as PyTorch, drop the ctx's own references to inputs/outputs: an output whose grad_fn
         # is ctx would otherwise form a reference cycle that keeps the graph alive
         ctx.to_save = ctx.dirty_tensors = ctx.non_differentiable = None
+        ctx.saved_for_forward = None  # (kept for forward-mode AD only, which is not there)
         return outs[0] if single else outs
 
 
-def _set_output_history(ctx, o, nr, args, dirty, n_outputs, differentiable):
+def _place_keywords(forward, args: tuple, kwargs: dict, skip_ctx: bool) -> tuple:
+    """``args`` extended with ``kwargs`` put at the positions of ``forward``'s parameters of
+    those names (after ``ctx`` when ``skip_ctx``), as PyTorch's C++ ``Function.apply``.
+
+    Raises:
+        TypeError: a name that is not such a parameter, one already given by position, or a
+            position left empty before a given one (a default is not filled in).
+    """
+    try:
+        params = list(inspect.signature(forward).parameters.values())
+    except (TypeError, ValueError):  # (a builtin without a signature: no names to match)
+        params = []
+    names = [p.name for p in params[1 if skip_ctx else 0:]
+             if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+    placed = {}
+    for key, value in kwargs.items():
+        if key not in names:
+            raise TypeError(f"forward() got an unexpected keyword argument '{key}'")
+        pos = names.index(key)
+        if pos < len(args):
+            raise TypeError(f"forward() got multiple values for argument '{key}'")
+        placed[pos] = value
+    for pos in range(len(args), max(placed) + 1):
+        if pos not in placed:
+            raise TypeError(f"forward() missing required argument: '{names[pos]}' (position "
+                            f"{pos})")
+    return tuple(args) + tuple(placed[pos] for pos in range(len(args), max(placed) + 1))
+
+
+class InplaceFunction(Function):
+    """A `Function` with an ``inplace`` flag, kept by PyTorch for old code
+    (``torch.autograd.function.InplaceFunction``); use `Function` instead."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__()
+        self.inplace = inplace
+
+
+def _set_output_history(ctx, o, nr, args, dirty, n_outputs, differentiable, n_tensors=1):
     """Output ``o`` (number ``nr``) as PyTorch's ``_process_backward_mode_ad`` leaves it.
 
     Not differentiable (not recorded, marked non-differentiable, or not floating point): an
@@ -261,7 +506,9 @@ def _set_output_history(ctx, o, nr, args, dirty, n_outputs, differentiable):
         return o
     if is_input:
         view = o._make_view(o._data)
-        view._creation_meta = "custom_function"  # in-place on it is refused (see check_inplace)
+        # in-place on it is refused (see check_inplace), with the message of a multi-output
+        # op when the Function returns more than one tensor
+        view._creation_meta = "multi_output" if n_tensors > 1 else "custom_function"
         o = view
     o._requires_grad, o._grad_fn, o._output_nr = True, ctx, nr
     return o
@@ -290,7 +537,6 @@ def once_differentiable(fn):
     is an alias whose ``grad_fn`` is an ``Error`` node: a double backward through it raises
     ``RuntimeError: trying to differentiate twice a function that was marked with
     @once_differentiable``."""
-    import functools
 
     @functools.wraps(fn)
     def wrapper(ctx, *args):

@@ -260,6 +260,9 @@ class SavedTensor:
             raise RuntimeError(REGISTER_TWICE_MSG)
         if self._freed:
             raise RuntimeError(REGISTER_FREED_MSG)
+        if not self._is_output and self._tensor is None:  # a saved None (custom Functions)
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
+                               "forbidden")
         if self._is_output:
             tensor = _tensor_cls()._make(self._data)  # the saved array, without history
             tensor._vc, tensor._output_nr = self._vc, self._output_nr

@@ -1,20 +1,23 @@
-"""Parity: ``utils.checkpoint`` (the reentrant variant) and ``get_rng_state``/``set_rng_state``
+"""Parity: ``utils.checkpoint`` (both variants) and ``get_rng_state``/``set_rng_state``
 — minigrad vs PyTorch.
 
 Gradients equal to those of the same model run without checkpointing; the checkpointed forward
 recomputed exactly once per backward (counted); fewer saved tensors reachable from the loss
 between forward and backward (counted in both libraries, and minigrad's live ``SavedTensor``
-objects); the ``CheckpointFunctionBackward`` node and its edges; dropout masks replayed by
-``preserve_rng_state``; PyTorch's warnings and errors. Behaviours from PyTorch's
+objects; for both variants, weak references to the intermediates); the
+``CheckpointFunctionBackward`` node and its edges, and for ``use_reentrant=False`` the graph
+identical to the one without checkpoint; dropout masks replayed by ``preserve_rng_state``;
+``autograd.grad``, keyword arguments, ``context_fn``, early stop; PyTorch's warnings and errors
+(``CheckpointError`` of a recomputation that does not match). Behaviours from PyTorch's
 ``test/test_autograd.py`` / ``test/test_utils.py`` (checkpointing) and
 ``torch/utils/checkpoint.py``.
 """
 
 import gc
 import warnings
+import weakref
 
 import numpy as np
-import pytest
 
 from minigrad.parity import assert_parity, graph_nodes, graph_trace, to_numpy
 from tests.parity.test_tensor_meta import err, mk
@@ -77,13 +80,13 @@ def middle(net):
     return lambda h: net[5](net[4](net[3](net[2](h))))
 
 
-def run(lib, device, checkpointed, net=None):
-    """Loss of ``net`` on X; the middle block checkpointed or not."""
+def run(lib, device, checkpointed, net=None, reentrant=True):
+    """Loss of ``net`` on X; the middle block checkpointed (by either variant) or not."""
     net = net or model(lib, device)
     x = mk(lib, device, X, requires_grad=True)
     h = net[1](net[0](x))
     if checkpointed:
-        h = lib.utils.checkpoint.checkpoint(middle(net), h, use_reentrant=True)
+        h = lib.utils.checkpoint.checkpoint(middle(net), h, use_reentrant=reentrant)
     else:
         h = middle(net)(h)
     return net, x, net[8](net[7](net[6](h))).pow(2).sum()
@@ -300,6 +303,8 @@ def test_warnings_and_errors(device):
         out["context_fn"] = err(lambda: ck.checkpoint(f, x, use_reentrant=True,
                                                       context_fn=lambda: None))
         out["debug"] = err(lambda: ck.checkpoint(f, x, use_reentrant=True, debug=True))
+        out["noop_context_fn_accepted"] = ck.checkpoint(
+            f, x, use_reentrant=True, context_fn=ck.noop_context_fn).grad_fn.name()
         # no argument requires grad: a warning, and the parameters inside get nothing
         net = model(lib, device)
         plain = mk(lib, device, X)
@@ -317,27 +322,242 @@ def test_warnings_and_errors(device):
     assert_parity(scenario, device=device)
 
 
-def test_non_reentrant_not_implemented():
-    """``use_reentrant=False`` needs saved-tensor hooks: minigrad says so. PyTorch's variant
-    gives the reentrant one's gradients here, so ``use_reentrant=True`` is the right advice."""
-    import torch
+# ------------------------------------------------------------------------------ non-reentrant
+def test_non_reentrant_same_gradients_and_graph(device):
+    """``use_reentrant=False``: no node of its own (the graph is the one without checkpoint),
+    the same gradients, by ``backward`` and by ``autograd.grad``."""
+    def scenario(lib, device):
+        out = {}
+        for checkpointed in (False, True):
+            net, x, loss = run(lib, device, checkpointed, reentrant=False)
+            out[f"graph_{checkpointed}"] = graph_trace(loss)
+            params = [x] + list(net.parameters())
+            grads_by_grad = lib.autograd.grad(loss, params, retain_graph=True)
+            loss.backward()
+            out[f"grads_{checkpointed}"] = grads(net, x)
+            out[f"by_grad_{checkpointed}"] = [to_numpy(g) for g in grads_by_grad]
+        return out
 
-    import minigrad
+    a, _ = assert_parity(scenario, device=device)
+    assert a["graph_True"] == a["graph_False"]
+    for k, v in a["grads_False"].items():
+        np.testing.assert_allclose(a["grads_True"][k], v, rtol=1e-6, atol=1e-7)
+    for g, p in zip(a["by_grad_True"], a["by_grad_False"]):
+        np.testing.assert_allclose(g, p, rtol=1e-6, atol=1e-7)
 
-    x = minigrad.tensor(V, requires_grad=True)
-    for call in (lambda: minigrad.utils.checkpoint.checkpoint(lambda a: a.sin(), x,
-                                                              use_reentrant=False),
-                 lambda: minigrad.utils.checkpoint.checkpoint_sequential(
-                     [lambda a: a.sin()] * 2, 2, x, use_reentrant=False)):
-        with pytest.raises(NotImplementedError, match="saved-tensor hooks.*use_reentrant=True"):
-            call()
-    got = []
-    for reentrant in (True, False):
-        tx = torch.tensor(V, requires_grad=True)
-        torch.utils.checkpoint.checkpoint(lambda a: a.sin() * a, tx,
-                                          use_reentrant=reentrant).sum().backward()
-        got.append(tx.grad.numpy())
-    np.testing.assert_allclose(got[0], got[1], rtol=1e-6)
+
+def test_non_reentrant_recomputed_once_per_backward(device):
+    """One recomputation per backward (graph task), ``autograd.grad`` included; a backward
+    without ``retain_graph`` frees the placeholders: a second one raises PyTorch's error."""
+    def scenario(lib, device):
+        net = model(lib, device)
+        calls = counted(net)
+        trace = []
+        net, x, loss = run(lib, device, checkpointed=True, net=net, reentrant=False)
+        trace.append(dict(calls))
+        loss.backward(retain_graph=True)
+        trace.append(dict(calls))
+        lib.autograd.grad(loss, [x], retain_graph=True)
+        trace.append(dict(calls))
+        loss.backward()
+        trace.append(dict(calls))
+        return {"calls": trace, "again": err(lambda: loss.backward(), "a second time"),
+                "after": dict(calls)}
+
+    a, _ = assert_parity(scenario, device=device)
+    assert [t["3"] for t in a["calls"]] == [1, 2, 3, 4] and a["after"]["3"] == 4
+
+
+def test_non_reentrant_keeps_fewer_tensors_alive(device):
+    """Between forward and backward, the intermediates that the block's ops saved are not
+    kept (weak references to them die), as with the reentrant variant; without checkpointing
+    every one is alive."""
+    def scenario(lib, device):
+        out = {}
+        for mode in ("plain", "non_reentrant", "reentrant"):
+            refs = []
+
+            def block(a, refs=refs):
+                h = a
+                for _ in range(4):
+                    m = h * 1.5
+                    refs.append(weakref.ref(m))  # sin saves its input m
+                    h = m.sin()
+                return h
+
+            x = mk(lib, device, V, requires_grad=True)
+            y = block(x) if mode == "plain" else lib.utils.checkpoint.checkpoint(
+                block, x, use_reentrant=mode == "reentrant")
+            loss = y.sum()
+            gc.collect()
+            out[mode] = sum(r() is not None for r in refs)
+            loss.backward()
+            out[f"grad_{mode}"] = to_numpy(x.grad)
+        return out
+
+    a, _ = assert_parity(scenario, device=device)
+    assert a["plain"] == 4 and a["non_reentrant"] == 0 and a["reentrant"] == 0
+
+
+def test_non_reentrant_arguments_outputs_and_rng(device):
+    """Keyword arguments go to the function; nested outputs; non-tensor arguments; no argument
+    requiring grad (parameters inside still get gradients, unlike the reentrant variant);
+    no recording under no_grad; ``preserve_rng_state`` replays dropout."""
+    def scenario(lib, device):
+        ck = lib.utils.checkpoint.checkpoint
+        calls = []
+
+        def fn(a, scale, b=None, *, power=2):
+            calls.append((scale, power))
+            return {"y": (a * b).pow(power) * scale, "pair": (a.sin(), "tag")}
+
+        x = mk(lib, device, V, requires_grad=True)
+        w = mk(lib, device, V * 2, requires_grad=True)
+        out = ck(fn, x, 3.0, b=w, power=3, use_reentrant=False)
+        trace = {"graph": graph_trace(out["y"]), "tag": out["pair"][1]}
+        (out["y"].sum() + out["pair"][0].sum()).backward()
+        trace["grads"] = [to_numpy(x.grad), to_numpy(w.grad)]
+        net = model(lib, device)
+        y = ck(net, mk(lib, device, X), use_reentrant=False)
+        trace["no_input_requires_grad"] = (y.requires_grad, graph_trace(y))
+        y.sum().backward()
+        trace["param_grad"] = to_numpy(net[0].weight.grad)
+        with lib.no_grad():
+            trace["no_grad"] = ck(fn, x, 1.0, b=w, use_reentrant=False)["y"].requires_grad
+
+        def drop(a):
+            return lib.nn.functional.dropout(a.tanh(), 0.5) * 3
+
+        def grad_of(mode):
+            lib.manual_seed(7)
+            z = mk(lib, device, np.linspace(-1, 1, 64), requires_grad=True)
+            y = drop(z) if mode == "plain" else ck(drop, z, use_reentrant=False,
+                                                   preserve_rng_state=mode == "preserve")
+            after_forward = lib.get_rng_state()
+            y.sum().backward()
+            return to_numpy(z.grad), bool((lib.get_rng_state() == after_forward).all())
+
+        plain, _ = grad_of("plain")
+        kept, untouched = grad_of("preserve")
+        lost, _ = grad_of("no_preserve")
+        trace["rng"] = (bool(np.array_equal(plain, kept)), bool(np.array_equal(plain, lost)),
+                        untouched)
+        trace["calls"] = calls
+        return trace
+
+    a, _ = assert_parity(scenario, device=device)
+    assert a["rng"] == (True, False, True)
+
+
+def test_non_reentrant_context_fn_and_early_stop(device):
+    def scenario(lib, device):
+        ck = lib.utils.checkpoint
+        log = []
+
+        class Ctx:
+            def __init__(self, name):
+                self.name = name
+
+            def __enter__(self):
+                log.append(("enter", self.name))
+
+            def __exit__(self, *exc):
+                log.append(("exit", self.name))
+
+        def fn(a):
+            log.append("fn")
+            h = a.sin()
+            log.append("after sin")
+            return h.exp()
+
+        x = mk(lib, device, V, requires_grad=True)
+        y = ck.checkpoint(fn, x, use_reentrant=False,
+                          context_fn=lambda: (Ctx("forward"), Ctx("recompute")))
+        y.sum().backward()
+        log.append("-- no early stop")
+        with ck.set_checkpoint_early_stop(False):
+            y = ck.checkpoint(fn, x, use_reentrant=False)
+        y.sum().backward()
+        return log, to_numpy(x.grad)
+
+    assert_parity(scenario, device=device)
+
+
+def test_non_reentrant_errors(device):
+    """Recomputation that saves tensors of other shapes, or fewer tensors (CheckpointError, a
+    RuntimeError; not with ``determinism_check="none"``), a bad ``determinism_check``, a saved
+    tensor unpacked twice in one backward, an input modified in place before backward."""
+    def scenario(lib, device):
+        ck = lib.utils.checkpoint
+        state = {"n": 0}
+
+        def changing(a):  # the recomputation sees another shape
+            state["n"] += 1
+            return (a[:2] if state["n"] % 2 else a).sin().sum()
+
+        def fewer(a):  # the recomputation saves fewer tensors
+            state["n"] += 1
+            return a.sin().sin().sum() if state["n"] % 2 else (a * 2).sum()
+
+        class ReadsTwice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                ctx.save_for_backward(a)
+                return a * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                (a,) = ctx.saved_tensors
+                (a,) = ctx.saved_tensors
+                return g * 2
+
+        x = mk(lib, device, V, requires_grad=True)
+        out = {}
+        state["n"] = 0
+        y = ck.checkpoint(changing, x, use_reentrant=False)
+        e = None
+        try:
+            y.backward()
+        except RuntimeError as exc:
+            e = exc
+        out["metadata"] = (type(e).__name__, isinstance(e, RuntimeError),
+                           "have different metadata than during the forward pass" in str(e),
+                           "tensor at position 0" in str(e))
+        state["n"] = 0
+        y = ck.checkpoint(changing, x, use_reentrant=False, determinism_check="none")
+        out["metadata_unchecked"] = err(lambda: y.backward())
+        state["n"] = 0
+        y = ck.checkpoint(fewer, x, use_reentrant=False)
+        out["fewer"] = err(lambda: y.backward(), "A different number of tensors was saved",
+                           "Number of tensors saved during forward: 2",
+                           "Number of tensors saved during recomputation: 1")
+        out["bad_check"] = err(lambda: ck.checkpoint(changing, x, use_reentrant=False,
+                                                     determinism_check="strict"))
+        out["debug_and_context_fn"] = err(lambda: ck.checkpoint(
+            changing, x, use_reentrant=False, debug=True, context_fn=lambda: (None, None)))
+        y = ck.checkpoint(lambda a: ReadsTwice.apply(a.exp()), x, use_reentrant=False)
+        out["twice"] = err(lambda: y.sum().backward(), "already unpacked once")
+        h = x * 1
+        y = ck.checkpoint(lambda a: a.sin(), h, use_reentrant=False)
+        h.add_(1)
+        out["modified_input"] = err(lambda: y.sum().backward(),
+                                    "modified by an inplace operation")
+        out["error_class"] = issubclass(ck.CheckpointError, RuntimeError)
+        return out
+
+    assert_parity(scenario, device=device)
+
+
+def test_checkpoint_sequential_non_reentrant(device):
+    def scenario(lib, device):
+        net = model(lib, device)
+        x = mk(lib, device, X, requires_grad=True)
+        y = lib.utils.checkpoint.checkpoint_sequential(net, 3, x, use_reentrant=False)
+        graph = graph_trace(y)
+        y.pow(2).sum().backward()
+        return graph, grads(net, x)
+
+    assert_parity(scenario, device=device)
 
 
 def test_non_tensor_arguments_and_outputs(device):
@@ -389,3 +609,50 @@ def test_non_tensor_arguments_and_outputs(device):
     a, _ = assert_parity(scenario, device=device)
     for g, p in zip(a["grads"], a["plain_grads"]):
         np.testing.assert_allclose(g, p, rtol=1e-6)
+
+
+def test_non_reentrant_in_place_nested_and_saved_reads(device):
+    """In-place ops inside the function and an input returned as-is (the ordinary graph and
+    versions), backward through each output, the freed graph's error; a read of
+    ``node._saved_result`` outside backward recomputes each time; a checkpoint inside a
+    checkpoint."""
+    def scenario(lib, device):
+        ck = lib.utils.checkpoint.checkpoint
+
+        def foo(t1, t2, scale, t3):
+            t4 = t1 + t2 * t3
+            t5 = t1 * t2 + t3
+            t4 *= scale
+            t5 *= scale
+            return scale, t4, None, True, t5, "bar", t1
+
+        t1 = mk(lib, device, V, requires_grad=True)
+        t2 = mk(lib, device, V[::-1].copy(), requires_grad=True)
+        t3 = mk(lib, device, V * 3)
+        res = ck(foo, t1, t2, 4, t3, use_reentrant=False)
+        out = {"graph": [graph_trace(res[i]) for i in (1, 4, 6)],
+               "versions": [res[i]._version for i in (1, 4, 6)], "same": res[6] is t1}
+        res[1].sum().backward(retain_graph=True)
+        res[4].sum().backward(retain_graph=True)
+        out["grads"] = [to_numpy(t1.grad), to_numpy(t2.grad)]
+        res[4].sum().backward()
+        out["second"] = err(lambda: res[4].sum().backward(), "a second time")
+        # reading a saved tensor outside backward recomputes
+        calls = []
+
+        def g(a):
+            calls.append(1)
+            return a.exp()
+
+        y = ck(g, t1, use_reentrant=False)
+        out["saved_read"] = (to_numpy(y.grad_fn._saved_result), len(calls))
+        out["saved_read2"] = (to_numpy(y.grad_fn._saved_result), len(calls))
+        # nested checkpoint
+        y = ck(lambda a: ck(g, a.sin(), use_reentrant=False).cos(), t1, use_reentrant=False)
+        t1.grad = None
+        y.sum().backward()
+        out["nested"] = (to_numpy(t1.grad), len(calls))
+        return out
+
+    a, _ = assert_parity(scenario, device=device)
+    assert a["saved_read"][1] == 2 and a["saved_read2"][1] == 3

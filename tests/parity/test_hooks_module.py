@@ -426,7 +426,7 @@ def test_utils_hooks_exports():
     from minigrad.utils import hooks
 
     assert hooks.RemovableHandle is RemovableHandle
-    assert hooks.BackwardHookFunction._backward_cls().__name__ == "BackwardHookFunctionBackward"
+    assert hooks.BackwardHookFunction._backward_cls.__name__ == "BackwardHookFunctionBackward"
     f = hooks.unserializable_hook(lambda g: g)
     t = minigrad.ones(2, requires_grad=True)
     t.register_hook(f)
