@@ -144,6 +144,11 @@ def _baddbmm(lib, t):
     return fn(t["x"], t["a3"][:, :3], t["b3"][:, :, :4])
 
 
+def _prelu_double(lib, t):
+    x, w, g = t["a3"], t["v"][:3], t["b3"][:, :3, :4]  # g: a grad_output that requires grad
+    return lib.autograd.grad(lib.nn.functional.prelu(x, w), x, g, create_graph=True)[0]
+
+
 def _mse_double(lib, t):
     x, y, v = t["x"], t["y"], t["u"]  # both inputs and the grad_output (0-d) need grad
     out = lib.nn.functional.mse_loss(x, y)
@@ -285,6 +290,7 @@ CASES = {
     "NllLossBackward0": f"{F}.nll_loss(t['x'].log_softmax(1), lib.tensor(np.array([0, 3, 1])))",
     "PermuteBackward0": "t['a3'].permute(2, 0, 1)",
     "PreluKernelBackward0": f"{F}.prelu(t['a3'], t['v'][:3])",
+    "PreluKernelBackwardBackward0": _prelu_double,
     "PowBackward0": "t['x'] ** 2",
     "PowBackward1": "t['pos'] ** t['y']",
     "PowBackward2": "2 ** t['x']",
