@@ -149,6 +149,15 @@ def _prelu_double(lib, t):
     return lib.autograd.grad(lib.nn.functional.prelu(x, w), x, g, create_graph=True)[0]
 
 
+def _pointwise_double(name, **kw):
+    def case(lib, t):
+        x, y, v = t["x"], t["y"], t["u"]  # both inputs and the grad_output (0-d) need grad
+        out = getattr(lib.nn.functional, name)(x, y, **kw)
+        return lib.autograd.grad(out, x, v.sum(), create_graph=True)[0]
+
+    return case
+
+
 def _mse_double(lib, t):
     x, y, v = t["x"], t["y"], t["u"]  # both inputs and the grad_output (0-d) need grad
     out = lib.nn.functional.mse_loss(x, y)
@@ -254,6 +263,7 @@ CASES = {
     "HardtanhBackward0": f"{F}.hardtanh(t['x'], -0.5, 0.7)",
     "HardtanhBackwardBackward0": _hard_double("hardtanh"),
     "HuberLossBackward0": f"{F}.huber_loss(t['x'], t['y'], delta=0.6)",
+    "HuberLossBackwardBackward0": _pointwise_double("huber_loss", delta=0.6),
     "IndexBackward0": "t['x'][[0, 2, 2]]",
     "IndexPutBackward0": _setitem_mask,
     "LeakyReluBackward0": f"{F}.leaky_relu(t['x'], 0.1)",
@@ -326,6 +336,7 @@ CASES = {
     "ScaledDotProductFlashAttentionForCpuBackward0":
         f"{F}.scaled_dot_product_attention(t['x4'], t['x4'] * 2, t['x4'], is_causal=True)",
     "SmoothL1LossBackward0": f"{F}.smooth_l1_loss(t['x'], t['y'], beta=0.4)",
+    "SmoothL1LossBackwardBackward0": _pointwise_double("smooth_l1_loss", beta=0.4),
     "SubBackward0": "t['x'] - t['y']",
     "SumBackward0": "t['x'].sum()",
     "SumBackward1": "t['x'].sum(1)",
