@@ -10,8 +10,8 @@ Under ``create_graph=True``: ``hardtanh`` and ``hardswish`` backward are PyTorch
 nodes of their own (``HardtanhBackwardBackward0``, ``HardswishBackwardBackward0``); ``mish``
 uses tensor ops, as PyTorch's ``infinitely_differentiable_mish_backward``; ``hardsigmoid``'s
 backward has no derivative in PyTorch either (its node is ``torch::autograd::NotImplemented``,
-which raises when it runs). ``prelu``'s double backward (``PreluKernelBackwardBackward0`` in
-PyTorch) is not implemented here: it raises NotImplementedError.
+which raises when it runs); ``prelu``'s is ``PreluKernelBackwardBackward0`` (two outputs, one
+node, as PyTorch's).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, record
 from . import pointwise as P
-from ._util import quiet_fp, wrap_scalar
+from ._util import quiet_fp, sum_to, wrap_scalar
 from .nn_activation import _float_kernel, no_double_backward
 from .scalar import add_scalar
 
@@ -257,8 +257,9 @@ def mish(input: Tensor) -> Tensor:
 class PreluKernelBackward0(Node):
     """z = self if self > 0 else weight * self (``weight`` already viewed to broadcast).
     dz/dself = grad where self > 0, else weight * grad; dz/dweight = sum over the broadcast
-    dims of (0 where self > 0, else self * grad) — PyTorch's ``_prelu_kernel_backward``.
-    Saves: self, weight. Double backward is not supported (NotImplementedError)."""
+    dims of (0 where self > 0, else self * grad) — PyTorch's ``_prelu_kernel_backward``, one
+    two-output kernel (``PreluKernelBackwardBackward0`` under create_graph). Saves: self,
+    weight."""
 
     def __init__(self, input, weight):
         Node.__init__(self)
@@ -266,19 +267,56 @@ class PreluKernelBackward0(Node):
         self._save("weight", weight)
 
     def backward(self, g):
-        no_double_backward(self)
-        x, w = self._get("self")._data, self._get("weight")._data
-        gd = g._data
-        pos = x > 0
         (n_x, _), (n_w, _) = self.next_functions
-        g_x = _make(np.where(pos, gd, w * gd), gd) if n_x else None
-        g_w = None
-        if n_w:
-            full = np.where(pos, 0, x * gd)
-            lead = full.ndim - w.ndim
-            axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(w.shape) if n == 1)
-            g_w = _make(full.sum(axis=axes, keepdims=True).reshape(w.shape), w)
-        return g_x, g_w
+        w = self._get("weight")
+        g_x, g_w = prelu_kernel_backward(g, self._get("self"), w)
+        # (the kernel's weight gradient has the input's shape; summed back as PyTorch does)
+        return (g_x if n_x else None), (sum_to(g_w, tuple(w.shape)) if n_w else None)
+
+
+class PreluKernelBackwardBackward0(Node):
+    """(gx, gw) = _prelu_kernel_backward(grad_output, self, weight), gx = where(self > 0,
+    grad_output, weight * grad_output), gw = sum_to(where(self > 0, 0, self * grad_output)).
+    With incoming (ggx, ggw): dgrad_output = where(self >= 0, ggx, ggx * weight + ggw * self);
+    dself = where(self >= 0, 0, grad_output * ggw); dweight = sum_to(where(self >= 0, 0,
+    grad_output * ggx)) (derivatives.yaml). Saves: grad_output, self, weight. Third order is
+    not supported."""
+
+    def __init__(self, grad_output, input, weight):
+        Node.__init__(self)
+        self._save("grad_output", grad_output)
+        self._save("self", input)
+        self._save("weight", weight)
+
+    def backward(self, ggx, ggw):
+        no_double_backward(self)
+        go, x, w = (self._get(n)._data for n in ("grad_output", "self", "weight"))
+        a, b = ggx._data, ggw._data
+        nonneg = x >= 0
+        (n_go, _), (n_x, _), (n_w, _) = self.next_functions
+        d_go = _make(np.where(nonneg, a, a * w + b * x), go) if n_go else None
+        d_x = _make(np.where(nonneg, 0, go * b), x) if n_x else None
+        d_w = _make(_sum_to(np.where(nonneg, 0, go * a), w.shape), w) if n_w else None
+        return d_go, d_x, d_w
+
+
+def _sum_to(full: np.ndarray, shape: tuple) -> np.ndarray:
+    lead = full.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
+                                      if n == 1 and full.shape[lead + i] != 1)
+    return full.sum(axis=axes, keepdims=True).reshape(shape) if axes else full.reshape(shape)
+
+
+def prelu_kernel_backward(grad_output, self, weight):
+    """``aten::_prelu_kernel_backward``: ``(grad_input, grad_weight)`` in one kernel; node
+    ``PreluKernelBackwardBackward0`` (create_graph)."""
+    x, w, gd = self._data, weight._data, grad_output._data
+    pos = x > 0
+    g_x = _make(np.where(pos, gd, w * gd), gd)
+    g_w = _make(np.where(pos, 0, x * gd), w)
+    record(PreluKernelBackwardBackward0, (g_x, g_w), (grad_output, self, weight), grad_output,
+           self, weight)
+    return g_x, g_w
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:

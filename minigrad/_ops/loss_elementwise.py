@@ -5,9 +5,10 @@ Mirrors ``aten/src/ATen/native/Loss.cpp`` and ``tools/autograd/derivatives.yaml`
 ``binary_cross_entropy``, ``smooth_l1_loss`` and ``huber_loss`` are one kernel each, with one
 node (``BinaryCrossEntropyBackward0``, ``SmoothL1LossBackward0``, ``HuberLossBackward0``) that
 saves ``self``, ``target``, the scalar options and ``reduction`` (0 none, 1 mean, 2 sum);
-``kl_div`` is a composition of ordinary ops, as in ATen. The backward kernels are NumPy, so
-double backward through these three nodes raises NotImplementedError (PyTorch has
-``...BackwardBackward0`` nodes there).
+``kl_div`` is a composition of ordinary ops, as in ATen. Smooth L1 and Huber have PyTorch's
+second-order nodes (``SmoothL1LossBackwardBackward0``, ``HuberLossBackwardBackward0``); double
+backward through ``BinaryCrossEntropyBackward0`` raises NotImplementedError (PyTorch records
+``BinaryCrossEntropyBackwardBackward0`` there).
 """
 
 from __future__ import annotations
@@ -114,42 +115,135 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None,
 
 
 # ----------------------------------------------------------------------------- smooth l1 / huber
-class SmoothL1LossBackward0(Node):
+def _smooth_factor(d, beta):
+    return np.where(d < -beta, -1, np.where(d > beta, 1, d / beta))
+
+
+def _huber_factor(d, delta):
+    return np.where(d < -delta, -delta, np.where(d > delta, delta, d))
+
+
+class _PointwiseLossNode(Node):
+    """The first-order node of smooth L1 / Huber: one backward kernel per input, the target's
+    with ``self`` and ``target`` swapped (as derivatives.yaml)."""
+
+    _param = ""
+
+    def __init__(self, input, target, reduction, param):
+        Node.__init__(self)
+        self._save(self._param, param)
+        self._save("reduction", reduction)
+        self._save("self", input)
+        self._save("target", target)
+
+    def backward(self, g):
+        (n_x, _), (n_t, _) = self.next_functions
+        x, t, s = self._get("self"), self._get("target"), self._saved
+        args = (s["reduction"], s[self._param])
+        g_x = self._kernel(g, x, t, *args) if n_x else None
+        g_t = self._kernel(g, t, x, *args) if n_t else None
+        return g_x, g_t
+
+
+class _PointwiseLossGradNode(Node):
+    """Second order of smooth L1 / Huber: dgrad_output = the backward kernel applied to grad
+    (summed to grad_output's shape); dself = norm * grad * grad_output *
+    (the factor's slope); dtarget = -dself. Third order is not supported."""
+
+    _param = ""
+
+    def __init__(self, grad_output, input, target, reduction, param):
+        Node.__init__(self)
+        self._save(self._param, param)
+        self._save("grad_output", grad_output)
+        self._save("reduction", reduction)
+        self._save("self", input)
+        self._save("target", target)
+
+    def backward(self, g):
+        no_double_backward(self)
+        (n_go, _), (n_x, _), (n_t, _) = self.next_functions
+        x, t = self._get("self")._data, self._get("target")._data
+        red, p = self._saved["reduction"], self._saved[self._param]
+        d = x - t
+        norm = np.asarray(_norm(red, d.size), d.dtype)
+        gd = g._data
+        g_go = None
+        if n_go:  # (summed to grad_output's shape: 0-d unless reduction is 'none')
+            full = np.asarray(norm * gd * self._factor(d, p), d.dtype)
+            shape = self._get("grad_output")._data.shape
+            g_go = Tensor._make(np.asarray(full.sum() if shape == () else full, d.dtype))
+        slope = np.asarray(norm * gd * self._get("grad_output")._data * self._slope(d, p),
+                           d.dtype)
+        return (g_go, Tensor._make(slope) if n_x else None,
+                Tensor._make(-slope) if n_t else None)
+
+
+class SmoothL1LossBackwardBackward0(_PointwiseLossGradNode):
+    """z = smooth_l1_loss_backward(grad_output, self, target, reduction, beta) = norm *
+    grad_output * (d / beta where |d| <= beta, else sign(d)), d = self - target. Slope:
+    (|d| < beta) / beta. Saves: beta, grad_output, reduction, self, target."""
+
+    _param = "beta"
+    _factor = staticmethod(_smooth_factor)
+
+    @staticmethod
+    def _slope(d, beta):
+        return (np.abs(d) < beta) / beta
+
+
+class HuberLossBackwardBackward0(_PointwiseLossGradNode):
+    """z = huber_loss_backward(grad_output, self, target, reduction, delta) = norm *
+    grad_output * clamp(d, -delta, delta), d = self - target. Slope: (|d| < delta).
+    Saves: delta, grad_output, reduction, self, target."""
+
+    _param = "delta"
+    _factor = staticmethod(_huber_factor)
+
+    @staticmethod
+    def _slope(d, delta):
+        return (np.abs(d) < delta).astype(d.dtype)
+
+
+def _pointwise_backward(node_cls, grad_output, self, target, red, param):
+    d = self._data - target._data
+    norm = np.asarray(_norm(red, d.size), d.dtype)
+    out = Tensor._make(np.asarray(norm * grad_output._data * node_cls._factor(d, param),
+                                  d.dtype))
+    record(node_cls, out, (grad_output, self, target), grad_output, self, target, red, param)
+    return out
+
+
+def smooth_l1_loss_backward(grad_output, self, target, reduction, beta) -> Tensor:
+    """``aten::smooth_l1_loss_backward``, one kernel; node ``SmoothL1LossBackwardBackward0``."""
+    return _pointwise_backward(SmoothL1LossBackwardBackward0, grad_output, self, target,
+                               reduction, beta)
+
+
+def huber_loss_backward(grad_output, self, target, reduction, delta) -> Tensor:
+    """``aten::huber_loss_backward``, one kernel; node ``HuberLossBackwardBackward0``."""
+    return _pointwise_backward(HuberLossBackwardBackward0, grad_output, self, target,
+                               reduction, delta)
+
+
+class SmoothL1LossBackward0(_PointwiseLossNode):
     """z = 0.5 * d² / beta where |d| < beta, else |d| - 0.5 * beta (d = self - target).
-    dz/dself = grad * (d / beta where |d| <= beta, else sign(d)); dz/dtarget = -dz/dself;
+    dz/dself = smooth_l1_loss_backward(grad, self, target) = grad * (d / beta where
+    |d| <= beta, else sign(d)); dz/dtarget = smooth_l1_loss_backward(grad, target, self);
     ``/ numel`` for mean. Saves: beta, reduction, self, target."""
 
-    def __init__(self, input, target, reduction, beta):
-        Node.__init__(self)
-        self._save("beta", beta)
-        self._save("reduction", reduction)
-        self._save("self", input)
-        self._save("target", target)
-
-    def backward(self, g):
-        d = self._get("self")._data - self._get("target")._data
-        beta = self._saved["beta"]
-        dd = np.where(d < -beta, -1, np.where(d > beta, 1, d / beta))
-        return _grads(self, g, np.asarray(dd, d.dtype), None)
+    _param = "beta"
+    _kernel = staticmethod(smooth_l1_loss_backward)
 
 
-class HuberLossBackward0(Node):
+class HuberLossBackward0(_PointwiseLossNode):
     """z = 0.5 * d² where |d| < delta, else delta * (|d| - 0.5 * delta) (d = self - target).
-    dz/dself = grad * (d where |d| <= delta, else delta * sign(d)); dz/dtarget = -dz/dself;
-    ``/ numel`` for mean. Saves: delta, reduction, self, target."""
+    dz/dself = huber_loss_backward(grad, self, target) = grad * clamp(d, -delta, delta);
+    dz/dtarget = huber_loss_backward(grad, target, self); ``/ numel`` for mean.
+    Saves: delta, reduction, self, target."""
 
-    def __init__(self, input, target, reduction, delta):
-        Node.__init__(self)
-        self._save("delta", delta)
-        self._save("reduction", reduction)
-        self._save("self", input)
-        self._save("target", target)
-
-    def backward(self, g):
-        d = self._get("self")._data - self._get("target")._data
-        delta = self._saved["delta"]
-        dd = np.where(d < -delta, -delta, np.where(d > delta, delta, d))
-        return _grads(self, g, np.asarray(dd, d.dtype), None)
+    _param = "delta"
+    _kernel = staticmethod(huber_loss_backward)
 
 
 def _pointwise_loss(node_cls, input, target, red, param, fn):

@@ -500,8 +500,8 @@ def _(L):
 @case("load_state_dict_missing", "RuntimeError", "Missing key(s) in state_dict: \"2.bias\".",
       changes="torch_only")
 def _(L):
-    """PyTorch copies every entry it has before it reports the missing key; minigrad checks
-    the keys first and loads nothing."""
+    """PyTorch copies every entry it has before it reports the missing key; minigrad runs the
+    same flow, then restores every tensor before raising."""
     m = mlp(L)
     sd = {k: v.clone() for k, v in m.state_dict().items() if k != "2.bias"}
     sd["0.weight"] = sd["0.weight"] + 1
@@ -511,8 +511,8 @@ def _(L):
 @case("load_state_dict_unexpected", "RuntimeError", "Unexpected key(s) in state_dict: "
       "\"3.weight\".", changes="torch_only")
 def _(L):
-    """PyTorch loads the known entries, then reports the unexpected one; minigrad loads
-    nothing."""
+    """PyTorch loads the known entries, then reports the unexpected one; minigrad restores
+    them before raising."""
     m = mlp(L)
     sd = {k: v.clone() + 1 for k, v in m.state_dict().items()}
     sd["3.weight"] = L.ones(2)
@@ -522,7 +522,7 @@ def _(L):
 @case("load_state_dict_shape", "RuntimeError", "size mismatch for 2.weight: copying a param with "
       "shape", changes="torch_only")
 def _(L):
-    """PyTorch copies the entries that match before it raises; minigrad loads nothing."""
+    """PyTorch copies the entries that match before it raises; minigrad restores them."""
     m = mlp(L)
     sd = {k: v.clone() + 1 for k, v in m.state_dict().items()}
     sd["2.weight"] = L.ones(3, 4)

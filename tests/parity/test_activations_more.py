@@ -222,3 +222,22 @@ def test_prelu_errors(device):
         }
 
     assert_parity(scenario, device=device)
+
+
+@pytest.mark.parametrize("wshape", [(4,), (1,)], ids=str)
+def test_prelu_double_backward(device, wshape):
+    arr = rand(3, 4, 2, dtype=np.float64)
+    go = rand(3, 4, 2, dtype=np.float64)
+    warr = np.full(wshape, 0.3) + (np.arange(4) * 0.1 if wshape == (4,) else 0)
+
+    def scenario(lib, device):
+        x, w, g = leaf(lib, arr, device), leaf(lib, warr, device), leaf(lib, go, device)
+        out = lib.nn.functional.prelu(x * 1, w)
+        gx, gw = lib.autograd.grad(out, (x, w), g, create_graph=True)
+        trace = {"gx": to_numpy(gx), "gw": to_numpy(gw), "graph": graph_trace(gx),
+                 "graph_w": graph_trace(gw), "saved": _saved(gx.grad_fn.next_functions[0][0])}
+        ((gx * gx).sum() + (gw * gw).sum() * 3).backward()
+        trace["grads"] = [to_numpy(t.grad) for t in (x, w, g)]
+        return trace
+
+    assert_parity(scenario, device=device, rtol=1e-10, atol=1e-12)

@@ -193,3 +193,21 @@ def test_errors(device):
         }
 
     assert_parity(scenario, device=device)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("fn,kw", [("smooth_l1_loss", {"beta": 0.5}),
+                                   ("huber_loss", {"delta": 0.7})], ids=["smooth", "huber"])
+def test_double_backward(device, fn, kw, reduction):
+    def scenario(lib, device):
+        x, t = leaf(lib, X, device), leaf(lib, T, device)
+        out = getattr(lib.nn.functional, fn)(x, t, reduction=reduction, **kw)
+        go = leaf(lib, np.full(tuple(out.shape), 0.7), device)
+        gx, gt = lib.autograd.grad(out, (x, t), go, create_graph=True)
+        trace = {"gx": to_numpy(gx), "gt": to_numpy(gt), "graph": graph_trace(gx),
+                 "graph_t": graph_trace(gt), "saved": _saved(gx.grad_fn)}
+        (gx * gx).sum().backward()
+        trace["grads"] = [to_numpy(a.grad) for a in (x, t, go)]
+        return trace
+
+    assert_parity(scenario, device=device, rtol=1e-12, atol=1e-12)

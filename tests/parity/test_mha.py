@@ -6,6 +6,8 @@ cross-attention, ``batch_first``, ``need_weights`` (with and without averaging),
 ``add_zero_attn``, unbatched input.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -91,8 +93,11 @@ def test_multihead_attention(device, name):
         for key in ("attn_mask", "key_padding_mask"):
             if key in kwargs:
                 kwargs[key] = leaf(lib, masks[kwargs[key]], device, requires_grad=False)
-        out, w = m(q, k, v, **kwargs)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out, w = m(q, k, v, **kwargs)
         trace = {"out": to_numpy(out), "weights": None if w is None else to_numpy(w),
+                 "warnings": [str(x.message) for x in caught],
                  "graph": graph_trace(out), "keys": list(m.state_dict()),
                  "params": [n for n, _ in m.named_parameters()]}
         (out * out).sum().backward()

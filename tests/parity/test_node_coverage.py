@@ -144,6 +144,20 @@ def _baddbmm(lib, t):
     return fn(t["x"], t["a3"][:, :3], t["b3"][:, :, :4])
 
 
+def _prelu_double(lib, t):
+    x, w, g = t["a3"], t["v"][:3], t["b3"][:, :3, :4]  # g: a grad_output that requires grad
+    return lib.autograd.grad(lib.nn.functional.prelu(x, w), x, g, create_graph=True)[0]
+
+
+def _pointwise_double(name, **kw):
+    def case(lib, t):
+        x, y, v = t["x"], t["y"], t["u"]  # both inputs and the grad_output (0-d) need grad
+        out = getattr(lib.nn.functional, name)(x, y, **kw)
+        return lib.autograd.grad(out, x, v.sum(), create_graph=True)[0]
+
+    return case
+
+
 def _mse_double(lib, t):
     x, y, v = t["x"], t["y"], t["u"]  # both inputs and the grad_output (0-d) need grad
     out = lib.nn.functional.mse_loss(x, y)
@@ -273,6 +287,7 @@ CASES = {
     "HardtanhBackward0": f"{F}.hardtanh(t['x'], -0.5, 0.7)",
     "HardtanhBackwardBackward0": _hard_double("hardtanh"),
     "HuberLossBackward0": f"{F}.huber_loss(t['x'], t['y'], delta=0.6)",
+    "HuberLossBackwardBackward0": _pointwise_double("huber_loss", delta=0.6),
     "IndexBackward0": "t['x'][[0, 2, 2]]",
     "IndexPutBackward0": _setitem_mask,
     "LeakyReluBackward0": f"{F}.leaky_relu(t['x'], 0.1)",
@@ -309,6 +324,7 @@ CASES = {
     "NllLossBackward0": f"{F}.nll_loss(t['x'].log_softmax(1), lib.tensor(np.array([0, 3, 1])))",
     "PermuteBackward0": "t['a3'].permute(2, 0, 1)",
     "PreluKernelBackward0": f"{F}.prelu(t['a3'], t['v'][:3])",
+    "PreluKernelBackwardBackward0": _prelu_double,
     "PowBackward0": "t['x'] ** 2",
     "PowBackward1": "t['pos'] ** t['y']",
     "PowBackward2": "2 ** t['x']",
@@ -344,6 +360,7 @@ CASES = {
     "ScaledDotProductFlashAttentionForCpuBackward0":
         f"{F}.scaled_dot_product_attention(t['x4'], t['x4'] * 2, t['x4'], is_causal=True)",
     "SmoothL1LossBackward0": f"{F}.smooth_l1_loss(t['x'], t['y'], beta=0.4)",
+    "SmoothL1LossBackwardBackward0": _pointwise_double("smooth_l1_loss", beta=0.4),
     "SubBackward0": "t['x'] - t['y']",
     "SumBackward0": "t['x'].sum()",
     "SumBackward1": "t['x'].sum(1)",

@@ -249,6 +249,7 @@ class PReLU(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Refill ``weight`` with ``init`` (in place)."""
         from .. import init as _init
 
         _init.constant_(self.weight, self.init)
