@@ -25,7 +25,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, record
-from ._util import empty_preserving, quiet_fp, saved_int, sum_to
+from ._util import empty_preserving, quiet_fp, saved_int
 from .activation import _softmax_backward_data
 from .linalg import matmul
 from .nn_activation import no_double_backward
@@ -187,39 +187,3 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if dropout_p > 0.0 and dropout_fn is not None:
         attn = dropout_fn(attn, dropout_p)
     return matmul(attn, value)
-
-
-# ----------------------------------------------------------------------------- baddbmm
-class BaddbmmBackward0(Node):
-    """z = beta * self + alpha * (batch1 @ batch2), self broadcast to (B, n, p).
-    dz/dself = beta * grad (summed back to self's shape); dz/dbatch1 = alpha * grad @
-    batch2^T; dz/dbatch2 = alpha * batch1^T @ grad. Saves: alpha, batch1, batch2, beta."""
-
-    def __init__(self, batch1, batch2, alpha, beta, self_shape):
-        Node.__init__(self)
-        self._save("alpha", alpha)
-        self._save("batch1", batch1)
-        self._save("batch2", batch2)
-        self._save("beta", beta)
-        self._shape = self_shape
-
-    def backward(self, g):
-        (n_s, _), (n_1, _), (n_2, _) = self.next_functions
-        s = self._saved
-        g_s = mul_scalar(g, s["beta"]) if n_s else None
-        if g_s is not None and tuple(g_s.shape) != self._shape:
-            g_s = sum_to(g_s, self._shape)
-        g_1 = mul_scalar(g.bmm(self._get("batch2").transpose(1, 2)), s["alpha"]) if n_1 else None
-        g_2 = mul_scalar(self._get("batch1").transpose(1, 2).bmm(g), s["alpha"]) if n_2 else None
-        return g_s, g_1, g_2
-
-
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
-    """``beta * input + alpha * (batch1 @ batch2)`` (``torch.baddbmm``): batch1 (B, n, m),
-    batch2 (B, m, p), input broadcastable to (B, n, p). Node ``BaddbmmBackward0``."""
-    prod = batch1._data @ batch2._data
-    res = np.asarray(beta, prod.dtype) * input._data + np.asarray(alpha, prod.dtype) * prod
-    out = Tensor._make(res.astype(prod.dtype, copy=False))
-    record(BaddbmmBackward0, out, (input, batch1, batch2), batch1, batch2, alpha, beta,
-           tuple(input.shape))
-    return out

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from .. import _creation
-from .._ops import attention as _attn
+from .._ops.linalg_more import baddbmm
 from .._ops.shape import cat as _cat
 from .._tensor import Tensor
 
@@ -195,7 +195,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         E = q.shape[-1]
         q_scaled = q * math.sqrt(1.0 / float(E))
         if attn_mask is not None:
-            weights = _attn.baddbmm(attn_mask, q_scaled, k.transpose(-2, -1))
+            weights = baddbmm(attn_mask, q_scaled, k.transpose(-2, -1))
         else:
             weights = q_scaled.bmm(k.transpose(-2, -1))
         weights = F.softmax(weights, dim=-1)

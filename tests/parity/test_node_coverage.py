@@ -135,15 +135,6 @@ def _hard_double(name):
     return case
 
 
-def _baddbmm(lib, t):
-    """``torch.baddbmm``; minigrad has it as the op multi-head attention records."""
-    if lib.__name__ == "torch":
-        fn = lib.baddbmm
-    else:
-        from minigrad._ops.attention import baddbmm as fn
-    return fn(t["x"], t["a3"][:, :3], t["b3"][:, :, :4])
-
-
 def _prelu_double(lib, t):
     x, w, g = t["a3"], t["v"][:3], t["b3"][:, :3, :4]  # g: a grad_output that requires grad
     return lib.autograd.grad(lib.nn.functional.prelu(x, w), x, g, create_graph=True)[0]
@@ -268,7 +259,6 @@ CASES = {
     "DivBackward1": _prob_ce,
     "AddBackward1": _smooth_prob_ce,
     "DotBackward0": "t['v'] @ t['u']",
-    "BaddbmmBackward0": _baddbmm,
     "BinaryCrossEntropyBackward0": f"{F}.binary_cross_entropy(t['pos'] / 2, t['pos'] / 3)",
     "EluBackward0": f"{F}.elu(t['x'], 0.7)",
     "EluBackward1": f"{F}.elu(t['x'] * 1, 0.7, inplace=True)",
