@@ -19,7 +19,9 @@ The page is computed without running a test, from three sources:
   ``lib.name``/``L.name``/``torch.name``/``minigrad.name`` for ``torch``;
   ``lib.nn.functional.name``, ``F.name`` for ``torch.nn.functional`` (likewise ``nn.``,
   ``lib.autograd.``, ``lib.autograd.graph.``, ``lib.optim.lr_scheduler.``, ...), also through a
-  local alias (``F = lib.nn.functional``, ``import minigrad.nn.functional as F``); any other
+  local alias (``F = lib.nn.functional``, ``import minigrad.nn.functional as F``) or a helper
+  of the same file that returns the namespace (``def _data(lib): return lib.utils.data``,
+  then ``_data(lib).Subset`` or ``data = _data(lib)``); any other
   base (``x.name``, ``m.weight.name``, ``f(x).name``) counts for ``torch.Tensor``. A
   ``getattr(ns, "name")`` counts as ``ns.name``; ``getattr(ns, variable)`` on a namespace other
   than ``torch`` and ``torch.Tensor`` (``getattr(lib.nn, cls)``, the tables of module and
@@ -203,18 +205,27 @@ class _Scanner:
         self.used: dict = {ns: set() for ns in NS_NAMES}
         self.dynamic: set = set()  # namespaces looked up with getattr(ns, variable)
         self.strings: set = set()
+        self.helpers: dict = {}  # functions of the file that return a namespace
+        for node in getattr(tree, "body", []):
+            if isinstance(node, ast.FunctionDef) and len(node.body) == 1 and isinstance(
+                    node.body[0], ast.Return) and node.body[0].value is not None:
+                ns = self._base(node.body[0].value, [dict(DEFAULT_ALIASES)], module_only=True)
+                if ns is not None:
+                    self.helpers[node.name] = ns
         self._visit(tree, [dict(DEFAULT_ALIASES)])
 
     # -- aliases ---------------------------------------------------------------------------
     def _own_nodes(self, scope):
-        """The nodes of ``scope``'s body, not descending into nested functions or classes."""
-        stack = list(ast.iter_child_nodes(scope))
+        """The statements of ``scope``'s body (those of ``if``/``for``/``with``/``try`` too),
+        not those of nested functions or classes: where names are bound."""
+        stack = list(getattr(scope, "body", []))
         while stack:
             node = stack.pop()
             yield node
-            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
-                                     ast.ClassDef)):
-                stack.extend(ast.iter_child_nodes(node))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                stack.extend(getattr(node, field, []) or [])
 
     def _aliases(self, scope, scopes) -> dict:
         """Names bound in ``scope`` to one of the namespaces (``F = lib.nn.functional``,
@@ -249,6 +260,9 @@ class _Scanner:
         none of ours (``np.``, ``pytest.``, ``lib.nn.init.``)."""
         if isinstance(node, ast.Constant):
             return None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+                node.func.id in getattr(self, "helpers", {})):
+            return self.helpers[node.func.id]  # _data(lib), with def _data(lib): return ...
         parts = _chain(node)
         if parts is None:
             return None if module_only else "torch.Tensor"
@@ -418,7 +432,9 @@ def generate(cov: dict | None = None) -> str:
         + ": an attribute access or call `lib.name` (`lib`, `L`, `torch` or `minigrad`: "
         "`torch`), `F.name`/`lib.nn.functional.name` (`torch.nn.functional`), `nn.Name`, "
         "`lib.autograd.name`, `lib.optim.lr_scheduler.Name`, ... (also through local aliases "
-        "such as `F = lib.nn.functional`), any other base such as `x.name(` or `m.weight.name` "
+        "such as `F = lib.nn.functional`, or a one-line helper of the same file that returns "
+        "the namespace, as `def _data(lib): return lib.utils.data`), any other base such as "
+        "`x.name(` or `m.weight.name` "
         "(`torch.Tensor`); `getattr(ns, \"name\")`; and, in a file that looks names up with "
         "`getattr(ns, variable)` (tables of module, loss or optimizer names), the string "
         "literals that are names of `ns` (not for `torch` and `torch.Tensor`, whose op tables "
