@@ -401,6 +401,13 @@ def coverage() -> dict:
     return out
 
 
+MAX_LINKS = 6  # files linked per name (parity test files first); the rest are counted
+
+
+def _file_order(file: str):
+    return (not file.startswith("tests/parity/"), file)
+
+
 def _link(file: str) -> str:
     return f"[`{Path(file).name}`](../{file})"
 
@@ -440,7 +447,7 @@ def generate(cov: dict | None = None) -> str:
         "literals that are names of `ns` (not for `torch` and `torch.Tensor`, whose op tables "
         "are keyed by case ids). The rule over-approximates: it says that the parity suite "
         "uses the name, not that every argument of it is covered. The files that use it are "
-        "linked.",
+        f"linked (at most {MAX_LINKS}, those of `tests/parity` first).",
         f"- **{UNTESTED}**: minigrad has the name (support may be partial: its docstring says "
         "what is missing), and no parity scenario uses it.",
         f"- **{MISSING}**: minigrad has no such name; the reason is given where leaving it out "
@@ -471,7 +478,10 @@ def generate(cov: dict | None = None) -> str:
     for ns, rows in cov.items():
         lines += ["", f"## `{ns}`", "", "| Name | Status | Tests / reason |", "|---|---|---|"]
         for name, status, files, why in rows:
-            detail = ", ".join(_link(f) for f in files) if files else why
+            shown = sorted(files, key=_file_order)[:MAX_LINKS]
+            detail = ", ".join(_link(f) for f in shown) if files else why
+            if len(files) > len(shown):
+                detail += f" and {len(files) - len(shown)} more"
             if files and why:  # used under another name of the same object
                 detail += f" (as `{why}`)"
             mark = {TESTED: "✓ " + TESTED, UNTESTED: "○ " + UNTESTED, MISSING: "✗ " + MISSING}
