@@ -25,7 +25,9 @@ The page is computed without running a test, from three sources:
   base (``x.name``, ``m.weight.name``, ``f(x).name``) counts for ``torch.Tensor``. A
   ``getattr(ns, "name")`` counts as ``ns.name``; ``getattr(ns, variable)`` on a namespace other
   than ``torch`` and ``torch.Tensor`` (``getattr(lib.nn, cls)``, the tables of module and
-  optimizer names) counts every string literal of that file that is a name of ``ns``. The rule
+  optimizer names) counts every string literal of that file that is a name of ``ns``. A name
+  bound to the same object as a used one, in PyTorch and in minigrad (``torch.double`` is
+  ``torch.float64``, ``torch.autograd.no_grad`` is ``torch.no_grad``), counts too. The rule
   over-approximates (a ``.split`` on a string counts for ``Tensor.split``): "parity-tested"
   means that the parity suite exercises the name, not that every argument is covered.
 
@@ -445,7 +447,10 @@ def generate(cov: dict | None = None) -> str:
         "(`torch.Tensor`); `getattr(ns, \"name\")`; and, in a file that looks names up with "
         "`getattr(ns, variable)` (tables of module, loss or optimizer names), the string "
         "literals that are names of `ns` (not for `torch` and `torch.Tensor`, whose op tables "
-        "are keyed by case ids). The rule over-approximates: it says that the parity suite "
+        "are keyed by case ids). A name bound to the same object as a used name, in PyTorch "
+        "and in minigrad, counts too (`torch.double` is `torch.float64`, "
+        "`torch.autograd.no_grad` is `torch.no_grad`: shown as \"(as `torch.float64`)\"). "
+        "The rule over-approximates: it says that the parity suite "
         "uses the name, not that every argument of it is covered. The files that use it are "
         f"linked (at most {MAX_LINKS}, those of `tests/parity` first).",
         f"- **{UNTESTED}**: minigrad has the name (support may be partial: its docstring says "
