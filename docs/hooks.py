@@ -209,6 +209,19 @@ def toc_tokens(content: str) -> list:
     return root
 
 
+_REPO_LINK = re.compile(r"\[`([^`\]]+)`\]\(\.\./((?:tests|minigrad)/[^)\s]+)\)")
+
+
+def on_page_markdown(markdown, page, config, files):
+    """The API coverage page links the test files relative to the repository (for reading it
+    on the forge); the site has no such files, so there they are code names whose tooltip is
+    the path."""
+    if page.file.src_uri == "api-coverage.md":
+        markdown = _REPO_LINK.sub(lambda m: f'<code title="{m.group(2)}">{m.group(1)}</code>',
+                                  markdown)
+    return markdown
+
+
 def on_page_content(content, page, config, files):
     """A chapter's table of contents from its rendered headings.
 

@@ -91,7 +91,7 @@ def site(tmp_path_factory):
 @pytest.mark.docs
 def test_build_is_strict_and_has_every_page(site):
     for page in ["index.html", "getting-started/index.html", "parity-coverage/index.html",
-                 "benchmarks/index.html", "tutorials/index.html"]:
+                 "benchmarks/index.html", "tutorials/index.html", "api-coverage/index.html"]:
         assert (site / page).is_file(), page
     for concept in ["graph", "engine", "versions", "retain_graph", "higher_order",
                     "functional_api", "checkpointing", "modules", "hooks", "rendering",
