@@ -28,7 +28,6 @@ NOT_PARITY_TESTABLE = {"torch.seed", "torch.cuda.seed"}
 # Supported names with no parity test yet: untested as of 2026-12-02 (this branch, and main at
 # cbb5048 with this branch merged). The lead decides: write the test, then drop the name here.
 UNTESTED_AS_OF_2026_12_02 = {
-    "torch.default_generator",  # minigrad's has no methods yet (random values come from NumPy)
     "torch.utils.data.Sampler",  # main: only its subclasses are used
     "torch.nn.functional.multi_head_attention_forward",  # main: only via nn.MultiheadAttention
     "torch.cuda.init", "torch.cuda.set_device",  # main
