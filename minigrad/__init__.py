@@ -45,7 +45,6 @@ from ._ops.pointwise import (
     allclose,
     ceil,
     clamp,
-    clamp_min,
     cos,
     div,
     eq,
@@ -69,7 +68,6 @@ from ._ops.pointwise import (
     neg,
     pow,
     reciprocal,
-    round,
     rsqrt,
     rsub,
     sigmoid,
@@ -81,6 +79,43 @@ from ._ops.pointwise import (
     sub,
     tanh,
     where,
+)
+from ._ops.pointwise_binary import (
+    addcdiv,
+    addcmul,
+    atan2,
+    fmax,
+    fmin,
+    fmod,
+    hypot,
+    lerp,
+    remainder,
+)
+from ._ops.pointwise_unary import (
+    acos,
+    acosh,
+    asin,
+    asinh,
+    atan,
+    atanh,
+    clamp_max,
+    clamp_min,
+    cosh,
+    exp2,
+    expm1,
+    fix,
+    frac,
+    isinf,
+    isneginf,
+    isposinf,
+    log1p,
+    log2,
+    log10,
+    nan_to_num,
+    round,
+    sinh,
+    tan,
+    trunc,
 )
 from ._ops.reduction import (
     all,
@@ -96,6 +131,16 @@ from ._ops.reduction import (
     std,
     sum,
     var,
+)
+from ._ops.reduction_more import (
+    count_nonzero,
+    cumprod,
+    cumsum,
+    logcumsumexp,
+    norm,
+    prod,
+    std_mean,
+    var_mean,
 )
 from ._ops.shape import (
     cat,
@@ -145,9 +190,12 @@ long = int64
 int = int32  # noqa: A001
 half = float16
 clip = clamp
+arctan2 = atan2
+arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
 
 from . import (  # noqa: E402
     autograd,  # noqa: E402
+    linalg,
     nn,
     optim,
 )
@@ -173,6 +221,15 @@ __all__ = [
     "set_grad_enabled", "float", "double", "long", "int", "half", "clip", "save", "load",
     "memory_format", "preserve_format", "contiguous_format", "is_inference",
     "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+    # pointwise (issue 19)
+    "addcdiv", "addcmul", "atan2", "arctan2", "fmax", "fmin", "fmod", "hypot", "lerp",
+    "remainder", "acos", "acosh", "asin", "asinh", "atan", "atanh", "clamp_max", "cosh", "exp2",
+    "expm1", "fix", "frac", "isinf", "isneginf", "isposinf", "log1p", "log2", "log10",
+    "nan_to_num", "sinh", "tan", "trunc", "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
+    "arctanh",
+    # reductions (issue 19)
+    "count_nonzero", "cumprod", "cumsum", "logcumsumexp", "norm", "prod", "std_mean",
+    "var_mean", "linalg",
 ]
 
 

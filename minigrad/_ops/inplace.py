@@ -765,22 +765,27 @@ class _Ternary(Node):
 
 class AddcmulBackward0(_Ternary):
     """z = self + value * tensor1 * tensor2.  dz/dself = grad; dz/dtensor1 = grad * tensor2 *
-    value; dz/dtensor2 = grad * tensor1 * value. Saves: tensor1, tensor2, value."""
+    value; dz/dtensor2 = grad * tensor1 * value. Saves: tensor1 (when tensor2 needs grad),
+    tensor2 (when tensor1 does), value."""
 
     def backward(self, g):
         v = self._saved["value"]
-        t1, t2 = self._get("tensor1"), self._get("tensor2")
-        return self._grads(g, g * t2 * v, g * t1 * v)
+        n = [nf is not None for nf, _ in self.next_functions]
+        return self._grads(g, g * self._get("tensor2") * v if n[1] else None,
+                           g * self._get("tensor1") * v if n[2] else None)
 
 
 class AddcdivBackward0(_Ternary):
     """z = self + value * tensor1 / tensor2.  dz/dself = grad; dz/dtensor1 = grad * value /
-    tensor2; dz/dtensor2 = -grad * value * tensor1 / tensor2^2. Saves: tensor1, tensor2, value."""
+    tensor2; dz/dtensor2 = -grad * value * tensor1 / tensor2^2. Saves: tensor1 (when tensor2
+    needs grad), tensor2 (when tensor1 or tensor2 does), value."""
 
     def backward(self, g):
         v = self._saved["value"]
-        t1, t2 = self._get("tensor1"), self._get("tensor2")
-        return self._grads(g, g * v / t2, -g * v * t1 / (t2 * t2))
+        n = [nf is not None for nf, _ in self.next_functions]
+        t2 = self._get("tensor2") if n[1] or n[2] else None
+        return self._grads(g, g * v / t2 if n[1] else None,
+                           -g * v * self._get("tensor1") / (t2 * t2) if n[2] else None)
 
 
 class LerpBackward0(_Ternary):
@@ -794,11 +799,14 @@ class LerpBackward0(_Ternary):
 
 class LerpBackward1(_Ternary):
     """z = self + weight * (end - self), tensor weight.  dz/dself = grad * (1 - weight);
-    dz/dend = grad * weight; dz/dweight = grad * (end - self). Saves: end, self, weight."""
+    dz/dend = grad * weight; dz/dweight = grad * (end - self). Saves: end and self (when
+    weight needs grad), weight (when self or end does)."""
 
     def backward(self, g):
-        end, start, w = self._get("end"), self._get("self"), self._get("weight")
-        return self._grads(g * (1 - w), g * w, g * (end - start))
+        n = [nf is not None for nf, _ in self.next_functions]
+        w = self._get("weight") if n[0] or n[1] else None
+        return self._grads(g * (1 - w) if n[0] else None, g * w if n[1] else None,
+                           g * (self._get("end") - self._get("self")) if n[2] else None)
 
 
 def _fused(node_cls, compute, inputs, saved):
@@ -814,14 +822,22 @@ def _fused(node_cls, compute, inputs, saved):
     return out
 
 
+def _rg(*ts) -> bool:
+    """Whether any of ``ts`` requires grad: PyTorch saves a tensor only for the gradients
+    that will be computed (``None`` in its ``_saved_*`` attribute otherwise)."""
+    return any(isinstance(t, Tensor) and t.requires_grad for t in ts)
+
+
 def _addcmul(self, t1, t2, value=1):
     return _fused(AddcmulBackward0, lambda: P.add(self, P.mul(P.mul(t1, t2), value)),
-                  (self, t1, t2), {"tensor1": t1, "tensor2": t2, "value": value})
+                  (self, t1, t2), {"tensor1": t1 if _rg(t2) else None,
+                                   "tensor2": t2 if _rg(t1) else None, "value": value})
 
 
 def _addcdiv(self, t1, t2, value=1):
     return _fused(AddcdivBackward0, lambda: P.add(self, P.mul(P.div(t1, t2), value)),
-                  (self, t1, t2), {"tensor1": t1, "tensor2": t2, "value": value})
+                  (self, t1, t2), {"tensor1": t1 if _rg(t2) else None,
+                                   "tensor2": t2 if _rg(t1, t2) else None, "value": value})
 
 
 def _lerp(self, end, weight):
@@ -830,7 +846,9 @@ def _lerp(self, end, weight):
 
     if isinstance(weight, Tensor):
         return _fused(LerpBackward1, compute, (self, end, weight),
-                      {"end": end, "self": self, "weight": weight})
+                      {"end": end if _rg(weight) else None,
+                       "self": self if _rg(weight) else None,
+                       "weight": weight if _rg(self, end) else None})
     return _fused(LerpBackward0, compute, (self, end), {"weight": weight})
 
 
