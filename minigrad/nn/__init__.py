@@ -21,6 +21,8 @@ from .modules import (
     GroupNorm,
     Embedding,
     AvgPool2d,
+    BCELoss,
+    BCEWithLogitsLoss,
     Conv2d,
     CrossEntropyLoss,
     Dropout,
@@ -53,6 +55,7 @@ __all__ = [
     "NLLLoss", "MSELoss", "init", "functional",
     "LeakyReLU", "ELU", "GELU", "SiLU", "Softplus", "Dropout2d", "BatchNorm1d", "BatchNorm2d",
     "LayerNorm", "GroupNorm", "Embedding", "InstanceNorm1d", "InstanceNorm2d", "Dropout1d",
+    "BCELoss", "BCEWithLogitsLoss",
 ]
 
 

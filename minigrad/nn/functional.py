@@ -34,6 +34,8 @@ __all__ = [
     "adaptive_avg_pool2d", "dropout", "pad", "cross_entropy", "nll_loss", "mse_loss", "l1_loss",
     "elu", "dropout1d", "dropout2d", "batch_norm", "layer_norm", "group_norm", "instance_norm",
     "embedding", "one_hot",
+    "normalize", "cosine_similarity", "pairwise_distance", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
 ]
 
 
@@ -534,6 +536,83 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
         raise NotImplementedError("minigrad: l1_loss(weight=...) is not implemented")
     red = _reduction(size_average, reduce, reduction)
     return _loss.l1_loss(input, target, red)
+
+
+# ----------------------------------------------------------------------------- issue 19
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out=None) -> Tensor:
+    """``input / max(||input||_p over dim, eps)`` (``torch.nn.functional.normalize``), composed
+    as PyTorch: ``DivBackward0(input, ExpandBackward0(ClampMinBackward0(
+    LinalgVectorNormBackward0)))``. ``out=`` is not supported (NotImplementedError)."""
+    if out is not None:
+        raise NotImplementedError("minigrad: normalize(out=...) is not implemented")
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    return input / denom
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """Cosine similarity along ``dim`` of ``x1`` and ``x2`` (broadcast)
+    (``torch.nn.functional.cosine_similarity``), as ATen computes it: each input divided by
+    its own 2-norm, the norm clamped to at least ``eps`` without recording the clamp, then
+    the product summed over ``dim``."""
+    from .._ops.reduction_more import vector_norm
+    from ..autograd.grad_mode import no_grad
+
+    _check_tensors("cosine_similarity", x1=x1, x2=x2)
+    shape = _pw.broadcast_shapes(x1.shape, x2.shape)
+    x1 = x1 if tuple(x1.shape) == shape else x1.expand(shape)
+    x2 = x2 if tuple(x2.shape) == shape else x2.expand(shape)
+    n1 = vector_norm(x1, 2, dim, True).clone()
+    n2 = vector_norm(x2, 2, dim, True).clone()
+    with no_grad():
+        n1.clamp_min_(eps)
+        n2.clamp_min_(eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """``||x1 - x2 + eps||_p`` over the last dim (``torch.nn.functional.pairwise_distance``;
+    ``eps`` is added to the difference, as ATen does); node ``NormBackward1``."""
+    from .._ops.reduction_more import _at_norm
+    from .._ops.scalar import add_scalar
+
+    _check_tensors("pairwise_distance", x1=x1, x2=x2)  # (C++ adds a number: AddBackward1)
+    return _at_norm(add_scalar(x1 - x2, eps), p, max(x1.ndim, x2.ndim) - 1, keepdim)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """Binary cross entropy of probabilities (``torch.nn.functional.binary_cross_entropy``);
+    node ``BinaryCrossEntropyBackward0(input, target)``. ValueError when the sizes differ;
+    ``weight`` is broadcast to the target's shape first; RuntimeError for inputs outside
+    [0, 1]."""
+    from .._ops import loss_bce
+
+    red = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape!r}) that is different to the "
+                         f"input size ({input.shape!r}) is deprecated. Please ensure they have "
+                         f"the same size.")
+    if weight is not None:
+        shape = _pw.broadcast_shapes(target.shape, weight.shape)
+        weight = weight.expand(shape)
+    return loss_bce.binary_cross_entropy(input, target, weight, red)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
+                                     weight: Tensor | None = None, size_average=None,
+                                     reduce=None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    """Sigmoid and binary cross entropy in one stable op
+    (``torch.nn.functional.binary_cross_entropy_with_logits``); node
+    ``BinaryCrossEntropyWithLogitsBackward0(input, target)``. ``weight`` and ``pos_weight``
+    (per class, broadcast over the last dim) must not require grad. ValueError when the sizes
+    differ."""
+    from .._ops import loss_bce
+
+    red = _reduction(size_average, reduce, reduction)
+    return loss_bce.binary_cross_entropy_with_logits(input, target, weight, red, pos_weight)
 
 
 def __dir__():

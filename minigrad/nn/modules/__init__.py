@@ -22,7 +22,7 @@ from .dropout import Dropout, Dropout1d, Dropout2d
 from .flatten import Flatten
 from .instancenorm import InstanceNorm1d, InstanceNorm2d
 from .linear import Identity, Linear
-from .loss import CrossEntropyLoss, MSELoss, NLLLoss
+from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
 from .module import Module, register_module_forward_hook, register_module_forward_pre_hook
 from .normalization import GroupNorm, LayerNorm
 from .pooling import AvgPool2d, MaxPool2d
@@ -35,4 +35,5 @@ __all__ = [
     "register_module_forward_pre_hook", "register_module_forward_hook",
     "LeakyReLU", "ELU", "GELU", "SiLU", "Softplus", "Dropout2d", "BatchNorm1d", "BatchNorm2d",
     "LayerNorm", "GroupNorm", "Embedding", "InstanceNorm1d", "InstanceNorm2d", "Dropout1d",
+    "BCELoss", "BCEWithLogitsLoss",
 ]

@@ -1,0 +1,164 @@
+"""Binary cross entropy: ``binary_cross_entropy`` (``BinaryCrossEntropyBackward0``) and
+``binary_cross_entropy_with_logits`` (``BinaryCrossEntropyWithLogitsBackward0``).
+
+Mirrors ``aten/src/ATen/native/Loss.cpp`` and the formulas of ``FunctionsManual.cpp``
+(``binary_cross_entropy_with_logits_backward`` and its target counterpart). Each loss is one
+node with slots ``(self, target)``; ``weight``/``pos_weight`` are saved, never differentiated
+(PyTorch refuses them when they require grad). The backward formulas are tensor ops, so a
+second derivative works (its graph is made of elementwise nodes; PyTorch's self-gradient for
+``binary_cross_entropy`` is its own ``BinaryCrossEntropyBackwardBackward0`` op: the values
+agree, the graph of the gradient differs).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.graph import Node, record
+from ._util import quietly
+from .loss import reduction_enum
+from .scalar import div_scalar
+
+_EPSILON = 1e-12  # PyTorch's clamp of (1 - x) * x in binary_cross_entropy_backward
+
+
+def _log_sigmoid(a: np.ndarray) -> np.ndarray:
+    return np.minimum(a, 0) - np.log1p(np.exp(-np.abs(a)))
+
+
+def _reduce(loss: np.ndarray, red: int) -> np.ndarray:
+    if red == 0:
+        return loss
+    return np.asarray(loss.mean() if red == 1 else loss.sum(), dtype=loss.dtype)
+
+
+def _finish(grad: Tensor, g: Tensor, weight, red: int, numel: int) -> Tensor:
+    """``grad * g`` times the weight, divided by numel for the mean (PyTorch's order)."""
+    out = grad * g
+    if weight is not None:
+        out = out * weight
+    return div_scalar(out, numel) if red == 1 else out
+
+
+def _log_sigmoid_t(x: Tensor) -> Tensor:
+    from .nn_activation import softplus
+
+    return -softplus(-x)
+
+
+class BinaryCrossEntropyWithLogitsBackward0(Node):
+    """z = -w [pos_weight * t * log σ(x) + (1 - t) * log(1 - σ(x))] (then mean or sum).
+    dz/dx = w * ((pos_weight * t + 1 - t) * σ(x) - pos_weight * t) * grad (σ(x) - t without
+    pos_weight); dz/dt = w * (log σ(-x) - pos_weight * log σ(x)) * grad (-x without
+    pos_weight); both / numel for the mean. Saves: pos_weight, reduction, self, target,
+    weight."""
+
+    def __init__(self, input, target, weight, pos_weight, red):
+        Node.__init__(self)
+        self._save("pos_weight", pos_weight)
+        self._save("reduction", red)
+        self._save("self", input)
+        self._save("target", target)
+        self._save("weight", weight)
+
+    def backward(self, g):
+        x, t = self._get("self"), self._get("target")
+        w, pw, red = self._get("weight"), self._get("pos_weight"), self._saved["reduction"]
+        (n_x, _), (n_t, _) = self.next_functions
+        gx = gt = None
+        if n_x:
+            if pw is not None:
+                pt = pw * t
+                gx = (pt + 1 - t) * x.sigmoid() - pt
+            else:
+                gx = x.sigmoid() - t
+            gx = _finish(gx, g, w, red, x.numel())
+        if n_t:
+            gt = _log_sigmoid_t(-x) - _log_sigmoid_t(x) * pw if pw is not None else -x
+            gt = _finish(gt, g, w, red, t.numel())
+        return gx, gt
+
+
+class BinaryCrossEntropyBackward0(Node):
+    """z = -w [t log(x) + (1 - t) log(1 - x)] (logs clamped at -100; then mean or sum).
+    dz/dx = w * grad * (x - t) / max((1 - x) x, 1e-12); dz/dt = w * grad * (log(1 - x) -
+    log(x)); both / numel for the mean. Saves: reduction, self, target, weight."""
+
+    def __init__(self, input, target, weight, red):
+        Node.__init__(self)
+        self._save("reduction", red)
+        self._save("self", input)
+        self._save("target", target)
+        self._save("weight", weight)
+
+    def backward(self, g):
+        x, t = self._get("self"), self._get("target")
+        w, red = self._get("weight"), self._saved["reduction"]
+        (n_x, _), (n_t, _) = self.next_functions
+        gx = gt = None
+        if n_x:
+            gx = _finish((x - t) / ((-x + 1) * x).clamp_min(_EPSILON), g, w, red, x.numel())
+        if n_t:
+            gt = _finish((-x + 1).log() - x.log(), g, w, red, t.numel())
+        return gx, gt
+
+
+def _check_not_differentiable(fname, **tensors):
+    for name, t in tensors.items():
+        if t is not None and t.requires_grad:
+            raise RuntimeError(f"The function '{fname}' is not differentiable with respect to "
+                               f"argument '{name}'. This input cannot have requires_grad True.")
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, reduction: str = "mean",
+                                     pos_weight=None) -> Tensor:
+    """Sigmoid + binary cross entropy in one stable op; node
+    ``BinaryCrossEntropyWithLogitsBackward0`` with slots ``(self, target)``. ``weight`` and
+    ``pos_weight`` broadcast against the loss. ValueError when target and input sizes differ
+    or for a bad reduction; RuntimeError if ``weight``/``pos_weight`` require grad."""
+    red = reduction_enum(reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape!r}) must be the same as input size "
+                         f"({input.shape!r})")
+    _check_not_differentiable("binary_cross_entropy_with_logits", weight=weight,
+                              pos_weight=pos_weight)
+    x, t = input._data, target._data.astype(input._data.dtype, copy=False)
+
+    def kernel():
+        log_sig = _log_sigmoid(x)
+        if pos_weight is not None:
+            log_sig = log_sig * ((pos_weight._data - 1) * t + 1)
+        loss = (1 - t) * x - log_sig
+        if weight is not None:
+            loss = loss * weight._data
+        return _reduce(np.asarray(loss, dtype=x.dtype), red)
+
+    out = Tensor._make(quietly(kernel))
+    record(BinaryCrossEntropyWithLogitsBackward0, out, (input, target), input, target, weight,
+           pos_weight, red)
+    return out
+
+
+def binary_cross_entropy(input, target, weight=None, reduction: str = "mean") -> Tensor:
+    """Binary cross entropy of probabilities ``input`` (in [0, 1]) against ``target``; node
+    ``BinaryCrossEntropyBackward0`` with slots ``(self, target)``. ``weight`` must already
+    have the input's shape (``F.binary_cross_entropy`` expands it). RuntimeError for inputs
+    outside [0, 1]."""
+    red = reduction_enum(reduction)
+    _check_not_differentiable("binary_cross_entropy", weight=weight)
+    x, t = input._data, target._data
+    with np.errstate(invalid="ignore"):
+        bad = np.any((x < 0) | (x > 1))
+    if bad:
+        raise RuntimeError("all elements of input should be between 0 and 1")
+
+    def kernel():
+        loss = -(t * np.maximum(np.log(x), -100) + (1 - t) * np.maximum(np.log(1 - x), -100))
+        if weight is not None:
+            loss = loss * weight._data
+        return _reduce(np.asarray(loss, dtype=x.dtype), red)
+
+    out = Tensor._make(quietly(kernel))
+    record(BinaryCrossEntropyBackward0, out, (input, target), input, target, weight, red)
+    return out
