@@ -325,9 +325,9 @@ def _norm_grad(g, s, r, ord, dims, keepdim, all_dims):
     the gradient is 0 for every ord (the masked divisions)."""
     if not all_dims:
         g, r = _unsqueeze_dims(g, dims, keepdim), _unsqueeze_dims(r, dims, keepdim)
+    if ord == 0:  # (PyTorch returns an undefined gradient: None)
+        return None
     zero = _zero(g)
-    if ord == 0:
-        return Tensor._make(np.zeros(s.shape, g._data.dtype))
     if ord == 1:
         return s.sgn() * g
     if ord == 2:
@@ -368,7 +368,7 @@ class LinalgVectorNormBackward0(Node):
         s, r = self._get("self"), self._get("result")
         out = _norm_grad(g, s, r, float(self._saved[self._ord_name]), self._dims,
                          self._saved["keepdim"], self._all)
-        return (out if out.dtype is self._dtype else out.to(self._dtype),)
+        return (out if out is None or out.dtype is self._dtype else out.to(self._dtype),)
 
 
 class NormBackward1(LinalgVectorNormBackward0):
@@ -409,9 +409,8 @@ def _vector_norm(input, ord, dim, keepdim, dtype, node_cls, fname="linalg.vector
             raise RuntimeError(f"{fname}: the dtype of the input ({input.dtype._c_name}) "
                                f"should be convertible without narrowing to the specified "
                                f"dtype ({dt._c_name})")
-        input = input.to(dt)
-        arr = input._data
-    if arr.dtype.kind != "f":
+        arr = arr.astype(dt.np)  # (computed in dtype: no ToCopyBackward0, as PyTorch)
+    if input._data.dtype.kind != "f":
         raise RuntimeError(f"{fname}: Expected a floating point or complex tensor as input. "
                            f"Got {input.dtype._legacy[:-len('Tensor')]}")
     dims = _reduce_dims(dim, input.ndim)

@@ -560,8 +560,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 
     _check_tensors("cosine_similarity", x1=x1, x2=x2)
     shape = _pw.broadcast_shapes(x1.shape, x2.shape)
-    x1 = x1 if tuple(x1.shape) == shape else x1.expand(shape)
-    x2 = x2 if tuple(x2.shape) == shape else x2.expand(shape)
+    if tuple(x1.shape) != tuple(x2.shape):  # (ATen's expand_outplace: both, or neither)
+        x1, x2 = x1.expand(shape), x2.expand(shape)
     n1 = vector_norm(x1, 2, dim, True).clone()
     n2 = vector_norm(x2, 2, dim, True).clone()
     with no_grad():
