@@ -229,7 +229,7 @@ __all__ = [
     "arctanh",
     # reductions (issue 19)
     "count_nonzero", "cumprod", "cumsum", "logcumsumexp", "norm", "prod", "std_mean",
-    "var_mean", "linalg",
+    "var_mean",
 ]
 
 

@@ -153,7 +153,13 @@ def _float_pair(input, other, fname):
 
 def hypot(input, other):
     """``sqrt(input² + other²)`` elementwise, without overflow (``torch.hypot``); node
-    ``HypotBackward0``. TypeError if ``other`` is not a tensor."""
+    ``HypotBackward0``. TypeError if ``other`` is not a tensor, NotImplementedError for
+    integer tensors."""
+    _check_tensor("hypot", other)
+    for t in (input, other):
+        if t._data.dtype.kind != "f":
+            raise NotImplementedError(f'"hypot_cpu" not implemented for '
+                                      f"'{t.dtype._legacy[:-len('Tensor')]}'")
     a, b, x, y = _float_pair(input, other, "hypot")
     out = Tensor._make(np.asarray(quietly(np.hypot, x, y)))
     node = record(HypotBackward0, out, (a, b), a, b)
@@ -225,7 +231,12 @@ def fmin(input, other):
 def lerp(input, end, weight):
     """``input + weight * (end - input)`` (``torch.lerp``), all three broadcast; a number
     weight gives ``LerpBackward0`` (slots ``(self, end)``), a tensor weight ``LerpBackward1``
-    (slots ``(self, end, weight)``)."""
+    (slots ``(self, end, weight)``). RuntimeError when ``end`` (or a tensor weight) has
+    another dtype than ``input``."""
+    for name, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t.dtype is not input.dtype:
+            raise RuntimeError(f"expected dtype {input.dtype._c_name} for `{name}` but got "
+                               f"dtype {t.dtype._c_name}")
     return I._lerp(input, end, weight)
 
 

@@ -13,6 +13,7 @@ still made of tensor ops, so ``create_graph=True`` differentiates it again.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -118,8 +119,9 @@ def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
         node = record(ProdBackward0, out, (input,), input)
     else:
         if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
-            raise TypeError(f"prod(): argument 'dim' (position 2) must be int, not "
-                            f"{type(dim).__name__}")
+            raise TypeError(f"prod() received an invalid combination of arguments - got "
+                            f"({type(dim).__name__}), but expected one of: (int dim, bool "
+                            f"keepdim, *, dtype)")
         d = normalize_dim(dim, input.ndim)
         with quiet_fp():
             res = np.prod(arr, axis=d, keepdims=keepdim) if arr.ndim else arr.copy()
@@ -277,7 +279,7 @@ class StdMeanBackward0(VarMeanBackward0):
 def _var_mean(input, dim, unbiased, keepdim, correction, std):
     fn = "std_mean" if std else "var_mean"
     if input._data.dtype.kind != "f":
-        raise RuntimeError(f"{fn}(): input must be floating point or complex")
+        raise RuntimeError(f"{fn} only support floating point and complex dtypes")
     if isinstance(dim, bool):
         unbiased, dim = dim, None
     if correction is None:
@@ -286,6 +288,10 @@ def _var_mean(input, dim, unbiased, keepdim, correction, std):
     else:
         saved_corr = correction
     dims = _reduce_dims(dim, input.ndim)
+    if int(np.prod([input.shape[d] for d in dims])) - correction <= 0:
+        warnings.warn(f"{fn}(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=3)
     with quiet_numpy():
         kernel = np.std if std else np.var
         v = np.asarray(kernel(input._data, axis=dims, ddof=correction, keepdims=keepdim),
@@ -432,22 +438,33 @@ def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Ten
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:
-    """The Frobenius norm of the matrices of ``A`` over the two dims ``dim``
-    (``torch.linalg.matrix_norm``, ord ``'fro'``): ``vector_norm(A, 2, dim)``. Other ords
-    (nuc, 1, 2, inf, ...) raise NotImplementedError in minigrad; RuntimeError for fewer than
-    two dims."""
+    """A norm of the matrices of ``A`` over the two dims ``dim`` (``torch.linalg.matrix_norm``):
+    ``'fro'`` is ``vector_norm(A, 2, dim)``; ord 1 / -1 is the largest / smallest column
+    abs-sum and inf / -inf the largest / smallest row abs-sum, composed as ATen does
+    (``amax``/``amin`` of a ``vector_norm(A, 1.)``). ``'nuc'`` and ord ±2 (singular values)
+    raise NotImplementedError in minigrad; RuntimeError for fewer than two dims."""
     if A.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
                            "dimensions.")
-    if ord != "fro":
-        raise NotImplementedError(f"minigrad's linalg.matrix_norm supports ord='fro' only, "
-                                  f"got {ord!r}")
     if len(dim) != 2:
         raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got " +
                            " ".join(str(d) for d in dim))
-    dim = tuple(normalize_dim(d, A.ndim) for d in dim)
-    return _vector_norm(A, 2, dim, keepdim, dtype, LinalgVectorNormBackward0,
+    dims = [normalize_dim(d, A.ndim) for d in dim]
+    if ord == "fro":
+        return _vector_norm(A, 2, tuple(dims), keepdim, dtype, LinalgVectorNormBackward0,
+                            "linalg.matrix_norm")
+    if isinstance(ord, str) or abs(ord) not in (1, math.inf):
+        raise NotImplementedError(f"minigrad's linalg.matrix_norm supports ord 'fro', 1, -1, "
+                                  f"inf and -inf, got {ord!r}")
+    from .reduction import amax, amin
+
+    if math.isinf(ord):  # (ATen's order: the row sums, then the extreme over the other dim)
+        dims.reverse()
+    if not keepdim and dims[0] < dims[1]:
+        dims[1] -= 1
+    sums = _vector_norm(A, 1.0, (dims[0],), keepdim, dtype, LinalgVectorNormBackward0,
                         "linalg.matrix_norm")
+    return (amax if ord > 0 else amin)(sums, (dims[1],), keepdim)
 
 
 def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:

@@ -289,6 +289,10 @@ ERRORS = [
     ("addcdiv_int", lambda L, x, i, j: x.addcdiv(i, j),
      [In(3), In(3, kind="int", grad=False), In(3, kind="fixed", values=[1, 2, 3], grad=False)],
      "Integer division with addcdiv is no longer supported"),
+    ("hypot_int", lambda L, i: L.hypot(i, i), [In(3, kind="int", grad=False)],
+     "\"hypot_cpu\" not implemented for 'Long'"),
+    ("lerp_dtype", lambda L, x, y: L.lerp(x, y.double(), 0.5), [In(3), In(3)],
+     "for `end` but got dtype"),
     ("fmod_int_zero", lambda L, i: i.fmod(0), [In(3, kind="int", grad=False)],
      "ZeroDivisionError"),
 ]

@@ -95,6 +95,14 @@ NORMS = [
     C("matrix_norm", lambda L, x: L.linalg.matrix_norm(x), In(2, 3, 4)),
     C("matrix_norm_dims_keep", lambda L, x: L.linalg.matrix_norm(x, "fro", (0, -1), True),
       In(2, 3, 4)),
+    C("matrix_norm_1", lambda L, x: L.linalg.matrix_norm(x, 1), In(2, 3, 4)),
+    C("matrix_norm_neg1_keep", lambda L, x: L.linalg.matrix_norm(x, -1, keepdim=True),
+      In(2, 3, 4)),
+    C("matrix_norm_inf", lambda L, x: L.linalg.matrix_norm(x, INF), In(3, 4, T=True)),
+    C("matrix_norm_neg_inf_dims", lambda L, x: L.linalg.matrix_norm(x, -INF, (0, 2)),
+      In(2, 3, 4)),
+    C("matrix_norm_1_dims_keep", lambda L, x: L.linalg.matrix_norm(x, 1, (2, 0), True),
+      In(2, 3, 4)),
 ]
 
 FUNCTIONAL = [
@@ -222,6 +230,10 @@ ERRORS = [
     ("vector_norm_inf_empty", lambda L, x: L.linalg.vector_norm(x, INF), [In(0)],
      "does not have an identity"),
     ("matrix_norm_1d", lambda L, x: L.linalg.matrix_norm(x), [In(3)], "at least 2"),
+    ("prod_tuple", lambda L, x: x.prod((0, 1)), [In(3, 4)],
+     "prod() received an invalid combination of arguments - got (tuple)"),
+    ("std_mean_int", lambda L, i: L.std_mean(i), [In(3, kind="int", grad=False)],
+     "std_mean only support floating point and complex dtypes"),
     ("bce_logits_size", lambda L, x, t: L.nn.functional.binary_cross_entropy_with_logits(x, t),
      [In(3, 4), In(4, grad=False)], "must be the same as input size"),
     ("bce_logits_weight_grad", lambda L, x, t, w:
@@ -239,6 +251,16 @@ ERRORS = [
 @pytest.mark.parametrize("fn,specs,phrase", [pytest.param(*e[1:], id=e[0]) for e in ERRORS])
 def test_errors(fn, specs, phrase):
     check_error(fn, specs, phrase)
+
+
+def test_var_mean_degrees_of_freedom_warning(libs):
+    """``var_mean``/``std_mean`` with no degrees of freedom warn (UserWarning, PyTorch's
+    text) and return NaN."""
+    for lib in libs:
+        for fn in (lib.var_mean, lib.std_mean):
+            with pytest.warns(UserWarning, match="degrees of freedom is <= 0"):
+                v, m = fn(lib.ones(1, 3), 0)
+            assert np.isnan(v.numpy()).all() and (m.numpy() == 1).all()
 
 
 def test_bce_modules_state(libs):

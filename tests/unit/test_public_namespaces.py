@@ -8,7 +8,7 @@ import types
 import pytest
 
 MODULES = ["minigrad", "minigrad.nn", "minigrad.nn.functional", "minigrad.nn.init",
-           "minigrad.optim", "minigrad.autograd"]
+           "minigrad.optim", "minigrad.autograd", "minigrad.linalg"]
 
 
 @pytest.mark.parametrize("name", MODULES)
