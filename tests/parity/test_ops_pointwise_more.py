@@ -120,6 +120,12 @@ PROMOTION = [
     C("f32_f64_hypot", lambda L, x, y: L.hypot(x, y), In(3, dtype="float32"),
       In(3, dtype="float64")),
     C("int_float_fmax", lambda L, i, x: L.fmax(i, x), In(3, kind="int", grad=False), In(3)),
+    C("int_float_maximum", lambda L, i, x: [L.maximum(i, x), L.minimum(x, i)],
+      In(3, kind="int", grad=False), In(3)),
+    C("int_int_fmin", lambda L, i, j: L.fmin(i, j), In(3, kind="int", grad=False),
+      In(3, kind="int", grad=False)),
+    C("isclose_bcast", lambda L, x, y: [L.isclose(x, y, rtol=0.5), x.isclose(x + 1e-9),
+                                        L.isclose(x, y, atol=2.0)], In(3, 4), In(4)),
 ]
 
 
@@ -257,10 +263,22 @@ def not_differentiable_scenario(lib, op):
     return trace
 
 
-@pytest.mark.parametrize("op", ["asinh_", "acosh_", "atanh_", "rmod"])
+@pytest.mark.parametrize("op", ["asinh_", "acosh_", "atanh_", "arcsinh_", "rmod"])
 def test_not_differentiable(op):
     a, b = run_both(not_differentiable_scenario, op)
     compare(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_allclose_equal(libs):
+    """``allclose``/``equal`` return Python bools as PyTorch's (broadcast, NaN, shapes)."""
+    outs = []
+    for lib in libs:
+        a = lib.tensor([1.0, 2.0, float("nan")])
+        b = lib.tensor([1.0, 2.0 + 1e-7, float("nan")])
+        outs.append([lib.allclose(a, b), a.allclose(b, equal_nan=True), lib.equal(a, a),
+                     lib.equal(a[:2], b[:2]), lib.equal(a[:2], a[:2]),
+                     lib.allclose(a[:2], lib.tensor(1.0), atol=1.5)])
+    assert outs[0] == outs[1]
 
 
 def test_inplace_round_decimals_and_int_refusal(libs):
