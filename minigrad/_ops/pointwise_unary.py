@@ -21,8 +21,27 @@ from . import pointwise as P
 from ._util import attach, broadcast_shapes, cast, quietly, result_dtype, sum_to
 from .inplace import _inplace_of
 from .pointwise import _no_bool, _Unary, _unary, _ZeroGrad
+from .scalar import add_scalar, mul_scalar
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
+# (the backward formulas below are PyTorch's, term for term: a number added or multiplied in
+# C++ records AddBackward1 / MulBackward1 / SubBackward1, so under create_graph the gradient's
+# graph is PyTorch's)
+
+
+class SubBackward1(Node):
+    """z = self - other with a number other (PyTorch's C++ Tensor-Scalar overload).
+    dz/dself = grad. Saves nothing."""
+
+    def backward(self, g):
+        return (g,)
+
+
+def sub_scalar(input: Tensor, other) -> Tensor:
+    """``input - other`` for a number ``other``, recorded as ``SubBackward1``."""
+    out = Tensor._make(np.asarray(input._data - other, dtype=input._data.dtype))
+    record(SubBackward1, out, (input,))
+    return out
 
 
 # ----------------------------------------------------------------------------- log / exp
@@ -30,7 +49,7 @@ class Log1PBackward0(_Unary):
     """z = log(1 + self).  dz/dself = grad / (self + 1). Saves: self."""
 
     def backward(self, g):
-        return (g / (self._val() + 1),)
+        return (g / add_scalar(self._val(), 1),)
 
 
 class Expm1Backward0(_Unary):
@@ -39,21 +58,21 @@ class Expm1Backward0(_Unary):
     _saves = "result"
 
     def backward(self, g):
-        return (g * (self._val() + 1),)
+        return (g * add_scalar(self._val(), 1),)
 
 
 class Log2Backward0(_Unary):
     """z = log2(self).  dz/dself = grad / (self * ln 2). Saves: self."""
 
     def backward(self, g):
-        return (g / (self._val() * _LN2),)
+        return (g / mul_scalar(self._val(), _LN2),)
 
 
 class Log10Backward0(_Unary):
     """z = log10(self).  dz/dself = grad / (self * ln 10). Saves: self."""
 
     def backward(self, g):
-        return (g / (self._val() * _LN10),)
+        return (g / mul_scalar(self._val(), _LN10),)
 
 
 class Exp2Backward0(_Unary):
@@ -62,7 +81,7 @@ class Exp2Backward0(_Unary):
     _saves = "result"
 
     def backward(self, g):
-        return (g * self._val() * _LN2,)
+        return (mul_scalar(g * self._val(), _LN2),)
 
 
 # ----------------------------------------------------------------------------- trig
@@ -72,8 +91,7 @@ class TanBackward0(_Unary):
     _saves = "result"
 
     def backward(self, g):
-        r = self._val()
-        return (g * (r * r + 1),)
+        return (g * add_scalar(P.pow(self._val(), 2), 1),)
 
 
 class AsinBackward0(_Unary):
@@ -81,7 +99,7 @@ class AsinBackward0(_Unary):
 
     def backward(self, g):
         s = self._val()
-        return (g * (-(s * s) + 1).rsqrt(),)
+        return (g * add_scalar(-s * s, 1).rsqrt(),)
 
 
 class AcosBackward0(_Unary):
@@ -89,7 +107,7 @@ class AcosBackward0(_Unary):
 
     def backward(self, g):
         s = self._val()
-        return (g * -(-(s * s) + 1).rsqrt(),)
+        return (g * -add_scalar(-s * s, 1).rsqrt(),)
 
 
 class AtanBackward0(_Unary):
@@ -97,7 +115,7 @@ class AtanBackward0(_Unary):
 
     def backward(self, g):
         s = self._val()
-        return (g / (s * s + 1),)
+        return (g / add_scalar(s * s, 1),)
 
 
 class SinhBackward0(_Unary):
@@ -118,8 +136,7 @@ class AsinhBackward0(_Unary):
     """z = asinh(self).  dz/dself = grad / sqrt(self² + 1). Saves: self."""
 
     def backward(self, g):
-        s = self._val()
-        return (g * (s * s + 1).rsqrt(),)
+        return (g * add_scalar(P.pow(self._val(), 2), 1).rsqrt(),)
 
 
 class AcoshBackward0(_Unary):
@@ -127,15 +144,15 @@ class AcoshBackward0(_Unary):
 
     def backward(self, g):
         s = self._val()
-        return (g * (s * s - 1).rsqrt(),)
+        return (g * sub_scalar(s * s, 1).rsqrt(),)
 
 
 class AtanhBackward0(_Unary):
-    """z = atanh(self).  dz/dself = grad / (1 - self²). Saves: self."""
+    """z = atanh(self).  dz/dself = grad * 1 / (1 - self²) (PyTorch's terms). Saves: self."""
 
     def backward(self, g):
-        s = self._val()
-        return (g / (-(s * s) + 1),)
+        sq = P.pow(self._val(), 2)  # (C++'s 1 - t: a tensor of ones minus t, SubBackward0)
+        return (mul_scalar(g, 1) / P.sub(Tensor._make(np.ones_like(sq._data)), sq),)
 
 
 class AsinhBackward1(Node):

@@ -180,6 +180,11 @@ def _nll2d(lib, t):
     return lib.nn.functional.nll_loss(t["img"].log_softmax(1), target)
 
 
+def _acosh_double(lib, t):
+    x = t['pos'] + 1  # the gradient of acosh is grad * (x² - 1).rsqrt(): SubBackward1
+    return lib.autograd.grad(x.acosh(), t['pos'], t['y'], create_graph=True)[0]
+
+
 RNG_TARGET2D = np.random.default_rng(3).integers(0, 3, (2, 6, 6))
 F = "lib.nn.functional"
 
@@ -340,6 +345,7 @@ CASES = {
     "Atan2Backward0": "lib.atan2(t['x'], t['y'])",
     "FmaxBackward0": "t['x'].fmax(t['y'])",
     "FminBackward0": "lib.fmin(t['x'], t['v'])",
+    "SubBackward1": _acosh_double,
     # issue 19: reductions and norms
     "ProdBackward0": "t['x'].prod()",
     "ProdBackward1": "t['x'].prod(-1)",

@@ -195,6 +195,29 @@ def test_second_order(fn, specs):
     compare(a, b, rtol=1e-9, atol=1e-11)
 
 
+def gradient_graph_scenario(lib, fn, specs):
+    """The graph of each first gradient taken with ``create_graph=True``."""
+    rng = np.random.default_rng(1)
+    leaves = [make_leaf(lib, s.array(rng, "float64"), s, "cpu") for s in specs]
+    out = fn(lib, *leaves)
+    w = lib.tensor(rng.standard_normal(tuple(out.shape)))
+    g1 = lib.autograd.grad((out * w).sum(), [x for x in leaves if x.requires_grad],
+                           create_graph=True)
+    return [graph_trace(g) for g in g1]
+
+
+# the unary formulas are PyTorch's term for term, so the gradient's graph is PyTorch's too
+GRADIENT_GRAPH = [p for p in SECOND if p.id in (
+    "log1p", "expm1", "log2", "log10", "exp2", "tan", "asin", "acos", "atan", "sinh_cosh",
+    "asinh", "acosh", "atanh", "frac", "nan_to_num")]
+
+
+@pytest.mark.parametrize("fn,specs", GRADIENT_GRAPH)
+def test_gradient_graph(fn, specs):
+    a, b = run_both(gradient_graph_scenario, fn, specs)
+    compare(a, b)
+
+
 # ----------------------------------------------------------------------------- in-place
 def inplace_scenario(lib, op, kind, args):
     """``op`` applied in place to a non-leaf (history rebased), to a view of one (CopySlices)
