@@ -5,9 +5,9 @@ count_nonzero`` and the vector norms (``norm``, ``linalg.vector_norm``, ``linalg
 Mirrors ``aten/src/ATen/native/ReduceOps.cpp``, ``LinearAlgebra.cpp`` and the formulas of
 ``torch/csrc/autograd/FunctionsManual.cpp`` (``prod_backward``, ``cumprod_backward``,
 ``linalg_vector_norm_backward``, ``var_mean_backward``). Where PyTorch's formula handles zeros
-with an O(n) trick (products "of all the others"), minigrad writes the same quantity plainly
-as a product over an ``n x n`` arrangement with the diagonal set to 1: the same values and
-still made of tensor ops, so ``create_graph=True`` differentiates it again.
+(products "of all the others", written here with exclusive cumulative products), the
+formulas are tensor ops, so ``create_graph=True`` differentiates them again. ``flip`` is
+written as an index with reversed positions.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd import grad_mode
 from ..autograd.graph import Node, record
 from . import pointwise as P
 from ._util import attach, normalize_dim, quiet_fp, quiet_numpy, saved_dims, saved_int
@@ -43,15 +44,29 @@ def _to_last(t: Tensor, d: int) -> Tensor:
     return t if d == t.ndim - 1 else t.transpose(d, -1)
 
 
+def _flip_last(t: Tensor) -> Tensor:
+    """``t.flip(-1)``, written as an index with reversed positions (``IndexBackward0``)."""
+    return t[..., Tensor._make(np.arange(t.shape[-1] - 1, -1, -1, dtype=np.int64))]
+
+
+def _exclusive_cumprod(t: Tensor) -> Tensor:
+    """``out[i] = prod_{j < i} t[j]`` along the last dim: 1 shifted in front, then cumprod."""
+    from .shape import cat
+
+    ones = Tensor._make(np.ones(t.shape[:-1] + (1,), t._data.dtype))
+    return cumprod(cat([ones, t[..., :-1]], -1), -1)
+
+
 def _others_product(x: Tensor, d: int) -> Tensor:
     """``out[i] = prod_{j != i} x[j]`` along dim ``d``, zeros included (PyTorch's
-    ``prod_safe_zeros_backward``): ``x`` laid out as an ``n x n`` matrix per slice with the
-    diagonal replaced by 1, then a product over the last dim."""
+    ``prod_safe_zeros_backward``): the product of the elements before ``i`` times the product
+    of those after it, each an exclusive cumulative product (O(n))."""
     xt = _to_last(x, d)
-    n = xt.shape[-1]
-    square = xt.unsqueeze(-2).expand(*xt.shape[:-1], n, n)
-    masked = P.where(Tensor._make(np.eye(n, dtype=bool)), _one(x), square)
-    return _to_last(prod(masked, -1), d)
+    if xt.shape[-1] == 0:
+        return x
+    before = _exclusive_cumprod(xt)
+    after = _flip_last(_exclusive_cumprod(_flip_last(xt)))
+    return _to_last(before * after, d)
 
 
 # ----------------------------------------------------------------------------- prod
@@ -159,7 +174,9 @@ class CumsumBackward0(Node):
 class CumprodBackward0(Node):
     """z = self.cumprod(dim).  dz/dself[i] = sum_{k >= i} grad[k] * prod_{j <= k, j != i}
     self[j]; without zeros in self that is reversed_cumsum(grad * result) / self (PyTorch's
-    formula), with zeros it is computed as written (an ``n x n`` product per slice).
+    formula); with zeros, O(n) by `_cumprod_grad_with_zeros`, or under create_graph the
+    formula as written (`_cumprod_grad_differentiable`, O(n²) per slice), as PyTorch also
+    switches on grad mode.
     Saves: dim (as given), result, self."""
 
     def __init__(self, a, dim, d):
@@ -176,19 +193,51 @@ class CumprodBackward0(Node):
             return (g,)
         if not np.any(s._data == 0):
             return (_reversed_cumsum(g * r, d) / s,)
-        st = _to_last(s, d)
-        n = st.shape[-1]
-        square = st.unsqueeze(-2).expand(*st.shape[:-1], n, n)  # [.., i, j] = self[j]
-        masked = P.where(Tensor._make(np.eye(n, dtype=bool)), _one(g), square)
-        upper = Tensor._make(np.triu(np.ones((n, n), dtype=bool)))  # k >= i
-        terms = P.where(upper, cumprod(masked, -1), _zero(g))  # [.., i, k]
-        return (_to_last((_to_last(g, d).unsqueeze(-2) * terms).sum(-1), d),)
+        st, rt, gt = _to_last(s, d), _to_last(r, d), _to_last(g, d)
+        if grad_mode.is_grad_enabled():  # create_graph: a formula differentiable everywhere
+            return (_to_last(_cumprod_grad_differentiable(st, gt), d),)
+        return (_to_last(_cumprod_grad_with_zeros(st, rt, gt), d),)
+
+
+def _cumprod_grad_differentiable(s: Tensor, g: Tensor) -> Tensor:
+    """The cumprod gradient along the last dim as written, differentiable at zeros (the O(n)
+    case split of `_cumprod_grad_with_zeros` masks terms whose value is 0 but whose
+    derivative is not): an ``n x n`` arrangement per slice, [i, j] = self[j] with the
+    diagonal set to 1, cumulative products over j, kept where k >= i, times grad[k]."""
+    n = s.shape[-1]
+    square = s.unsqueeze(-2).expand(*s.shape[:-1], n, n)
+    masked = P.where(Tensor._make(np.eye(n, dtype=bool)), _one(g), square)
+    upper = Tensor._make(np.triu(np.ones((n, n), dtype=bool)))  # k >= i
+    terms = P.where(upper, cumprod(masked, -1), _zero(g))  # [.., i, k]
+    return (g.unsqueeze(-2) * terms).sum(-1)
+
+
+def _cumprod_grad_with_zeros(s: Tensor, r: Tensor, g: Tensor) -> Tensor:
+    """The cumprod gradient along the last dim when ``s`` has zeros, in O(n) (PyTorch's
+    case split at the first zero ``z`` of each slice): for i < z, reversed_cumsum(grad *
+    result over k < z) / self; for i = z, prod_{j<z} self * sum_{k>=z} grad[k] *
+    prod_{z<j<=k} self[j]; for i > z, 0 (every product holds self[z] = 0)."""
+    zero_at = s._data == 0
+    n = s.shape[-1]
+    z = np.where(zero_at.any(-1, keepdims=True), zero_at.argmax(-1)[..., None], n)
+    pos = np.arange(n)
+    before, at = Tensor._make(pos < z), Tensor._make(pos == z)
+    zero, one = _zero(g), _one(g)
+    w = P.where(before, g * r, zero)
+    safe = P.where(before, s, one)  # (no 0 / 0 where the result is not used)
+    part1 = P.where(before, _reversed_cumsum(w, -1) / safe, zero)
+    tail = cumprod(P.where(Tensor._make(pos <= z), one, s), -1)  # prod_{z<j<=k} self[j]
+    total = P.where(Tensor._make(pos >= z), g * tail, zero).sum(-1, keepdim=True)
+    part2 = P.where(at, _exclusive_cumprod(s) * total, zero)
+    return part1 + part2
 
 
 class LogcumsumexpBackward0(Node):
     """z = log(cumsum(exp(self), dim)).  dz/dself[i] = sum_{k >= i} grad[k] *
-    exp(self[i] - result[k]) (an ``n x n`` arrangement per slice). Saves: dim (as given),
-    result, self."""
+    exp(self[i] - result[k]), computed in log space as PyTorch does (split by the sign of
+    grad: exp(self + reversed logcumsumexp(log|grad| - result)), positive minus negative
+    part, the lowest finite number standing for log 0; O(n)). Saves: dim (as given), result,
+    self."""
 
     def __init__(self, a, dim, d):
         Node.__init__(self)
@@ -201,10 +250,16 @@ class LogcumsumexpBackward0(Node):
         if s.numel() <= 1 or s.ndim == 0 or s.shape[d] == 1:
             return (g,)
         st, rt, gt = _to_last(s, d), _to_last(r, d), _to_last(g, d)
-        n = st.shape[-1]
-        upper = Tensor._make(np.triu(np.ones((n, n), dtype=bool)))  # k >= i
-        terms = P.where(upper, (st.unsqueeze(-1) - rt.unsqueeze(-2)).exp(), _zero(g))
-        return (_to_last((gt.unsqueeze(-2) * terms).sum(-1), d),)
+        lowest = Tensor._make(np.asarray(np.finfo(g._data.dtype).min, g._data.dtype))
+        with quiet_fp():  # (log of a zero gradient: masked out; the dtype's lowest finite
+            log_abs = gt.abs().log()  # value stands for log 0, as in PyTorch)
+            log_pos = P.where(gt > 0, log_abs, lowest)
+            log_neg = P.where(gt < 0, log_abs, lowest)
+
+        def part(log_g):
+            return (_flip_last(logcumsumexp(_flip_last(log_g - rt), -1)) + st).exp()
+
+        return (_to_last(part(log_pos) - part(log_neg), d),)
 
 
 def _scan(name, node_cls, kernel, float_only=False):

@@ -17,6 +17,8 @@ DTYPES = ["float32", "float64"]
 INF = float("inf")
 ONE_ZERO = [[1.5, 0.0, -2.0, 0.5], [0.7, 1.2, -0.4, 2.0], [0.0, 3.0, 0.0, 1.0]]
 TWO_ZEROS = [0.0, 2.0, 0.0, -1.5]
+MANY_ZEROS = np.where(np.random.default_rng(2).random((4, 7)) < 0.3, 0.0,
+                      np.random.default_rng(3).uniform(0.5, 1.5, (4, 7)))
 NEG_INF_ROW = [[-INF, -INF, -INF], [0.5, -INF, 1.0], [1.0, 2.0, -1.0]]
 
 
@@ -50,12 +52,17 @@ REDUCE = [
     C("cumprod_zeros", lambda L, x: x.cumprod(1), Z(ONE_ZERO)),
     C("cumprod_zeros_dim0", lambda L, x: x.cumprod(0), Z(ONE_ZERO)),
     C("cumprod_two_zeros", lambda L, x: x.cumprod(0), Z(TWO_ZEROS)),
+    C("cumprod_zeros_many", lambda L, x: x.cumprod(-1), Z(MANY_ZEROS)),
+    C("prod_zeros_many", lambda L, x: [x.prod(-1), x.prod(0)], Z(MANY_ZEROS)),
     C("logsumexp_tuple", lambda L, x: x.logsumexp((0, -1)), In(2, 3, 4)),
     C("logsumexp_keep", lambda L, x: L.logsumexp(x, 1, keepdim=True), In(3, 4)),
     C("logsumexp_T", lambda L, x: x.logsumexp(0), In(3, 4, T=True)),
     C("logsumexp_neg_inf_row", lambda L, x: x.logsumexp(1), Z(NEG_INF_ROW)),
     C("logcumsumexp", lambda L, x: x.logcumsumexp(1), In(3, 4)),
     C("logcumsumexp_negdim_T", lambda L, x: L.logcumsumexp(x, -2), In(3, 4, T=True)),
+    C("logcumsumexp_neg_inf", lambda L, x: x.logcumsumexp(1), Z(NEG_INF_ROW[1:])),
+    C("logcumsumexp_size1_empty", lambda L, x, e: [x.logcumsumexp(1), e.logcumsumexp(0)],
+      In(3, 1), In(0, 2)),
     C("var_mean", lambda L, x: L.var_mean(x, 1), In(3, 4)),
     C("var_mean_all", lambda L, x: L.var_mean(x), In(3, 4)),
     C("var_mean_unbiased_false", lambda L, x: L.var_mean(x, unbiased=False), In(3, 4)),
