@@ -192,6 +192,7 @@ half = float16
 clip = clamp
 arctan2 = atan2
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
+absolute, negative = abs, neg
 
 from . import (  # noqa: E402
     autograd,  # noqa: E402
@@ -226,7 +227,7 @@ __all__ = [
     "remainder", "acos", "acosh", "asin", "asinh", "atan", "atanh", "clamp_max", "cosh", "exp2",
     "expm1", "fix", "frac", "isinf", "isneginf", "isposinf", "log1p", "log2", "log10",
     "nan_to_num", "sinh", "tan", "trunc", "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
-    "arctanh",
+    "arctanh", "absolute", "negative",
     # reductions (issue 19)
     "count_nonzero", "cumprod", "cumsum", "logcumsumexp", "norm", "prod", "std_mean",
     "var_mean",

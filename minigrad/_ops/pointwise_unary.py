@@ -394,6 +394,8 @@ attach(
     fix=fix, frac=frac, round=_round_method, nan_to_num=nan_to_num, isinf=isinf,
     isposinf=isposinf, isneginf=isneginf, clamp_min=clamp_min, clamp_max=clamp_max,
     round_=_inplace_of(_round_method, "round_"), fix_=_INPLACE["trunc_"],
+    absolute=P.abs, negative_=_inplace_of(P.neg, "negative_"),
+    clip_=_inplace_of(P.clamp, "clip_"),
     arcsinh_=_INPLACE["asinh_"], arccosh_=_INPLACE["acosh_"], arctanh_=_INPLACE["atanh_"],
     nan_to_num_=_inplace_of(nan_to_num, "nan_to_num_"), **_INPLACE,
 )

@@ -522,6 +522,27 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None
     return (amax if ord > 0 else amin)(sums, (dims[1],), keepdim)
 
 
+def linalg_norm(A, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """``torch.linalg.norm``: a vector norm (`vector_norm`) or, for a string ``ord``, a
+    2-tuple ``dim``, or a 2-D input with ``ord`` given and no ``dim``, a matrix norm
+    (`matrix_norm`). ``ord=None`` is the 2-norm of the (flattened) input. RuntimeError when
+    ``ord`` is given without ``dim`` for an input that is not 1-D or 2-D."""
+    if dim is not None:
+        dim = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    if ord is None:
+        return vector_norm(A, 2, dim, keepdim, dtype=dtype)
+    if dim is None:
+        if A.ndim not in (1, 2):
+            raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input "
+                               f"must be 1D or 2D. Got {A.ndim}D.")
+        if A.ndim == 1 and not isinstance(ord, str):
+            return vector_norm(A, ord, None, keepdim, dtype=dtype)
+        dim = tuple(range(A.ndim))
+    if isinstance(ord, str) or len(dim) == 2:
+        return matrix_norm(A, ord, dim, keepdim, dtype=dtype)
+    return vector_norm(A, ord, dim, keepdim, dtype=dtype)
+
+
 def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
     """``torch.norm``: the vector ``p``-norm over all elements or ``dim`` (``'fro'`` is the
     2-norm over at most two dims); recorded as ``LinalgVectorNormBackward0``, as PyTorch

@@ -4,9 +4,10 @@ Mirrors ``torch/linalg/__init__.py`` (whose functions are ATen ops); the impleme
 in ``minigrad/_ops``.
 """
 
+from .._ops.reduction_more import linalg_norm as norm
 from .._ops.reduction_more import matrix_norm, vector_norm
 
-__all__ = ["matrix_norm", "vector_norm"]
+__all__ = ["matrix_norm", "norm", "vector_norm"]
 
 
 def __dir__():

@@ -60,6 +60,7 @@ UNARY = [
     C("clamp_max_tensor", lambda L, x, m: x.clamp_max(m), In(3, 4), In(4)),
     C("clamp_min_tensor", lambda L, x, m: L.clamp_min(x, m), In(3, 4), In(3, 1)),
     C("clamp_min_tensor_bcast_self", lambda L, x, m: x.clamp_min(m), In(4), In(3, 4)),
+    C("absolute_negative", lambda L, x: [L.absolute(x), x.absolute(), L.negative(x)], In(3, 4)),
     C("unary_empty", lambda L, x: [x.log1p(), x.expm1(), x.tan(), x.trunc()], In(0, 3)),
     C("unary_0dim", lambda L, x: x.sinh() + x.atan(), In()),
 ]
@@ -258,7 +259,8 @@ INPLACE = [
     ("log_", "pos", ()), ("abs_", "randn", ()), ("sin_", "randn", ()), ("cos_", "randn", ()),
     ("reciprocal_", "pos", ()), ("rsqrt_", "pos", ()), ("sign_", "randn", ()),
     ("sgn_", "randn", ()), ("floor_", "randn", ()), ("ceil_", "randn", ()),
-    ("square_", "randn", ()), ("fmod_", "randn", ("T",)), ("fmod_", "randn", (0.4,)),
+    ("square_", "randn", ()), ("negative_", "randn", ()), ("clip_", "randn", (-0.5, 0.5)),
+    ("fmod_", "randn", ("T",)), ("fmod_", "randn", (0.4,)),
     ("remainder_", "randn", ("T",)), ("hypot_", "randn", ("T",)), ("atan2_", "randn", ("T",)),
     ("lerp_", "randn", ("T", 0.3)), ("addcmul_", "randn", ("T", "T")),
     ("addcdiv_", "randn", ("T", "T")), ("cumsum_", "randn", (-1,)), ("cumprod_", "randn", (0,)),
