@@ -117,13 +117,14 @@ class HypotBackward0(_Binary):
 
     def backward(self, g):
         a, b, r = self._get("self"), self._get("other"), self._get("result")
-        return self._pair(g * (a / r) if self._needs(0) else None,
-                          g * (b / r) if self._needs(1) else None)
+        return self._pair(g * a / r if self._needs(0) else None,
+                          g * b / r if self._needs(1) else None)
 
 
 class Atan2Backward0(_Binary):
-    """z = atan2(self, other).  With recip = 1 / (self² + other²): dz/dself = grad * other *
-    recip; dz/dother = grad * -self * recip. Saves: other, self."""
+    """z = atan2(self, other).  With recip = 1 / (self² + other²) (0 where that is inf, at
+    the origin): dz/dself = grad * other * recip; dz/dother = grad * -self * recip.
+    Saves: other, self."""
 
     def __init__(self, a, b):
         _Binary.__init__(self, a, b)
@@ -132,7 +133,8 @@ class Atan2Backward0(_Binary):
 
     def backward(self, g):
         a, b = self._get("self"), self._get("other")
-        recip = (a * a + b * b).reciprocal()
+        recip = (a * a + b * b).reciprocal()  # (0 at the origin, as PyTorch's masked_fill_)
+        recip = P.masked_fill(recip, Tensor._make(np.isinf(recip._data)), 0)
         return self._pair(g * b * recip if self._needs(0) else None,
                           g * -a * recip if self._needs(1) else None)
 
@@ -195,11 +197,9 @@ class FmaxBackward0(_Binary):
         a, b = self._get("self")._data, self._get("other")._data
         with np.errstate(invalid="ignore"):
             to_self = self._self_wins(a, b) | np.isnan(b)
-        dt = g._data.dtype
-        w_self = Tensor._make(to_self.astype(dt))
-        w_other = Tensor._make((~to_self).astype(dt))
-        return self._pair(g * w_self if self._needs(0) else None,
-                          g * w_other if self._needs(1) else None)
+        return self._pair(  # (PyTorch's grad.masked_fill(mask, 0) for each input)
+            P.masked_fill(g, Tensor._make(~to_self), 0) if self._needs(0) else None,
+            P.masked_fill(g, Tensor._make(to_self), 0) if self._needs(1) else None)
 
 
 class FminBackward0(FmaxBackward0):

@@ -329,10 +329,11 @@ class ClampMinBackward1(Node):
     def backward(self, g):
         s, b = self._get("self"), self._get("max" if self._upper else "min")
         keep = s <= b if self._upper else s >= b
+        past = s > b if self._upper else s < b
         zero = Tensor._make(np.zeros((), g._data.dtype))
         (n0, _), (n1, _) = self.next_functions
         g_self = sum_to(P.where(keep, g, zero), self._shapes[0]) if n0 else None
-        g_bound = sum_to(P.where(keep, zero, g), self._shapes[1]) if n1 else None
+        g_bound = sum_to(P.where(past, g, zero), self._shapes[1]) if n1 else None
         return g_self, g_bound
 
 

@@ -346,6 +346,7 @@ CASES = {
     "FmaxBackward0": "t['x'].fmax(t['y'])",
     "FminBackward0": "lib.fmin(t['x'], t['v'])",
     "SubBackward1": _acosh_double,
+    "DivBackward2": "lib.div(t['x'], t['pos'], rounding_mode='floor') * t['y']",
     # issue 19: reductions and norms
     "ProdBackward0": "t['x'].prod()",
     "ProdBackward1": "t['x'].prod(-1)",

@@ -22,6 +22,10 @@ def C(id, fn, *specs):
     return pytest.param(fn, specs, id=id)
 
 
+def Z0():
+    return In(kind="fixed", values=[0.0, 1.0, 0.0])
+
+
 def U(**kw):
     return In(kind="fixed", values=UNIT, **kw)
 
@@ -75,6 +79,11 @@ BINARY = [
     C("rmod_operator", lambda L, x: [2.5 % x, x * 1], In(3, 4, kind="pos", grad=False)),
     C("fmod_int", lambda L, i: [i.fmod(2), i.remainder(2), L.fmod(i, 2.5)],
       In(5, kind="int", grad=False)),
+    C("div_rounding", lambda L, x, y: [L.div(x, y, rounding_mode="floor"),
+                                       x.div(y, rounding_mode="trunc") * x,
+                                       L.div(x, 2.0, rounding_mode="floor")],
+      In(3, 4), In(4, kind="pos")),
+    C("atan2_origin", lambda L, x, y: L.atan2(x, y), Z0(), Z0()),
     C("hypot", lambda L, x, y: x.hypot(y), In(3, 4), In(3, 4)),
     C("hypot_bcast_nograd", lambda L, x, y: L.hypot(x, y), In(2, 3, 4), In(4, grad=False)),
     C("atan2", lambda L, x, y: x.atan2(y), In(3, 4), In(3, 4)),
@@ -210,7 +219,8 @@ def gradient_graph_scenario(lib, fn, specs):
 # the unary formulas are PyTorch's term for term, so the gradient's graph is PyTorch's too
 GRADIENT_GRAPH = [p for p in SECOND if p.id in (
     "log1p", "expm1", "log2", "log10", "exp2", "tan", "asin", "acos", "atan", "sinh_cosh",
-    "asinh", "acosh", "atanh", "frac", "nan_to_num")]
+    "asinh", "acosh", "atanh", "frac", "nan_to_num", "clamp_max_tensor", "fmod", "remainder",
+    "hypot", "atan2", "fmax")]
 
 
 @pytest.mark.parametrize("fn,specs", GRADIENT_GRAPH)
