@@ -28,6 +28,7 @@ from . import activation as A
 from . import pointwise as P
 from ._util import as_tensor, attach, internal_overlap
 from .indexing import IndexBackward0, _IndexNode
+from .scalar import mul_scalar
 
 LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_LEAF_MSG = "a view of a leaf Variable that requires grad is being used in an in-place " \
@@ -771,8 +772,8 @@ class AddcmulBackward0(_Ternary):
     def backward(self, g):
         v = self._saved["value"]
         n = [nf is not None for nf, _ in self.next_functions]
-        return self._grads(g, g * self._get("tensor2") * v if n[1] else None,
-                           g * self._get("tensor1") * v if n[2] else None)
+        return self._grads(g, g * mul_scalar(self._get("tensor2"), v) if n[1] else None,
+                           g * mul_scalar(self._get("tensor1"), v) if n[2] else None)
 
 
 class AddcdivBackward0(_Ternary):
@@ -784,8 +785,10 @@ class AddcdivBackward0(_Ternary):
         v = self._saved["value"]
         n = [nf is not None for nf, _ in self.next_functions]
         t2 = self._get("tensor2") if n[1] or n[2] else None
-        return self._grads(g, g * v / t2 if n[1] else None,
-                           -g * v * self._get("tensor1") / (t2 * t2) if n[2] else None)
+        value = Tensor._make(np.asarray(v, g._data.dtype))  # (C++'s value / tensor2)
+        return self._grads(g, g * P.div(value, t2) if n[1] else None,
+                           -g * (mul_scalar(self._get("tensor1"), v) / (t2 * t2))
+                           if n[2] else None)
 
 
 class LerpBackward0(_Ternary):
@@ -805,7 +808,8 @@ class LerpBackward1(_Ternary):
     def backward(self, g):
         n = [nf is not None for nf, _ in self.next_functions]
         w = self._get("weight") if n[0] or n[1] else None
-        return self._grads(g * (1 - w) if n[0] else None, g * w if n[1] else None,
+        one_minus = P.sub(Tensor._make(np.ones_like(w._data)), w) if n[0] else None  # (C++)
+        return self._grads(g * one_minus if n[0] else None, g * w if n[1] else None,
                            g * (self._get("end") - self._get("self")) if n[2] else None)
 
 

@@ -18,7 +18,7 @@ from .._tensor import Tensor
 from ..autograd.graph import Node, record
 from ._util import quietly
 from .loss import reduction_enum
-from .scalar import div_scalar
+from .scalar import add_scalar, div_scalar
 
 _EPSILON = 1e-12  # PyTorch's clamp of (1 - x) * x in binary_cross_entropy_backward
 
@@ -70,7 +70,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         if n_x:
             if pw is not None:
                 pt = pw * t
-                gx = (pt + 1 - t) * x.sigmoid() - pt
+                gx = (add_scalar(pt, 1) - t) * x.sigmoid() - pt
             else:
                 gx = x.sigmoid() - t
             gx = _finish(gx, g, w, red, x.numel())

@@ -29,7 +29,7 @@ from .reduction import (
     _reduce_dims,
     _unsqueeze_dims,
 )
-from .scalar import div_scalar
+from .scalar import div_scalar, mul_scalar
 
 
 def _one(g: Tensor) -> Tensor:
@@ -88,7 +88,7 @@ class ProdBackward0(Node):
             return (g,)
         if not np.any(s._data == 0):
             return (g * (r / s),)
-        return (g * _others_product(s.reshape(-1), 0).reshape(s.shape),)
+        return ((g * _others_product(s.reshape(-1), 0)).reshape(s.shape),)
 
 
 class ProdBackward1(Node):
@@ -149,9 +149,10 @@ def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
 
 # ----------------------------------------------------------------------------- scans
 def _reversed_cumsum(w: Tensor, d: int) -> Tensor:
-    """``w.flip(d).cumsum(d).flip(d)`` (the sum of the elements from each position to the
-    end), written as ``sum - cumsum + w``."""
-    return w.sum(d, keepdim=True) - cumsum(w, d) + w
+    """``w.flip(d).cumsum(d).flip(d)``: the sum of the elements from each position to the
+    end (the flips written as indexes, see `_flip_last`)."""
+    wt = _to_last(w, d)
+    return _to_last(_flip_last(cumsum(_flip_last(wt), -1)), d)
 
 
 class CumsumBackward0(Node):
@@ -317,7 +318,17 @@ class VarMeanBackward0(VarBackward0):
         return self._var_grad(gv)
 
     def backward(self, gv, gm):
-        return (self._first(gv) + self._mean_part(gm),)
+        # (an output that got no gradient arrives as constant zeros: its part is left out,
+        # as PyTorch skips an undefined gradient)
+        parts = [f(x) for f, x in ((self._first, gv), (self._mean_part, gm))
+                 if not _constant_zero(x)]
+        if not parts:
+            return (Tensor._make(np.zeros(self._get("self").shape, gv._data.dtype)),)
+        return (parts[0] if len(parts) == 1 else parts[0] + parts[1],)
+
+
+def _constant_zero(g: Tensor) -> bool:
+    return g.grad_fn is None and not g.requires_grad and not g._data.any()
 
 
 class StdMeanBackward0(VarMeanBackward0):
@@ -327,7 +338,7 @@ class StdMeanBackward0(VarMeanBackward0):
     def _first(self, gs):
         r = self._get("result0")
         with quiet_fp():
-            gv = P.masked_fill(gs / (r * 2), r == 0, 0)
+            gv = P.masked_fill(gs / mul_scalar(r, 2), r == 0, 0)
         return self._var_grad(gv)
 
 
@@ -392,9 +403,9 @@ def _norm_grad(g, s, r, ord, dims, keepdim, all_dims):
     if ord == 1:
         return s.sgn() * g
     if ord == 2:
-        return s * P.masked_fill(g / r, r == 0, 0)
+        return g * P.masked_fill(s / r, r == 0, 0)
     if math.isinf(ord):
-        mask = s.abs() == r
+        mask = (s.abs() == r) | s.isnan()  # (the extreme positions, and NaNs)
         count = mask.sum(tuple(range(s.ndim)) if all_dims else dims, keepdim=True)
         return s.sgn() * ((g / count) * P.where(mask, _one(g), zero))
     if ord < 1:
@@ -409,7 +420,7 @@ def _norm_grad(g, s, r, ord, dims, keepdim, all_dims):
 
 class LinalgVectorNormBackward0(Node):
     """z = linalg.vector_norm(self, ord, dim, keepdim).  dz/dself by ord: 0 → 0; 1 →
-    sgn(self) * grad; 2 → self * grad / result (0 where result is 0); ±inf → sgn(self) *
+    sgn(self) * grad; 2 → grad * self / result (0 where result is 0); ±inf → sgn(self) *
     grad / (count of |self| == result) at those positions; other p → sgn(self) |self|^(p-1) *
     grad / result^(p-1) (0 where result is 0). Saves: dim (None for all), keepdim, ord,
     result, self."""

@@ -220,7 +220,7 @@ def gradient_graph_scenario(lib, fn, specs):
 GRADIENT_GRAPH = [p for p in SECOND if p.id in (
     "log1p", "expm1", "log2", "log10", "exp2", "tan", "asin", "acos", "atan", "sinh_cosh",
     "asinh", "acosh", "atanh", "frac", "nan_to_num", "clamp_max_tensor", "fmod", "remainder",
-    "hypot", "atan2", "fmax")]
+    "hypot", "atan2", "fmax", "lerp_tensor", "addcmul", "addcdiv")]
 
 
 @pytest.mark.parametrize("fn,specs", GRADIENT_GRAPH)
