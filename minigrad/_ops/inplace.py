@@ -815,13 +815,14 @@ class LerpBackward1(_Ternary):
 
 def _fused(node_cls, compute, inputs, saved):
     """Run ``compute()`` without recording and record one ``node_cls`` node for it (ops that
-    PyTorch differentiates as a whole), saving ``saved`` (name -> value)."""
+    PyTorch differentiates as a whole), saving what ``saved()`` gives (name -> value; called
+    only when a node is recorded)."""
     with grad_mode.no_grad():
         out = compute()
     out = Tensor._make(out._data)
     node = record(node_cls, out, inputs, *inputs)
     if node is not None:
-        for name, value in saved.items():
+        for name, value in saved().items():
             node._save(name, value)
     return out
 
@@ -834,14 +835,15 @@ def _rg(*ts) -> bool:
 
 def _addcmul(self, t1, t2, value=1):
     return _fused(AddcmulBackward0, lambda: P.add(self, P.mul(P.mul(t1, t2), value)),
-                  (self, t1, t2), {"tensor1": t1 if _rg(t2) else None,
-                                   "tensor2": t2 if _rg(t1) else None, "value": value})
+                  (self, t1, t2), lambda: {"tensor1": t1 if _rg(t2) else None,
+                                           "tensor2": t2 if _rg(t1) else None, "value": value})
 
 
 def _addcdiv(self, t1, t2, value=1):
     return _fused(AddcdivBackward0, lambda: P.add(self, P.mul(P.div(t1, t2), value)),
-                  (self, t1, t2), {"tensor1": t1 if _rg(t2) else None,
-                                   "tensor2": t2 if _rg(t1, t2) else None, "value": value})
+                  (self, t1, t2), lambda: {"tensor1": t1 if _rg(t2) else None,
+                                           "tensor2": t2 if _rg(t1, t2) else None,
+                                           "value": value})
 
 
 def _lerp(self, end, weight):
@@ -850,10 +852,10 @@ def _lerp(self, end, weight):
 
     if isinstance(weight, Tensor):
         return _fused(LerpBackward1, compute, (self, end, weight),
-                      {"end": end if _rg(weight) else None,
-                       "self": self if _rg(weight) else None,
-                       "weight": weight if _rg(self, end) else None})
-    return _fused(LerpBackward0, compute, (self, end), {"weight": weight})
+                      lambda: {"end": end if _rg(weight) else None,
+                               "self": self if _rg(weight) else None,
+                               "weight": weight if _rg(self, end) else None})
+    return _fused(LerpBackward0, compute, (self, end), lambda: {"weight": weight})
 
 
 attach(
