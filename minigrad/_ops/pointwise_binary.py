@@ -279,3 +279,102 @@ attach(
     arctan2_=I._inplace_of(atan2, "atan2_"), __imod__=I._inplace_of(remainder, "remainder_"),
     addcdiv_=I._inplace_of(_addcdiv_m, "addcdiv_"),
 )
+
+
+# ----------------------------------------------------------------------------- x.eq_(...)
+class _CompareZeroGrad(Node):
+    """z = (self <op> other) written into self (``x.eq_(number)`` ...): piecewise constant.
+    dz/dself = 0 (``zeros_like(grad)``). Saves nothing."""
+
+    def backward(self, g):
+        return (Tensor._make(np.zeros_like(g._data)),)
+
+
+class _CompareZeroGrads(_Binary):
+    """z = (self <op> other) with a tensor other, written into self: dz/dself = dz/dother = 0
+    (zeros of each input's shape). Saves nothing."""
+
+    def backward(self, g):
+        sa, sb = self._shapes
+        dt = g._data.dtype
+        return (Tensor._make(np.zeros(sa, dt)) if self._needs(0) else None,
+                Tensor._make(np.zeros(sb, dt)) if self._needs(1) else None)
+
+
+class EqBackward0(_CompareZeroGrad):
+    """``x.eq_(number)``: zero gradient."""
+
+
+class NeBackward0(_CompareZeroGrad):
+    """``x.ne_(number)``: zero gradient."""
+
+
+class LtBackward0(_CompareZeroGrad):
+    """``x.lt_(number)``: zero gradient."""
+
+
+class LeBackward0(_CompareZeroGrad):
+    """``x.le_(number)``: zero gradient."""
+
+
+class GtBackward0(_CompareZeroGrad):
+    """``x.gt_(number)``: zero gradient."""
+
+
+class GeBackward0(_CompareZeroGrad):
+    """``x.ge_(number)``: zero gradient."""
+
+
+class EqBackward1(_CompareZeroGrads):
+    """``x.eq_(tensor)``: zero gradients."""
+
+
+class NeBackward1(_CompareZeroGrads):
+    """``x.ne_(tensor)``: zero gradients."""
+
+
+class LtBackward1(_CompareZeroGrads):
+    """``x.lt_(tensor)``: zero gradients."""
+
+
+class LeBackward1(_CompareZeroGrads):
+    """``x.le_(tensor)``: zero gradients."""
+
+
+class GtBackward1(_CompareZeroGrads):
+    """``x.gt_(tensor)``: zero gradients."""
+
+
+class GeBackward1(_CompareZeroGrads):
+    """``x.ge_(tensor)``: zero gradients."""
+
+
+_COMPARE_NODES = {"eq": (EqBackward0, EqBackward1), "ne": (NeBackward0, NeBackward1),
+                  "lt": (LtBackward0, LtBackward1), "le": (LeBackward0, LeBackward1),
+                  "gt": (GtBackward0, GtBackward1), "ge": (GeBackward0, GeBackward1)}
+
+
+def _compare_into_dtype(name):
+    """The out-of-place computation behind ``x.eq_(other)`` (and ne_, lt_, ...): the
+    comparison as 0/1 in ``x``'s dtype, recorded as ``EqBackward0`` (a number) or
+    ``EqBackward1`` (a tensor), as PyTorch records the in-place comparisons."""
+    compare = getattr(P, name)
+    scalar_node, tensor_node = _COMPARE_NODES[name]
+
+    def op(self, other):
+        res = compare(self, other)
+        out = Tensor._make(res._data.astype(self._data.dtype))
+        if isinstance(other, Tensor):
+            record(tensor_node, out, (self, other), self, other)
+        else:
+            record(scalar_node, out, (self,))
+        return out
+
+    return op
+
+
+attach(Tensor, **{f"{n}_": I._inplace_of(_compare_into_dtype(n), f"{n}_") for n in _COMPARE_NODES},
+       subtract_=I._inplace_of(P.sub, "sub_"), multiply_=I._inplace_of(P.mul, "mul_"),
+       divide_=I._inplace_of(P.div, "div_"), true_divide_=I._inplace_of(P.div, "div_"),
+       logical_not_=I._inplace_of(lambda self: Tensor._make(
+           np.logical_not(self._data).astype(self._data.dtype)), "logical_not_"))
