@@ -6,6 +6,9 @@ gradients (``check_op``), second-order gradients, in-place variants and errors.
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
 from minigrad.parity import compare, graph_trace, run_both, to_numpy
 
@@ -148,6 +151,29 @@ def test_pointwise_more(fn, specs, dtype, device):
 @pytest.mark.parametrize("fn,specs", PROMOTION)
 def test_pointwise_more_promotion(fn, specs, device):
     check_op(fn, specs, "float64", device, tol=dict(rtol=1e-6, atol=1e-7))
+
+
+HYPO_BINARY = {
+    "fmod": lambda L, x, y: x.fmod(y * y + 0.5), "remainder": lambda L, x, y: x % (y * y + 0.5),
+    "hypot": lambda L, x, y: L.hypot(x, y), "atan2": lambda L, x, y: L.atan2(x, y),
+    "fmax": lambda L, x, y: L.fmax(x, y), "fmin": lambda L, x, y: x.fmin(y),
+    "lerp": lambda L, x, y: x.lerp(y, 0.3), "clamp_max": lambda L, x, y: x.clamp_max(y),
+    "addcmul": lambda L, x, y: x.addcmul(y, y, value=0.5),
+    "addcdiv": lambda L, x, y: L.addcdiv(x, y, y * y + 1, value=2),
+}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(shapes=mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=4, max_side=3),
+       op=st.sampled_from(sorted(HYPO_BINARY)), grads=st.sampled_from([(True, True),
+                                                                        (True, False),
+                                                                        (False, True)]),
+       seed=st.integers(0, 2**16))
+def test_broadcasting_binary_property(shapes, op, grads, seed):
+    """Random broadcastable shape pairs: values and each input's gradient match torch."""
+    sa, sb = shapes.input_shapes
+    check_op(HYPO_BINARY[op], [In(*sa, grad=grads[0]), In(*sb, grad=grads[1])], "float64",
+             seed=seed)
 
 
 # ----------------------------------------------------------------------------- second order
