@@ -555,10 +555,19 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     (``torch.nn.functional.cosine_similarity``), as ATen computes it: each input divided by
     its own 2-norm, the norm clamped to at least ``eps`` without recording the clamp, then
     the product summed over ``dim``."""
+    from .._dtype import from_numpy_dtype
+    from .._ops._util import result_dtype
     from .._ops.reduction_more import vector_norm
     from ..autograd.grad_mode import no_grad
 
     _check_tensors("cosine_similarity", x1=x1, x2=x2)
+    common = result_dtype(x1, x2)
+    if common.kind != "f":
+        raise RuntimeError("expected common dtype to be floating point, yet common dtype is "
+                           f"{from_numpy_dtype(common)._legacy[:-len('Tensor')]}")
+    # (integer inputs are cast to the common dtype; float ones stay and promote later)
+    x1, x2 = (x if x._data.dtype.kind == "f" else x.to(from_numpy_dtype(common))
+              for x in (x1, x2))
     shape = _pw.broadcast_shapes(x1.shape, x2.shape)
     if tuple(x1.shape) != tuple(x2.shape):  # (ATen's expand_outplace: both, or neither)
         x1, x2 = x1.expand(shape), x2.expand(shape)
@@ -577,8 +586,10 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     from .._ops.reduction_more import _at_norm
     from .._ops.scalar import add_scalar
 
-    _check_tensors("pairwise_distance", x1=x1, x2=x2)  # (C++ adds a number: AddBackward1)
-    return _at_norm(add_scalar(x1 - x2, eps), p, max(x1.ndim, x2.ndim) - 1, keepdim)
+    _check_tensors("pairwise_distance", x1=x1, x2=x2)
+    diff = x1 - x2  # (C++ adds a number: AddBackward1; to an integer difference, float32)
+    shifted = add_scalar(diff, eps) if diff._data.dtype.kind == "f" else _pw.add(diff, eps)
+    return _at_norm(shifted, p, max(x1.ndim, x2.ndim) - 1, keepdim)
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,

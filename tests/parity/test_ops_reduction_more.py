@@ -172,6 +172,12 @@ def test_reduction_more(fn, specs, dtype, device):
 
 
 MIXED = [
+    C("cosine_similarity_mixed", lambda L, x, y: L.nn.functional.cosine_similarity(x, y),
+      In(3, 4, dtype="float32"), In(3, 4, dtype="float64")),
+    C("cosine_similarity_int_float", lambda L, i, y: L.nn.functional.cosine_similarity(i, y),
+      In(3, 4, kind="int", grad=False), In(3, 4, dtype="float64")),
+    C("pairwise_distance_int", lambda L, i, j: L.nn.functional.pairwise_distance(i, j, p=1),
+      In(3, 4, kind="int", grad=False), In(3, 4, kind="int", grad=False)),
     C("vector_norm_dtype", lambda L, x: L.linalg.vector_norm(x, dtype=L.float64),
       In(3, 4, dtype="float32")),
     C("vector_norm_dtype_p1_dim", lambda L, x: L.linalg.vector_norm(x, 1, 0, dtype=L.float64),
@@ -268,6 +274,8 @@ ERRORS = [
     ("prod_0dim_dim_range", lambda L, x: x.prod(1), [In()], "Dimension out of range"),
     ("cosine_similarity_shapes", lambda L, x, y: L.nn.functional.cosine_similarity(x, y),
      [In(3, 4), In(3, 5)], "must match the size"),
+    ("cosine_similarity_int", lambda L, i: L.nn.functional.cosine_similarity(i, i),
+     [In(2, 3, kind="int", grad=False)], "expected common dtype to be floating point"),
     ("normalize_dim_range", lambda L, x: L.nn.functional.normalize(x, dim=2), [In(3, 4)],
      "Dimension out of range"),
     ("matrix_norm_1d", lambda L, x: L.linalg.matrix_norm(x), [In(3)], "at least 2"),
