@@ -6,8 +6,7 @@ Mirrors ``aten/src/ATen/native/Loss.cpp`` and the formulas of ``FunctionsManual.
 node with slots ``(self, target)``; ``weight``/``pos_weight`` are saved, never differentiated
 (PyTorch refuses them when they require grad). The backward formulas are tensor ops, so a
 second derivative works (its graph is made of elementwise nodes; PyTorch's self-gradient for
-``binary_cross_entropy`` is its own ``BinaryCrossEntropyBackwardBackward0`` op: the values
-agree, the graph of the gradient differs).
+``binary_cross_entropy`` is its own op, as here: ``BinaryCrossEntropyBackwardBackward0``).
 """
 
 from __future__ import annotations
@@ -16,9 +15,10 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
+from . import pointwise as P
 from ._util import quietly
 from .loss import reduction_enum
-from .scalar import add_scalar, div_scalar
+from .scalar import add_scalar, div_scalar, mul_scalar
 
 _EPSILON = 1e-12  # PyTorch's clamp of (1 - x) * x in binary_cross_entropy_backward
 
@@ -82,8 +82,10 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
 
 class BinaryCrossEntropyBackward0(Node):
     """z = -w [t log(x) + (1 - t) log(1 - x)] (logs clamped at -100; then mean or sum).
-    dz/dx = w * grad * (x - t) / max((1 - x) x, 1e-12); dz/dt = w * grad * (log(1 - x) -
-    log(x)); both / numel for the mean. Saves: reduction, self, target, weight."""
+    dz/dx = binary_cross_entropy_backward(grad, x, t, w) = w * grad * (x - t) / max((1 - x) x,
+    1e-12), one kernel (``BinaryCrossEntropyBackwardBackward0`` under create_graph);
+    dz/dt = w * grad * (log(1 - x) - log(x)); both / numel for the mean.
+    Saves: reduction, self, target, weight."""
 
     def __init__(self, input, target, weight, red):
         Node.__init__(self)
@@ -98,10 +100,71 @@ class BinaryCrossEntropyBackward0(Node):
         (n_x, _), (n_t, _) = self.next_functions
         gx = gt = None
         if n_x:
-            gx = _finish((x - t) / ((-x + 1) * x).clamp_min(_EPSILON), g, w, red, x.numel())
+            gx = binary_cross_entropy_backward(g, x, t, w, red)
         if n_t:
             gt = _finish((-x + 1).log() - x.log(), g, w, red, t.numel())
         return gx, gt
+
+
+class BinaryCrossEntropyBackwardBackward0(Node):
+    """z = binary_cross_entropy_backward(grad_output, self, target, weight) = w * grad_output
+    * (self - target) / max((1 - self) self, 1e-12) (/ numel for the mean). PyTorch's
+    double-backward formulas, with eps = 1e-12:
+    dz/dgrad_output = w * grad * (self - target) / ((self + eps)(1 - self + eps)), summed
+    unless reduction is 'none';
+    dz/dself = w * grad * grad_output * (self² - 2 self target + target) /
+    ((self + eps)² (1 - self + eps)²);
+    dz/dtarget = -w * grad * grad_output / max((1 - self) self, 1e-12); the last two / numel
+    for the mean. Saves: grad_output, reduction, self, target, weight."""
+
+    def __init__(self, grad_output, input, target, weight, red):
+        Node.__init__(self)
+        self._save("grad_output", grad_output)
+        self._save("reduction", red)
+        self._save("self", input)
+        self._save("target", target)
+        self._save("weight", weight)
+
+    def backward(self, g):
+        go, x, t = self._get("grad_output"), self._get("self"), self._get("target")
+        w, red = self._get("weight"), self._saved["reduction"]
+        (n_go, _), (n_x, _), (n_t, _) = self.next_functions
+        eps, g_go, g_x, g_t = 1e-12, None, None, None
+        if n_go:
+            g_go = (x - t) / (add_scalar(x, eps) * add_scalar(P.rsub(x, 1), eps)) * g
+            g_go = g_go if w is None else g_go * w
+            if red != 0:
+                g_go = g_go.sum() if red == 2 else div_scalar(g_go.sum(), x.numel())
+        if n_x:
+            num = x * x - mul_scalar(x, 2) * t + t
+            den = add_scalar(x, eps).pow(2) * add_scalar(P.rsub(x, 1), eps).pow(2)
+            g_x = num / den * (g * go)
+            g_x = g_x if w is None else g_x * w
+            g_x = div_scalar(g_x, x.numel()) if red == 1 else g_x
+        if n_t:
+            den = Tensor._make(np.maximum((1 - x._data) * x._data, _EPSILON))
+            g_t = -g * go
+            g_t = (g_t if w is None else g_t * w) / den
+            g_t = div_scalar(g_t, t.numel()) if red == 1 else g_t
+        return g_go, g_x, g_t
+
+
+def binary_cross_entropy_backward(grad_output, self, target, weight, reduction: int) -> Tensor:
+    """``w * grad_output * (self - target) / max((1 - self) self, 1e-12)`` (/ numel for the
+    mean), one kernel (``aten::binary_cross_entropy_backward``); node
+    ``BinaryCrossEntropyBackwardBackward0`` under create_graph."""
+    x, t, go = self._data, target._data, grad_output._data
+
+    def kernel():
+        res = go * (x - t) / np.maximum((1 - x) * x, _EPSILON)
+        if weight is not None:
+            res = res * weight._data
+        return np.asarray(res / x.size if reduction == 1 else res, dtype=x.dtype)
+
+    out = Tensor._make(quietly(kernel))
+    record(BinaryCrossEntropyBackwardBackward0, out, (grad_output, self, target), grad_output,
+           self, target, weight, reduction)
+    return out
 
 
 def _check_not_differentiable(fname, **tensors):

@@ -180,6 +180,12 @@ def _nll2d(lib, t):
     return lib.nn.functional.nll_loss(t["img"].log_softmax(1), target)
 
 
+def _bce_double(lib, t):
+    x, y = t["x"].sigmoid(), t["y"].sigmoid()  # the input, the target and grad_output need grad
+    loss = lib.nn.functional.binary_cross_entropy(x, y, reduction="sum")
+    return lib.autograd.grad(loss, x, t["u"].sum(), create_graph=True)[0]
+
+
 def _acosh_double(lib, t):
     x = t['pos'] + 1  # the gradient of acosh is grad * (x² - 1).rsqrt(): SubBackward1
     return lib.autograd.grad(x.acosh(), t['pos'], t['y'], create_graph=True)[0]
@@ -346,6 +352,7 @@ CASES = {
     "FmaxBackward0": "t['x'].fmax(t['y'])",
     "FminBackward0": "lib.fmin(t['x'], t['v'])",
     "SubBackward1": _acosh_double,
+    "BinaryCrossEntropyBackwardBackward0": _bce_double,
     "EqBackward0": "(t['x'] * 1).eq_(0.1) * t['y']",
     "EqBackward1": "(t['x'] * 1).eq_(t['v']) * t['y']",
     "NeBackward0": "(t['x'] * 1).ne_(0.1) * t['y']",

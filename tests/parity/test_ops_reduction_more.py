@@ -224,6 +224,11 @@ SECOND = [
       In(3, 4), In(3, 4), In(4, kind="pos", grad=False)),
     C("bce", lambda L, x, t: L.nn.functional.binary_cross_entropy(
         x.sigmoid(), t.sigmoid(), reduction="none"), In(3, 4), In(3, 4)),
+    C("bce_self", lambda L, x, t: L.nn.functional.binary_cross_entropy(
+        x.sigmoid(), t.sigmoid(), reduction="none"), In(3, 4), In(3, 4, grad=False)),
+    C("bce_mean_weight", lambda L, x, t, w: L.nn.functional.binary_cross_entropy(
+        x.sigmoid(), t.sigmoid(), weight=w) * x, In(3, 4), In(3, 4, grad=False),
+      In(4, kind="pos", grad=False)),
 ]
 
 
@@ -234,10 +239,11 @@ def test_second_order(fn, specs):
 
 
 # formulas as PyTorch's term for term: the gradient's graph under create_graph is PyTorch's
-# (prod with zeros and the scans use ``flip``, written here as an index: not listed)
+# (prod with zeros and the scans use ``flip``, written here as an index, and the BCE target
+# gradients ``logit``/``log_sigmoid``, which minigrad lacks: not listed)
 GRADIENT_GRAPH = [p for p in SECOND if p.id in (
     "prod", "var_mean", "std_mean", "norm2", "norm1", "norm3", "norm_inf", "normalize",
-    "cosine_similarity", "pairwise_distance", "bce_logits")]
+    "cosine_similarity", "pairwise_distance", "bce_logits", "bce_self", "bce_mean_weight")]
 
 
 @pytest.mark.parametrize("fn,specs", GRADIENT_GRAPH)
