@@ -158,6 +158,16 @@ def _empty_layout(arr: np.ndarray, keep: bool = False) -> np.ndarray:
     return empty_strided(arr.shape, strides, arr.dtype)
 
 
+# ``x.data = t`` between an inference tensor and a normal one: PyTorch 2.13 gives ``x`` the kind
+# of ``t`` but keeps ``x``'s own version counter, a mix its later ops treat inconsistently
+# (``requires_grad`` lost, "Inference tensors do not track version counter" from views and
+# products). minigrad refuses it instead of copying that state (docs/concepts/versions.md).
+DATA_INFERENCE_MSG = (
+    "minigrad refuses `.data =` between an inference tensor and a normal one (PyTorch accepts it "
+    "but leaves a tensor whose kind and version counter disagree). Give both the same kind "
+    "first: outside inference_mode, `t.clone()` of an inference tensor is a normal one.")
+
+
 class Tensor:
     """An n-dimensional array that can record the operations applied to it.
 
@@ -506,6 +516,8 @@ class Tensor:
         if self.requires_grad and not value.dtype.is_floating_point:
             raise RuntimeError("data set to a tensor that requires gradients must be floating "
                                "point or complex dtype")
+        if value._inference != self._inference:  # a deliberate difference (docs: versions.md)
+            raise RuntimeError(DATA_INFERENCE_MSG)
         if value._data.dtype != self._data.dtype:  # the gradient accumulator is for the old
             self._acc_ref = None  # dtype: a new one is made on next use, as in PyTorch
         self._data = value._data  # (the version counter stays this tensor's own)

@@ -271,7 +271,13 @@ class AsStridedBackward0(Node):
     def backward(self, g):
         unique = 0 not in self._saved["stride"]
         grad = _scatter(g, self._index, self._base_shape or (1,), unique)
-        return (grad if self._base_shape else grad.reshape(()),)
+        # PyTorch writes g in place into a new zeros storage and returns a view of that
+        # storage: the gradient is a view (``_base`` set) and its version is 1 (under
+        # create_graph the gradient keeps its IndexPutImpl history instead of a view's)
+        grad._vc.bump()
+        if not self._base_shape:
+            return (grad.reshape(()),)
+        return (grad if grad.requires_grad else grad._make_view(grad._data),)
 
 
 class CopySlices(Node):

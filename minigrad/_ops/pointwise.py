@@ -864,8 +864,9 @@ def masked_fill(input, mask, value):
         raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s).")
     val = value._data if isinstance(value, Tensor) else value
-    out = Tensor._make(np.where(mask._data, np.asarray(val).astype(input._data.dtype),
-                                input._data))
+    # (PyTorch fills a contiguous clone: the result is row-major whatever input's layout)
+    out = Tensor._make(np.ascontiguousarray(np.where(
+        mask._data, np.asarray(val).astype(input._data.dtype), input._data)))
     if isinstance(value, Tensor):
         record(MaskedFillBackward1, out, (input, value), mask)
     else:

@@ -163,13 +163,16 @@ def _add_to_buffer(buf, nr, g) -> None:
 
 
 def _as_input_dtype(child, nr, g, node=None, i=0):
-    """``g`` cast to the dtype of the tensor it is the gradient of (PyTorch's
-    ``validate_outputs``): a float32 input of a float64 op gets a float32 gradient. For a leaf's
-    ``AccumulateGrad`` the shape is checked too (see `_fit_shape`): ``node`` (None for a
-    root) returned ``g`` as its ``i``-th gradient."""
+    """``g`` checked against the shape and dtype of the tensor it is the gradient of, as the
+    receiving node recorded them (PyTorch's ``validate_outputs``): a float32 input of a float64
+    op gets a float32 gradient; a shape differs only after ``.data =`` of another shape since
+    the forward (see `_fit_shape`). ``node`` (None for a root) returned ``g`` as its ``i``-th
+    gradient."""
     meta = child._out_meta
     if nr < len(meta):
-        want = meta[nr][1]
+        shape, want = meta[nr]
+        if g._data.shape != shape:
+            g = _fit_shape(g, shape, node, i)
     elif isinstance(child, AccumulateGrad):  # the leaf's dtype when the node was made: a
         want = child._dtype  # ``.data =`` of another dtype since then gets a new node
         if g._data.shape != child._shape:
@@ -380,8 +383,9 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                     if child is None:
                         continue
                     if g is not None:
-                        meta = child._out_meta  # (the common case, inlined: the right dtype)
-                        if nr >= len(meta) or g._data.dtype is not meta[nr][1]:
+                        meta = child._out_meta  # (the common case, inlined: as recorded)
+                        if nr >= len(meta) or g._data.dtype is not meta[nr][1] or (
+                                g._data.shape != meta[nr][0]):
                             g = _as_input_dtype(child, nr, g, node, i)
                         buf = buffers.get(child)
                         if buf is None:

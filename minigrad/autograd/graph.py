@@ -605,9 +605,26 @@ class AccumulateGrad(Node):
         elif grad_mode.is_grad_enabled():
             var._grad = var._grad + grad
         else:
-            var._grad._data += grad._data.astype(var._grad._data.dtype, copy=False)
+            have = var._grad._data
+            if grad._data.shape != have.shape:  # (only after ``.data =`` of another shape)
+                _check_accumulates_into(have.shape, grad._data.shape)
+            have += grad._data.astype(have.dtype, copy=False)
             var._grad._vc.bump()
         return ()
+
+
+def _check_accumulates_into(have: tuple, new: tuple) -> None:
+    """PyTorch accumulates into an existing ``.grad`` in place (``grad += new``): the errors of
+    an in-place add whose operand does not broadcast to the ``.grad``'s shape."""
+    for k, (a, b) in enumerate(zip(have[::-1], new[::-1])):
+        if a != b and 1 not in (a, b):
+            i = max(len(have), len(new)) - 1 - k
+            raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b "
+                               f"({b}) at non-singleton dimension {i}")
+    out = np.broadcast_shapes(have, new)
+    if out != have:
+        raise RuntimeError(f"output with shape {list(have)} doesn't match the broadcast shape "
+                           f"{list(out)}")
 
 
 def _copy_obeying_contract(grad, var):

@@ -57,12 +57,11 @@ GRAD_SELF = True  # x.grad = x
 DATA_OTHER_SHAPE = True  # x.data = y of another shape, then backward
 REQUIRES_GRAD_ATTR_NON_LEAF = True  # y.requires_grad = True on a non-leaf
 INFERENCE_DETACH = True  # custom Functions under inference mode: x.detach() there
-# Open (pending/): ``.data =`` with an inference tensor on either side (PyTorch's set_data
-# copies the tensor's kind but keeps the target's version counter), and ``.data =`` of another
-# shape on a non-leaf (PyTorch checks every node's gradients against the shapes it recorded,
-# minigrad only a leaf's)
+DATA_OTHER_SHAPE_NON_LEAF = True  # x.data = y of another shape on a non-leaf, then backward
+# A deliberate difference, not a gap: ``.data =`` between an inference tensor and a normal one
+# (PyTorch copies the tensor's kind but keeps the target's version counter, a state its later
+# ops treat inconsistently); minigrad refuses it (test_review.py, docs/concepts/versions.md)
 DATA_INFERENCE = False
-DATA_OTHER_SHAPE_NON_LEAF = False
 
 # relative weights of step kinds per theme
 THEMES = {
@@ -86,11 +85,9 @@ THEMES = {
 # grad-mode objects and attribute assignments, drawn by every theme (each step kind with the
 # given weight, relative to the theme's own)
 EXTRA = dict(mode_obj=1, set_data=1, set_grad=1, set_requires_grad=1)
-# Open: with grad-mode objects and attribute assignments the mixed and views themes met
-# differences not yet triaged (an in-place op in inference mode on a view's result; a
-# ValueError where PyTorch raises RuntimeError): these themes draw plain modes only, as before,
-# until they are (the other themes draw them all)
-PLAIN_THEMES = {"mixed", "views"}
+# themes that draw plain grad modes only and no attribute assignments (a way to steer one
+# theme around a new difference until it is triaged): none now
+PLAIN_THEMES: set = set()
 OP_FAMILIES = {
     "mixed": dict(unary=20, scalar=10, binary=20, reduce=15, views=20, linalg=8, nn=7),
     "views": dict(unary=10, scalar=5, binary=10, reduce=8, views=60, linalg=4, nn=3),

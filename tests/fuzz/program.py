@@ -360,7 +360,8 @@ class Runner(FunctionSteps, ModuleSteps, OptimSteps):
         if g is None:
             return None
         return {"dtype": dtype_name(g.dtype), "value": _np(g),
-                "requires_grad": g.requires_grad, "has_grad_fn": g.grad_fn is not None}
+                "requires_grad": g.requires_grad,
+                "has_grad_fn": _attempt(lambda: g.grad_fn is not None)}  # (a view's can raise)
 
     def grads(self) -> list:
         return [self.grad_record(t, i) for i, t in enumerate(self.env)]

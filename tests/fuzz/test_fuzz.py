@@ -23,8 +23,9 @@ groups many failures at once. A difference that cannot be fixed at once is liste
 ``generate.KNOWN_GAPS`` (the generator steers around it) or ``program.KNOWN_GAPS`` (the
 comparison leaves it out), with its program in ``test_regressions.KNOWN``; all three are empty
 now. The boolean switches at the top of ``generate.py`` steer around engine differences that
-are open (False: ``DATA_INFERENCE``, ``DATA_OTHER_SHAPE_NON_LEAF``, each with a script in
-``tests/fuzz/pending/``) or were fixed since (True).
+are open (False, each with a script in ``tests/fuzz/pending/``; none now), were fixed since
+(True), or are deliberate (``DATA_INFERENCE``: minigrad refuses ``.data =`` between an inference
+tensor and a normal one, see ``test_review.py``).
 """
 
 import os

@@ -1008,6 +1008,49 @@ FIXED = {
         ("mcall", 0, 0, {}, False, 1),
         ("backward", [2], 3, False, False, False, None),
     ],
+    # ``y.data = t`` of another shape on a non-leaf, then a backward through y's node: PyTorch
+    # checks every node's incoming gradient against the shape the node recorded and sums a
+    # broadcast one down (validate_outputs); minigrad checked only a leaf's (NumPy ValueError)
+    "data_other_shape_non_leaf": [
+        ("leaf", [2, 2, 2], "float32", True, "randn", 1),
+        ("op", "cross_entropy", [0], {"ignore_index": 0, "reduction": "mean",
+                                      "target": [0, 0, 0, 0], "target_shape": [2, 2]}, False),
+        ("leaf", [2, 2], "float32", False, "randn", 2),
+        ("set_data", 1, 2),
+        ("op", "neg", [2], {}, ("set", False)),
+        ("op", "sub", [3, 3], {}, ("set", False)),
+        ("op", "neg", [4], {}, ("set", False)),
+        ("op", "neg", [5], {}, True),
+        ("op", "neg", [1], {}, False),
+        ("op", "neg", [7], {}, ("set", False)),
+        ("backward", [7], 3, False, False, False, None),
+    ],
+    # AsStridedBackward0 (a view's history rewritten in inference mode) returns a view of a
+    # new zeros storage written in place: version 1, relative to its base (minigrad: 0, no base)
+    "as_strided_backward_gradient_is_a_view": [
+        ("leaf", [2, 2], "float32", True, "randn", 1),
+        ("op", "t", [0], {}, False),
+        ("inplace", "relu_", 1, [], {}, ("inference",)),
+        ("grad", [1], [0], 5, False, False, False),
+    ],
+    # accumulating into an existing .grad of another shape (after ``.data =``): PyTorch's
+    # in-place add error, RuntimeError (minigrad: NumPy's ValueError)
+    # masked_fill of a transposed tensor: PyTorch fills a contiguous clone (strides (2, 1));
+    # minigrad's np.where kept the input's layout
+    "masked_fill_result_is_contiguous": [
+        ("leaf", [2, 2], "float32", True, "randn", 1),
+        ("op", "t", [0], {}, False),
+        ("op", "masked_fill", [1], {"thr": 0.0, "value": 0.0}, False),
+        ("backward", [2], 5, False, False, False, None),
+    ],
+    "accumulate_into_grad_of_other_shape": [
+        ("leaf", [], "float32", True, "randn", 2),
+        ("backward", [0], 3, False, False, False, None),
+        ("leaf", [2, 2, 2], "float32", False, "randn", 4),
+        ("set_data", 0, 1),
+        ("op", "neg", [0], {}, False),
+        ("backward", [0], 6, False, False, False, None),
+    ],
 }
 
 KNOWN: dict = {}  # name (as in generate.KNOWN_GAPS) -> (owner, program); none known now

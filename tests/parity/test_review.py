@@ -427,3 +427,38 @@ def test_detach_inside_inference_mode_of_a_normal_tensor(device):
         return d.is_inference(), d._version, d.requires_grad, made.is_inference()
 
     assert_parity(scenario, device=device)
+
+
+def test_data_assignment_between_inference_and_normal_is_a_deliberate_difference():
+    """``x.data = t`` where one of the two is an inference tensor: PyTorch accepts it and leaves
+    a tensor whose kind comes from ``t`` and whose version counter is ``x``'s, a state its later
+    ops treat inconsistently; minigrad refuses it (a deliberate difference, docs/concepts/
+    versions.md). The PyTorch half checks the inconsistency the refusal avoids, so this test
+    tells when a PyTorch release changes it."""
+    import torch
+
+    import minigrad
+
+    def pair(lib):
+        with lib.inference_mode():
+            inf = lib.tensor(X)
+        return lib.tensor(X, requires_grad=True), inf, lib.tensor(X)
+
+    w, inf, normal = pair(torch)
+    w.data = inf  # accepted: w now says it is an inference tensor, yet its _version reads 0
+    assert (w.is_inference(), w._version) == (True, 0)
+    with pytest.raises(RuntimeError, match="does not require grad"):  # requires_grad is lost
+        (w * w).sum().backward()
+    inf.data = normal  # the other way: a "normal" tensor without a version counter
+    assert not inf.is_inference()
+    with pytest.raises(RuntimeError, match="do not track version counter"):
+        _ = inf._version
+
+    w, inf, normal = pair(minigrad)
+    for x, t in ((w, inf), (inf, normal)):
+        before = (x.is_inference(), to_numpy(x).copy())
+        with pytest.raises(RuntimeError, match="refuses `.data =` between an inference"):
+            x.data = t
+        assert (x.is_inference(), to_numpy(x).tolist()) == (before[0], before[1].tolist())
+    w.data = inf.clone()  # the way out the message gives: a normal copy
+    assert not w.is_inference() and w.requires_grad
