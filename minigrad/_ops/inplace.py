@@ -785,7 +785,7 @@ class AddcmulBackward0(_Ternary):
 class AddcdivBackward0(_Ternary):
     """z = self + value * tensor1 / tensor2.  dz/dself = grad; dz/dtensor1 = grad * value /
     tensor2; dz/dtensor2 = -grad * value * tensor1 / tensor2^2. Saves: tensor1 (when tensor2
-    needs grad), tensor2 (when tensor1 or tensor2 does), value."""
+    needs grad), tensor2, value."""
 
     def backward(self, g):
         v = self._saved["value"]
@@ -809,7 +809,7 @@ class LerpBackward0(_Ternary):
 class LerpBackward1(_Ternary):
     """z = self + weight * (end - self), tensor weight.  dz/dself = grad * (1 - weight);
     dz/dend = grad * weight; dz/dweight = grad * (end - self). Saves: end and self (when
-    weight needs grad), weight (when self or end does)."""
+    weight needs grad), weight."""
 
     def backward(self, g):
         n = [nf is not None for nf, _ in self.next_functions]
@@ -848,8 +848,7 @@ def _addcmul(self, t1, t2, value=1):
 def _addcdiv(self, t1, t2, value=1):
     return _fused(AddcdivBackward0, lambda: P.add(self, P.mul(P.div(t1, t2), value)),
                   (self, t1, t2), lambda: {"tensor1": t1 if _rg(t2) else None,
-                                           "tensor2": t2 if _rg(t1, t2) else None,
-                                           "value": value})
+                                           "tensor2": t2, "value": value})
 
 
 def _lerp(self, end, weight):
@@ -860,7 +859,7 @@ def _lerp(self, end, weight):
         return _fused(LerpBackward1, compute, (self, end, weight),
                       lambda: {"end": end if _rg(weight) else None,
                                "self": self if _rg(weight) else None,
-                               "weight": weight if _rg(self, end) else None})
+                               "weight": weight})
     return _fused(LerpBackward0, compute, (self, end), lambda: {"weight": weight})
 
 
