@@ -7,6 +7,9 @@ graph, saved attributes, gradients, second-order gradients and errors.
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import array_shapes
 
 from minigrad.parity import compare, run_both
 
@@ -169,6 +172,36 @@ FUNCTIONAL = [
 def test_reduction_more(fn, specs, dtype, device):
     tol = dict(rtol=1e-4, atol=1e-5) if dtype == "float32" else None
     check_op(fn, specs, dtype, device, tol=tol)
+
+
+HYPO_REDUCE = {
+    "prod": lambda L, x, d, k: x.prod(d, keepdim=k),
+    "cumsum": lambda L, x, d, k: x.cumsum(d), "cumprod": lambda L, x, d, k: x.cumprod(d),
+    "logcumsumexp": lambda L, x, d, k: x.logcumsumexp(d),
+    "logsumexp": lambda L, x, d, k: x.logsumexp(d, keepdim=k),
+    "norm": lambda L, x, d, k: x.norm(dim=d, keepdim=k),
+    "norm1": lambda L, x, d, k: x.norm(1, dim=d, keepdim=k),
+    "norm_inf": lambda L, x, d, k: L.linalg.vector_norm(x, INF, d, k),
+    "norm3": lambda L, x, d, k: L.linalg.vector_norm(x, 3, d, k),
+    "var_mean": lambda L, x, d, k: L.var_mean(x, d, keepdim=k, correction=0),
+    "std_mean": lambda L, x, d, k: L.std_mean(x, d, keepdim=k),
+    "normalize": lambda L, x, d, k: L.nn.functional.normalize(x, dim=d),
+}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(shape=array_shapes(min_dims=1, max_dims=4, min_side=1, max_side=4),
+       op=st.sampled_from(sorted(HYPO_REDUCE)), data=st.data(), keepdim=st.booleans(),
+       zeros=st.booleans(), seed=st.integers(0, 2**16))
+def test_reduction_property(shape, op, data, keepdim, zeros, seed):
+    """Random shapes, dims (negative too), keepdim and zero entries: values, graph, saved
+    attributes and gradients match torch."""
+    d = data.draw(st.integers(-len(shape), len(shape) - 1))
+    values = np.random.default_rng(seed).standard_normal(shape)
+    if zeros:
+        values[np.random.default_rng(seed + 1).random(shape) < 0.3] = 0.0
+    check_op(lambda L, x: HYPO_REDUCE[op](L, x, d, keepdim),
+             [In(kind="fixed", values=values)], "float64", seed=seed)
 
 
 MIXED = [
