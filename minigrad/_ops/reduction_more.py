@@ -88,6 +88,8 @@ class ProdBackward0(Node):
             return (g,)
         if not np.any(s._data == 0):
             return (g * (r / s),)
+        if s.numel() == 1:  # (prod_safe_zeros_backward of one element: the gradient itself)
+            return (g.reshape(s.shape),)
         return ((g * _others_product(s.reshape(-1), 0)).reshape(s.shape),)
 
 
@@ -113,6 +115,8 @@ class ProdBackward1(Node):
             g, r = g.unsqueeze(d), r.unsqueeze(d)
         if not np.any(s._data == 0):
             return (g * (r / s),)
+        if s.shape[d] == 1:  # (prod_safe_zeros_backward along a dim of size 1: the gradient)
+            return (g,)
         return (g * _others_product(s, d),)
 
 
@@ -248,7 +252,7 @@ class LogcumsumexpBackward0(Node):
 
     def backward(self, g):
         s, r, d = self._get("self"), self._get("result"), self._d
-        if s.numel() <= 1 or s.ndim == 0 or s.shape[d] == 1:
+        if g.ndim == 0 or g.numel() == 0:  # (PyTorch's only shortcut here)
             return (g,)
         st, rt, gt = _to_last(s, d), _to_last(r, d), _to_last(g, d)
         lowest = Tensor._make(np.asarray(np.finfo(g._data.dtype).min, g._data.dtype))

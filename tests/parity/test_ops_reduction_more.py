@@ -204,6 +204,27 @@ def test_reduction_property(shape, op, data, keepdim, zeros, seed):
              [In(kind="fixed", values=values)], "float64", seed=seed)
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(shape=array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4),
+       op=st.sampled_from(["prod", "cumprod", "cumsum", "logcumsumexp", "norm", "norm3",
+                           "var_mean", "normalize"]),
+       data=st.data(), keepdim=st.booleans(), zeros=st.booleans(), seed=st.integers(0, 2**16))
+def test_reduction_second_order_property(shape, op, data, keepdim, zeros, seed):
+    """Second-order gradients (create_graph) of random reductions, zeros included."""
+    d = data.draw(st.integers(-len(shape), len(shape) - 1))
+    values = np.random.default_rng(seed).standard_normal(shape)
+    if zeros:
+        values[np.random.default_rng(seed + 1).random(shape) < 0.3] = 0.0
+    fn = HYPO_REDUCE[op]
+
+    def first(L, x):
+        out = fn(L, x, d, keepdim)
+        return out[0] * out[1] if isinstance(out, tuple) else out
+
+    a, b = run_both(second_order_scenario, first, [In(kind="fixed", values=values)])
+    compare(a, b, rtol=1e-8, atol=1e-10)
+
+
 MIXED = [
     C("cosine_similarity_mixed", lambda L, x, y: L.nn.functional.cosine_similarity(x, y),
       In(3, 4, dtype="float32"), In(3, 4, dtype="float64")),
