@@ -49,6 +49,8 @@ API_PAGES = {
                   "`nn.init`."),
     "api/optim.md": ("minigrad.optim", "minigrad.optim", "Optimizers and learning-rate "
                      "schedulers."),
+    "api/linalg.md": ("minigrad.linalg", "minigrad.linalg", "The `torch.linalg` functions "
+                      "minigrad has: vector and matrix norms."),
     "api/viz.md": ("minigrad.viz", "minigrad.viz", "Drawing backward graphs of minigrad and "
                    "PyTorch tensors."),
     "api/debug.md": ("minigrad.debug", "minigrad.debug", "Finding out why a model does not "

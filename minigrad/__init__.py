@@ -61,7 +61,6 @@ from ._ops.pointwise import (
     allclose,
     ceil,
     clamp,
-    clamp_min,
     cos,
     div,
     eq,
@@ -85,7 +84,6 @@ from ._ops.pointwise import (
     neg,
     pow,
     reciprocal,
-    round,
     rsqrt,
     rsub,
     sigmoid,
@@ -97,6 +95,43 @@ from ._ops.pointwise import (
     sub,
     tanh,
     where,
+)
+from ._ops.pointwise_binary import (
+    addcdiv,
+    addcmul,
+    atan2,
+    fmax,
+    fmin,
+    fmod,
+    hypot,
+    lerp,
+    remainder,
+)
+from ._ops.pointwise_unary import (
+    acos,
+    acosh,
+    asin,
+    asinh,
+    atan,
+    atanh,
+    clamp_max,
+    clamp_min,
+    cosh,
+    exp2,
+    expm1,
+    fix,
+    frac,
+    isinf,
+    isneginf,
+    isposinf,
+    log1p,
+    log2,
+    log10,
+    nan_to_num,
+    round,
+    sinh,
+    tan,
+    trunc,
 )
 from ._ops.reduction import (
     all,
@@ -112,6 +147,16 @@ from ._ops.reduction import (
     std,
     sum,
     var,
+)
+from ._ops.reduction_more import (
+    count_nonzero,
+    cumprod,
+    cumsum,
+    logcumsumexp,
+    norm,
+    prod,
+    std_mean,
+    var_mean,
 )
 from ._ops.shape import (
     cat,
@@ -161,6 +206,9 @@ long = int64
 int = int32  # noqa: A001
 half = float16
 clip = clamp
+arctan2 = atan2
+arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
+absolute, negative = abs, neg
 
 def is_tensor(obj) -> bool:
     """True if ``obj`` is a minigrad Tensor (or Parameter) (``torch.is_tensor``)."""
@@ -194,6 +242,7 @@ def numel(input) -> int:  # noqa: A002
 from . import (  # noqa: E402
     autograd,  # noqa: E402
     cuda,
+    linalg,
     nn,
     optim,
     utils,
@@ -223,6 +272,15 @@ __all__ = [
     "device", "get_default_device", "set_default_device", "get_default_dtype",
     "set_default_dtype", "Generator", "seed", "initial_seed", "is_tensor", "is_floating_point",
     "numel", "empty_like", "logspace", "randint_like", "normal", "bernoulli", "multinomial",
+    # pointwise (issue 19)
+    "addcdiv", "addcmul", "atan2", "arctan2", "fmax", "fmin", "fmod", "hypot", "lerp",
+    "remainder", "acos", "acosh", "asin", "asinh", "atan", "atanh", "clamp_max", "cosh", "exp2",
+    "expm1", "fix", "frac", "isinf", "isneginf", "isposinf", "log1p", "log2", "log10",
+    "nan_to_num", "sinh", "tan", "trunc", "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
+    "arctanh", "absolute", "negative",
+    # reductions (issue 19)
+    "count_nonzero", "cumprod", "cumsum", "logcumsumexp", "norm", "prod", "std_mean",
+    "var_mean",
 ]
 
 

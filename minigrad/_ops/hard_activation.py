@@ -24,7 +24,7 @@ from ..autograd.graph import Node, record
 from . import pointwise as P
 from ._util import quiet_fp, sum_to, wrap_scalar
 from .nn_activation import _float_kernel, no_double_backward
-from .scalar import add_scalar
+from .pointwise_unary import log1p
 
 
 def _make(arr: np.ndarray, like: np.ndarray) -> Tensor:
@@ -193,29 +193,6 @@ def hardsigmoid(input: Tensor) -> Tensor:
 
 
 # ----------------------------------------------------------------------------- mish
-class Log1PBackward0(Node):
-    """z = log(1 + self).  dz/dself = grad / (self + 1) (in tensor ops, so create_graph works).
-    Saves: self."""
-
-    def __init__(self, input):
-        Node.__init__(self)
-        self._save("self", input)
-
-    def backward(self, g):
-        return (P.div(g, add_scalar(self._get("self"), 1)),)
-
-
-def log1p(input: Tensor) -> Tensor:
-    """``log(1 + x)`` elementwise (``torch.log1p``), node ``Log1PBackward0``: the op
-    PyTorch's ``infinitely_differentiable_mish_backward`` records (minigrad uses it there
-    only)."""
-    x = input._data
-    with quiet_fp():
-        out = Tensor._make(np.log1p(x).astype(x.dtype, copy=False))
-    record(Log1PBackward0, out, (input,), input)
-    return out
-
-
 def _mish_factor(x: np.ndarray) -> np.ndarray:
     with quiet_fp():
         sig = 1 / (1 + np.exp(-x))

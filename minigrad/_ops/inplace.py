@@ -28,6 +28,7 @@ from . import activation as A
 from . import pointwise as P
 from ._util import as_tensor, attach, internal_overlap
 from .indexing import IndexBackward0, _IndexNode
+from .scalar import mul_scalar
 
 LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_LEAF_MSG = "a view of a leaf Variable that requires grad is being used in an in-place " \
@@ -761,22 +762,29 @@ class _Ternary(Node):
 
 class AddcmulBackward0(_Ternary):
     """z = self + value * tensor1 * tensor2.  dz/dself = grad; dz/dtensor1 = grad * tensor2 *
-    value; dz/dtensor2 = grad * tensor1 * value. Saves: tensor1, tensor2, value."""
+    value; dz/dtensor2 = grad * tensor1 * value. Saves: tensor1 (when tensor2 needs grad),
+    tensor2 (when tensor1 does), value."""
 
     def backward(self, g):
         v = self._saved["value"]
-        t1, t2 = self._get("tensor1"), self._get("tensor2")
-        return self._grads(g, g * t2 * v, g * t1 * v)
+        n = [nf is not None for nf, _ in self.next_functions]
+        return self._grads(g, g * mul_scalar(self._get("tensor2"), v) if n[1] else None,
+                           g * mul_scalar(self._get("tensor1"), v) if n[2] else None)
 
 
 class AddcdivBackward0(_Ternary):
     """z = self + value * tensor1 / tensor2.  dz/dself = grad; dz/dtensor1 = grad * value /
-    tensor2; dz/dtensor2 = -grad * value * tensor1 / tensor2^2. Saves: tensor1, tensor2, value."""
+    tensor2; dz/dtensor2 = -grad * value * tensor1 / tensor2^2. Saves: tensor1 (when tensor2
+    needs grad), tensor2, value."""
 
     def backward(self, g):
         v = self._saved["value"]
-        t1, t2 = self._get("tensor1"), self._get("tensor2")
-        return self._grads(g, g * v / t2, -g * v * t1 / (t2 * t2))
+        n = [nf is not None for nf, _ in self.next_functions]
+        t2 = self._get("tensor2") if n[1] or n[2] else None
+        value = Tensor._make(np.asarray(v, g._data.dtype))  # (C++'s value / tensor2)
+        return self._grads(g, g * P.div(value, t2) if n[1] else None,
+                           -g * (mul_scalar(self._get("tensor1"), v) / (t2 * t2))
+                           if n[2] else None)
 
 
 class LerpBackward0(_Ternary):
@@ -790,34 +798,47 @@ class LerpBackward0(_Ternary):
 
 class LerpBackward1(_Ternary):
     """z = self + weight * (end - self), tensor weight.  dz/dself = grad * (1 - weight);
-    dz/dend = grad * weight; dz/dweight = grad * (end - self). Saves: end, self, weight."""
+    dz/dend = grad * weight; dz/dweight = grad * (end - self). Saves: end and self (when
+    weight needs grad), weight."""
 
     def backward(self, g):
-        end, start, w = self._get("end"), self._get("self"), self._get("weight")
-        return self._grads(g * (1 - w), g * w, g * (end - start))
+        n = [nf is not None for nf, _ in self.next_functions]
+        w = self._get("weight") if n[0] or n[1] else None
+        one_minus = P.sub(Tensor._make(np.ones_like(w._data)), w) if n[0] else None  # (C++)
+        return self._grads(g * one_minus if n[0] else None, g * w if n[1] else None,
+                           g * (self._get("end") - self._get("self")) if n[2] else None)
 
 
 def _fused(node_cls, compute, inputs, saved):
     """Run ``compute()`` without recording and record one ``node_cls`` node for it (ops that
-    PyTorch differentiates as a whole), saving ``saved`` (name -> value)."""
+    PyTorch differentiates as a whole), saving what ``saved()`` gives (name -> value; called
+    only when a node is recorded)."""
     with grad_mode.no_grad():
         out = compute()
     out = Tensor._make(out._data)
     node = record(node_cls, out, inputs, *inputs)
     if node is not None:
-        for name, value in saved.items():
+        for name, value in saved().items():
             node._save(name, value)
     return out
 
 
+def _rg(*ts) -> bool:
+    """Whether any of ``ts`` requires grad: PyTorch saves a tensor only for the gradients
+    that will be computed (``None`` in its ``_saved_*`` attribute otherwise)."""
+    return any(isinstance(t, Tensor) and t.requires_grad for t in ts)
+
+
 def _addcmul(self, t1, t2, value=1):
     return _fused(AddcmulBackward0, lambda: P.add(self, P.mul(P.mul(t1, t2), value)),
-                  (self, t1, t2), {"tensor1": t1, "tensor2": t2, "value": value})
+                  (self, t1, t2), lambda: {"tensor1": t1 if _rg(t2) else None,
+                                           "tensor2": t2 if _rg(t1) else None, "value": value})
 
 
 def _addcdiv(self, t1, t2, value=1):
     return _fused(AddcdivBackward0, lambda: P.add(self, P.mul(P.div(t1, t2), value)),
-                  (self, t1, t2), {"tensor1": t1, "tensor2": t2, "value": value})
+                  (self, t1, t2), lambda: {"tensor1": t1 if _rg(t2) else None,
+                                           "tensor2": t2, "value": value})
 
 
 def _lerp(self, end, weight):
@@ -826,8 +847,10 @@ def _lerp(self, end, weight):
 
     if isinstance(weight, Tensor):
         return _fused(LerpBackward1, compute, (self, end, weight),
-                      {"end": end, "self": self, "weight": weight})
-    return _fused(LerpBackward0, compute, (self, end), {"weight": weight})
+                      lambda: {"end": end if _rg(weight) else None,
+                               "self": self if _rg(weight) else None,
+                               "weight": weight})
+    return _fused(LerpBackward0, compute, (self, end), lambda: {"weight": weight})
 
 
 attach(

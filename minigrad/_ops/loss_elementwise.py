@@ -1,14 +1,12 @@
-"""Elementwise losses: ``binary_cross_entropy``, ``smooth_l1_loss``, ``huber_loss``, ``kl_div``
-(and the ``xlogy`` it records).
+"""Elementwise losses: ``smooth_l1_loss``, ``huber_loss``, ``kl_div`` (and the ``xlogy`` it
+records); ``binary_cross_entropy`` is in ``loss_bce``.
 
 Mirrors ``aten/src/ATen/native/Loss.cpp`` and ``tools/autograd/derivatives.yaml``:
-``binary_cross_entropy``, ``smooth_l1_loss`` and ``huber_loss`` are one kernel each, with one
-node (``BinaryCrossEntropyBackward0``, ``SmoothL1LossBackward0``, ``HuberLossBackward0``) that
-saves ``self``, ``target``, the scalar options and ``reduction`` (0 none, 1 mean, 2 sum);
-``kl_div`` is a composition of ordinary ops, as in ATen. Smooth L1 and Huber have PyTorch's
-second-order nodes (``SmoothL1LossBackwardBackward0``, ``HuberLossBackwardBackward0``); double
-backward through ``BinaryCrossEntropyBackward0`` raises NotImplementedError (PyTorch records
-``BinaryCrossEntropyBackwardBackward0`` there).
+``smooth_l1_loss`` and ``huber_loss`` are one kernel each, with one node
+(``SmoothL1LossBackward0``, ``HuberLossBackward0``) that saves ``self``, ``target``, the scalar
+option and ``reduction`` (0 none, 1 mean, 2 sum); ``kl_div`` is a composition of ordinary ops,
+as in ATen. Smooth L1 and Huber have PyTorch's second-order nodes
+(``SmoothL1LossBackwardBackward0``, ``HuberLossBackwardBackward0``).
 """
 
 from __future__ import annotations
@@ -47,71 +45,6 @@ def _grads(node: Node, g: Tensor, d_self: np.ndarray, d_target: np.ndarray | Non
         d_t = -d_self if d_target is None else d_target
         g_t = Tensor._make((d_t * scale).astype(dt, copy=False))
     return g_x, g_t
-
-
-# ----------------------------------------------------------------------------- binary cross entropy
-_EPS = float(np.float32(1e-12))  # (PyTorch's ``const float EPSILON = 1e-12``, in float64 too)
-
-
-class BinaryCrossEntropyBackward0(Node):
-    """z = -weight * (target * log(self) + (1 - target) * log(1 - self)), logs clamped at -100.
-    dz/dself = grad * weight * (self - target) / max(self * (1 - self), 1e-12);
-    dz/dtarget = grad * weight * -logit(self) (PyTorch's
-    ``binary_cross_entropy_target_backward``); ``/ numel`` for mean.
-    Saves: reduction, self, target, weight (None without one)."""
-
-    def __init__(self, input, target, weight, reduction):
-        Node.__init__(self)
-        self._save("reduction", reduction)
-        self._save("self", input)
-        self._save("target", target)
-        self._save("weight", weight)
-
-    def backward(self, g):
-        x, t = self._get("self")._data, self._get("target")._data
-        w = self._get("weight")
-        w = 1 if w is None else w._data
-        with quiet_fp():
-            d_x = w * (x - t) / np.maximum((1 - x) * x, _EPS)
-            d_t = w * -np.log(x / (1 - x))
-        return _grads(self, g, np.asarray(d_x, x.dtype), np.asarray(d_t, x.dtype))
-
-
-def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None,
-                         reduction: str) -> Tensor:
-    """Binary cross entropy between probabilities ``input`` and ``target`` (same shape and
-    dtype); ``weight`` broadcasts to the target's shape (expanded, as PyTorch's functional
-    does). Node ``BinaryCrossEntropyBackward0``. ValueError for different shapes or a bad
-    reduction, RuntimeError for a dtype mismatch, input outside [0, 1] or a ``weight`` that
-    requires grad."""
-    red = reduction_enum(reduction)
-    if tuple(target.shape) != tuple(input.shape):
-        raise ValueError(f"Using a target size ({target.shape!r}) that is different to the input"
-                         f" size ({input.shape!r}) is deprecated. Please ensure they have the "
-                         "same size.")
-    if weight is not None:
-        from ._util import broadcast_shapes
-
-        weight = weight.expand(broadcast_shapes(tuple(target.shape), tuple(weight.shape)))
-    for other in (target, weight):
-        if other is not None and other.dtype != input.dtype:
-            raise RuntimeError(f"Found dtype {other.dtype._legacy[:-6]} but expected "
-                               f"{input.dtype._legacy[:-6]}")
-    if weight is not None and weight.requires_grad:
-        raise RuntimeError("The function 'binary_cross_entropy' is not differentiable with "
-                           "respect to argument 'weight'. This input cannot have requires_grad "
-                           "True.")
-    x, t = input._data, target._data
-    if not ((x >= 0) & (x <= 1)).all():
-        raise RuntimeError("all elements of input should be between 0 and 1")
-    with quiet_fp():
-        loss = ((t - 1) * np.maximum(np.log1p(-x), -100)
-                - t * np.maximum(np.log(x), -100))
-    if weight is not None:
-        loss = loss * weight._data
-    out = Tensor._make(_reduce(np.asarray(loss, x.dtype), red))
-    record(BinaryCrossEntropyBackward0, out, (input, target), input, target, weight, red)
-    return out
 
 
 # ----------------------------------------------------------------------------- smooth l1 / huber

@@ -201,6 +201,22 @@ class DivBackward0(_Binary):
         return self._pair(ga, gb)
 
 
+class DivBackward2(_Binary):
+    """z = div(self, other, rounding_mode) (floor or trunc: piecewise constant).
+    dz/dself = dz/dother = 0 (``zeros_like(grad)``, no graph). Saves: other, rounding_mode,
+    self."""
+
+    def __init__(self, a, b, rounding_mode):
+        _Binary.__init__(self, a, b)
+        self._save("other", b)
+        self._save("rounding_mode", rounding_mode)
+        self._save("self", a)
+
+    def backward(self, g):
+        zero = Tensor._make(np.zeros_like(g._data))
+        return self._pair(zero if self._needs(0) else None, zero if self._needs(1) else None)
+
+
 def mul(input, other):
     """Elementwise product with broadcasting (``torch.mul``); node ``MulBackward0``."""
     a, b, x, y = _binary(input, other)
@@ -218,7 +234,10 @@ def div(input, other, *, rounding_mode=None):
             res = fn(x, y)
             if rounding_mode == "trunc":
                 res = np.trunc(res)
-        return Tensor._make(res.astype(x.dtype))
+        out = Tensor._make(res.astype(x.dtype))
+        if out._data.dtype.kind == "f":
+            record(DivBackward2, out, (a, b), a, b, rounding_mode)
+        return out
     if x.dtype.kind != "f":  # (integers and bools: the default dtype)
         x, y = x.astype(_defaults.FLOAT), y.astype(_defaults.FLOAT)
     out = Tensor._make(quietly(np.divide, x, y))

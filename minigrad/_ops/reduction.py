@@ -493,7 +493,8 @@ def logsumexp(input, dim, keepdim: bool = False) -> Tensor:
     a = input._data if input._data.dtype.kind == "f" else input._data.astype(np.float32)
     m = np.max(a, axis=dims, keepdims=True) if a.size else np.zeros((1,) * a.ndim, a.dtype)
     m = np.where(np.isfinite(m), m, 0)
-    res = np.log(np.sum(np.exp(a - m), axis=dims, keepdims=True)) + m
+    with quiet_fp():  # (a row of -inf: log(0) = -inf, silently)
+        res = np.log(np.sum(np.exp(a - m), axis=dims, keepdims=True)) + m
     if not keepdim:
         res = np.squeeze(res, dims)
     out = Tensor._make(np.asarray(res, dtype=a.dtype))

@@ -21,6 +21,8 @@ from .modules import (
     GroupNorm,
     Embedding,
     AvgPool2d,
+    BCELoss,
+    BCEWithLogitsLoss,
     Conv2d,
     CrossEntropyLoss,
     Dropout,
@@ -52,7 +54,7 @@ from .modules import (
     LSTMCell,
     GRUCell,
 )
-from .modules import BCELoss, HuberLoss, KLDivLoss, L1Loss, SmoothL1Loss
+from .modules import HuberLoss, KLDivLoss, L1Loss, SmoothL1Loss
 from .modules import MultiheadAttention
 from .modules import (
     TransformerDecoder,
@@ -71,6 +73,7 @@ __all__ = [
     "LeakyReLU", "ELU", "GELU", "SiLU", "Softplus", "Dropout2d", "BatchNorm1d", "BatchNorm2d",
     "LayerNorm", "GroupNorm", "Embedding", "InstanceNorm1d", "InstanceNorm2d", "Dropout1d",
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
+    "BCELoss", "BCEWithLogitsLoss",
 ]
 __all__ += ["Buffer"]
 __all__ += ["L1Loss", "BCELoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]

@@ -37,9 +37,11 @@ __all__ = [
     "adaptive_avg_pool2d", "dropout", "pad", "cross_entropy", "nll_loss", "mse_loss", "l1_loss",
     "elu", "dropout1d", "dropout2d", "batch_norm", "layer_norm", "group_norm", "instance_norm",
     "embedding", "one_hot",
+    "normalize", "cosine_similarity", "pairwise_distance", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
 ]
 __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
-__all__ += ["binary_cross_entropy", "smooth_l1_loss", "huber_loss", "kl_div"]
+__all__ += ["smooth_l1_loss", "huber_loss", "kl_div"]
 __all__ += ["hardtanh", "hardtanh_", "relu6", "hardswish", "hardsigmoid", "mish", "prelu"]
 
 
@@ -542,16 +544,6 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
     return _loss.l1_loss(input, target, red)
 
 
-def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
-    """Binary cross entropy of probabilities (``torch.nn.functional.binary_cross_entropy``):
-    ``-w * (t * log(x) + (1 - t) * log(1 - x))``, logs clamped at -100. input and target of
-    one shape and dtype; ``weight`` broadcasts to it. Node ``BinaryCrossEntropyBackward0``;
-    see `minigrad._ops.loss_elementwise.binary_cross_entropy` for the errors."""
-    red = _reduction(size_average, reduce, reduction)
-    return _lossel.binary_cross_entropy(input, target, weight, red)
-
-
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     """Smooth L1 loss (``torch.nn.functional.smooth_l1_loss``): quadratic below ``beta``,
@@ -690,6 +682,94 @@ def multi_head_attention_forward(*args, **kwargs):
     from ._mha import multi_head_attention_forward as _mha_forward
 
     return _mha_forward(*args, **kwargs)
+
+
+# ----------------------------------------------------------------------------- issue 19
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out=None) -> Tensor:
+    """``input / max(||input||_p over dim, eps)`` (``torch.nn.functional.normalize``), composed
+    as PyTorch: ``DivBackward0(input, ExpandBackward0(ClampMinBackward0(
+    LinalgVectorNormBackward0)))``. ``out=`` is not supported (NotImplementedError)."""
+    if out is not None:
+        raise NotImplementedError("minigrad: normalize(out=...) is not implemented")
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    return input / denom
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """Cosine similarity along ``dim`` of ``x1`` and ``x2`` (broadcast)
+    (``torch.nn.functional.cosine_similarity``), as ATen computes it: each input divided by
+    its own 2-norm, the norm clamped to at least ``eps`` without recording the clamp, then
+    the product summed over ``dim``."""
+    from .._dtype import from_numpy_dtype
+    from .._ops._util import result_dtype
+    from .._ops.reduction_more import vector_norm
+    from ..autograd.grad_mode import no_grad
+
+    _check_tensors("cosine_similarity", x1=x1, x2=x2)
+    common = result_dtype(x1, x2)
+    if common.kind != "f":
+        raise RuntimeError("expected common dtype to be floating point, yet common dtype is "
+                           f"{from_numpy_dtype(common)._legacy[:-len('Tensor')]}")
+    # (integer inputs are cast to the common dtype; float ones stay and promote later)
+    x1, x2 = (x if x._data.dtype.kind == "f" else x.to(from_numpy_dtype(common))
+              for x in (x1, x2))
+    shape = _pw.broadcast_shapes(x1.shape, x2.shape)
+    if tuple(x1.shape) != tuple(x2.shape):  # (ATen's expand_outplace: both, or neither)
+        x1, x2 = x1.expand(shape), x2.expand(shape)
+    n1 = vector_norm(x1, 2, dim, True).clone()
+    n2 = vector_norm(x2, 2, dim, True).clone()
+    with no_grad():
+        n1.clamp_min_(eps)
+        n2.clamp_min_(eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """``||x1 - x2 + eps||_p`` over the last dim (``torch.nn.functional.pairwise_distance``;
+    ``eps`` is added to the difference, as ATen does); node ``NormBackward1``."""
+    from .._ops.reduction_more import _at_norm
+    from .._ops.scalar import add_scalar
+
+    _check_tensors("pairwise_distance", x1=x1, x2=x2)
+    diff = x1 - x2  # (C++ adds a number: AddBackward1; to an integer difference, float32)
+    shifted = add_scalar(diff, eps) if diff._data.dtype.kind == "f" else _pw.add(diff, eps)
+    return _at_norm(shifted, p, max(x1.ndim, x2.ndim) - 1, keepdim)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """Binary cross entropy of probabilities (``torch.nn.functional.binary_cross_entropy``);
+    node ``BinaryCrossEntropyBackward0(input, target)``. ValueError when the sizes differ;
+    ``weight`` is broadcast to the target's shape first; RuntimeError for inputs outside
+    [0, 1]."""
+    from .._ops import loss_bce
+
+    red = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape!r}) that is different to the "
+                         f"input size ({input.shape!r}) is deprecated. Please ensure they have "
+                         f"the same size.")
+    if weight is not None:
+        shape = _pw.broadcast_shapes(target.shape, weight.shape)
+        weight = weight.expand(shape)
+    return loss_bce.binary_cross_entropy(input, target, weight, red)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
+                                     weight: Tensor | None = None, size_average=None,
+                                     reduce=None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    """Sigmoid and binary cross entropy in one stable op
+    (``torch.nn.functional.binary_cross_entropy_with_logits``); node
+    ``BinaryCrossEntropyWithLogitsBackward0(input, target)``. ``weight`` and ``pos_weight``
+    (per class, broadcast over the last dim) must not require grad. ValueError when the sizes
+    differ."""
+    from .._ops import loss_bce
+
+    red = _reduction(size_average, reduce, reduction)
+    return loss_bce.binary_cross_entropy_with_logits(input, target, weight, red, pos_weight)
 
 
 def __dir__():

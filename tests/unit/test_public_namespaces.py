@@ -8,7 +8,8 @@ import types
 import pytest
 
 MODULES = ["minigrad", "minigrad.nn", "minigrad.nn.functional", "minigrad.nn.init",
-           "minigrad.optim", "minigrad.autograd", "minigrad.cuda", "minigrad.utils.data"]
+           "minigrad.optim", "minigrad.autograd", "minigrad.cuda", "minigrad.utils.data",
+           "minigrad.linalg"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -31,7 +31,7 @@ from .dropout import Dropout, Dropout1d, Dropout2d
 from .flatten import Flatten
 from .instancenorm import InstanceNorm1d, InstanceNorm2d
 from .linear import Identity, Linear
-from .loss import CrossEntropyLoss, MSELoss, NLLLoss
+from .loss import BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
 from .module import Module, register_module_forward_hook, register_module_forward_pre_hook
 from .normalization import GroupNorm, LayerNorm
 from .pooling import AvgPool2d, MaxPool2d
@@ -46,6 +46,7 @@ __all__ = [
     "LeakyReLU", "ELU", "GELU", "SiLU", "Softplus", "Dropout2d", "BatchNorm1d", "BatchNorm2d",
     "LayerNorm", "GroupNorm", "Embedding", "InstanceNorm1d", "InstanceNorm2d", "Dropout1d",
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
+    "BCELoss", "BCEWithLogitsLoss",
 ]
 __all__ += ["L1Loss", "BCELoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
 __all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",

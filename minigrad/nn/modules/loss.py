@@ -1,5 +1,5 @@
 """Loss modules: ``CrossEntropyLoss``, ``NLLLoss``, ``MSELoss``, ``L1Loss``, ``BCELoss``,
-``SmoothL1Loss``, ``HuberLoss``, ``KLDivLoss``.
+``BCEWithLogitsLoss``, ``SmoothL1Loss``, ``HuberLoss``, ``KLDivLoss``.
 
 Mirrors ``torch/nn/modules/loss.py``: ``_Loss`` stores ``reduction`` (translating the legacy
 ``size_average``/``reduce`` flags with PyTorch's warning), ``_WeightedLoss`` registers the
@@ -146,3 +146,20 @@ class KLDivLoss(_Loss):
 
     def forward(self, input, target):
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """Sigmoid + binary cross entropy (``torch.nn.BCEWithLogitsLoss``); ``weight`` and
+    ``pos_weight`` are buffers (``None`` when not given). See
+    ``F.binary_cross_entropy_with_logits``."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean",
+                 pos_weight=None):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy_with_logits(input, target, self.weight,
+                                                  pos_weight=self.pos_weight,
+                                                  reduction=self.reduction)

@@ -1,0 +1,232 @@
+"""Binary cross entropy: ``binary_cross_entropy`` (``BinaryCrossEntropyBackward0``) and
+``binary_cross_entropy_with_logits`` (``BinaryCrossEntropyWithLogitsBackward0``).
+
+Mirrors ``aten/src/ATen/native/Loss.cpp`` and the formulas of ``FunctionsManual.cpp``
+(``binary_cross_entropy_with_logits_backward`` and its target counterpart). Each loss is one
+node with slots ``(self, target)``; ``weight``/``pos_weight`` are saved, never differentiated
+(PyTorch refuses them when they require grad). The backward formulas are tensor ops, so a
+second derivative works (its graph is made of elementwise nodes; PyTorch's self-gradient for
+``binary_cross_entropy`` is its own op, as here: ``BinaryCrossEntropyBackwardBackward0``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.graph import Node, record
+from . import pointwise as P
+from ._util import quietly
+from .loss import reduction_enum
+from .scalar import add_scalar, div_scalar, mul_scalar
+
+_EPSILON = float(np.float32(1e-12))  # PyTorch's clamp of (1 - x) * x (a C++ float, in float64 too)
+
+
+def _log_sigmoid(a: np.ndarray) -> np.ndarray:
+    return np.minimum(a, 0) - np.log1p(np.exp(-np.abs(a)))
+
+
+def _reduce(loss: np.ndarray, red: int) -> np.ndarray:
+    if red == 0:
+        return loss
+    return np.asarray(loss.mean() if red == 1 else loss.sum(), dtype=loss.dtype)
+
+
+def _finish(grad: Tensor, g: Tensor, weight, red: int, numel: int) -> Tensor:
+    """``grad * g`` times the weight, divided by numel for the mean (PyTorch's order)."""
+    out = grad * g
+    if weight is not None:
+        out = out * weight
+    return div_scalar(out, numel) if red == 1 else out
+
+
+def _log_sigmoid_t(x: Tensor) -> Tensor:
+    from .nn_activation import softplus
+
+    return -softplus(-x)
+
+
+class BinaryCrossEntropyWithLogitsBackward0(Node):
+    """z = -w [pos_weight * t * log σ(x) + (1 - t) * log(1 - σ(x))] (then mean or sum).
+    dz/dx = w * ((pos_weight * t + 1 - t) * σ(x) - pos_weight * t) * grad (σ(x) - t without
+    pos_weight); dz/dt = w * (log σ(-x) - pos_weight * log σ(x)) * grad (-x without
+    pos_weight); both / numel for the mean. Saves: pos_weight, reduction, self, target,
+    weight."""
+
+    def __init__(self, input, target, weight, pos_weight, red):
+        Node.__init__(self)
+        self._save("pos_weight", pos_weight)
+        self._save("reduction", red)
+        self._save("self", input)
+        self._save("target", target)
+        self._save("weight", weight)
+
+    def backward(self, g):
+        x, t = self._get("self"), self._get("target")
+        w, pw, red = self._get("weight"), self._get("pos_weight"), self._saved["reduction"]
+        (n_x, _), (n_t, _) = self.next_functions
+        gx = gt = None
+        if n_x:
+            if pw is not None:
+                pt = pw * t
+                gx = (add_scalar(pt, 1) - t) * x.sigmoid() - pt
+            else:
+                gx = x.sigmoid() - t
+            gx = _finish(gx, g, w, red, x.numel())
+        if n_t:
+            gt = _log_sigmoid_t(-x) - _log_sigmoid_t(x) * pw if pw is not None else -x
+            gt = _finish(gt, g, w, red, t.numel())
+        return gx, gt
+
+
+class BinaryCrossEntropyBackward0(Node):
+    """z = -w [t log(x) + (1 - t) log(1 - x)] (logs clamped at -100; then mean or sum).
+    dz/dx = binary_cross_entropy_backward(grad, x, t, w) = w * grad * (x - t) / max((1 - x) x,
+    1e-12), one kernel (``BinaryCrossEntropyBackwardBackward0`` under create_graph);
+    dz/dt = w * grad * (log(1 - x) - log(x)); both / numel for the mean.
+    Saves: reduction, self, target, weight."""
+
+    def __init__(self, input, target, weight, red):
+        Node.__init__(self)
+        self._save("reduction", red)
+        self._save("self", input)
+        self._save("target", target)
+        self._save("weight", weight)
+
+    def backward(self, g):
+        x, t = self._get("self"), self._get("target")
+        w, red = self._get("weight"), self._saved["reduction"]
+        (n_x, _), (n_t, _) = self.next_functions
+        gx = gt = None
+        if n_x:
+            gx = binary_cross_entropy_backward(g, x, t, w, red)
+        if n_t:
+            gt = _finish((-x + 1).log() - x.log(), g, w, red, t.numel())
+        return gx, gt
+
+
+class BinaryCrossEntropyBackwardBackward0(Node):
+    """z = binary_cross_entropy_backward(grad_output, self, target, weight) = w * grad_output
+    * (self - target) / max((1 - self) self, 1e-12) (/ numel for the mean). PyTorch's
+    double-backward formulas, with eps = 1e-12:
+    dz/dgrad_output = w * grad * (self - target) / ((self + eps)(1 - self + eps)), summed
+    unless reduction is 'none';
+    dz/dself = w * grad * grad_output * (self² - 2 self target + target) /
+    ((self + eps)² (1 - self + eps)²);
+    dz/dtarget = -w * grad * grad_output / max((1 - self) self, 1e-12); the last two / numel
+    for the mean. Saves: grad_output, reduction, self, target, weight."""
+
+    def __init__(self, grad_output, input, target, weight, red):
+        Node.__init__(self)
+        self._save("grad_output", grad_output)
+        self._save("reduction", red)
+        self._save("self", input)
+        self._save("target", target)
+        self._save("weight", weight)
+
+    def backward(self, g):
+        go, x, t = self._get("grad_output"), self._get("self"), self._get("target")
+        w, red = self._get("weight"), self._saved["reduction"]
+        (n_go, _), (n_x, _), (n_t, _) = self.next_functions
+        eps, g_go, g_x, g_t = 1e-12, None, None, None
+        if n_go:
+            g_go = (x - t) / (add_scalar(x, eps) * add_scalar(P.rsub(x, 1), eps)) * g
+            g_go = g_go if w is None else g_go * w
+            if red != 0:
+                g_go = g_go.sum() if red == 2 else div_scalar(g_go.sum(), x.numel())
+        if n_x:
+            num = x * x - mul_scalar(x, 2) * t + t
+            den = add_scalar(x, eps).pow(2) * add_scalar(P.rsub(x, 1), eps).pow(2)
+            g_x = num / den * (g * go)
+            g_x = g_x if w is None else g_x * w
+            g_x = div_scalar(g_x, x.numel()) if red == 1 else g_x
+        if n_t:
+            den = Tensor._make(np.maximum((1 - x._data) * x._data, _EPSILON))
+            g_t = -g * go
+            g_t = (g_t if w is None else g_t * w) / den
+            g_t = div_scalar(g_t, t.numel()) if red == 1 else g_t
+        return g_go, g_x, g_t
+
+
+def binary_cross_entropy_backward(grad_output, self, target, weight, reduction: int) -> Tensor:
+    """``w * grad_output * (self - target) / max((1 - self) self, 1e-12)`` (/ numel for the
+    mean), one kernel (``aten::binary_cross_entropy_backward``); node
+    ``BinaryCrossEntropyBackwardBackward0`` under create_graph."""
+    x, t, go = self._data, target._data, grad_output._data
+
+    def kernel():
+        res = go * (x - t) / np.maximum((1 - x) * x, _EPSILON)
+        if weight is not None:
+            res = res * weight._data
+        return np.asarray(res / x.size if reduction == 1 else res, dtype=x.dtype)
+
+    out = Tensor._make(quietly(kernel))
+    record(BinaryCrossEntropyBackwardBackward0, out, (grad_output, self, target), grad_output,
+           self, target, weight, reduction)
+    return out
+
+
+def _check_not_differentiable(fname, **tensors):
+    for name, t in tensors.items():
+        if t is not None and t.requires_grad:
+            raise RuntimeError(f"The function '{fname}' is not differentiable with respect to "
+                               f"argument '{name}'. This input cannot have requires_grad True.")
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, reduction: str = "mean",
+                                     pos_weight=None) -> Tensor:
+    """Sigmoid + binary cross entropy in one stable op; node
+    ``BinaryCrossEntropyWithLogitsBackward0`` with slots ``(self, target)``. ``weight`` and
+    ``pos_weight`` broadcast against the loss. ValueError when target and input sizes differ
+    or for a bad reduction; RuntimeError if ``weight``/``pos_weight`` require grad."""
+    red = reduction_enum(reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape!r}) must be the same as input size "
+                         f"({input.shape!r})")
+    _check_not_differentiable("binary_cross_entropy_with_logits", weight=weight,
+                              pos_weight=pos_weight)
+    x, t = input._data, target._data.astype(input._data.dtype, copy=False)
+
+    def kernel():
+        log_sig = _log_sigmoid(x)
+        if pos_weight is not None:
+            log_sig = log_sig * ((pos_weight._data - 1) * t + 1)
+        loss = (1 - t) * x - log_sig
+        if weight is not None:
+            loss = loss * weight._data
+        return _reduce(np.asarray(loss, dtype=x.dtype), red)
+
+    out = Tensor._make(quietly(kernel))
+    record(BinaryCrossEntropyWithLogitsBackward0, out, (input, target), input, target, weight,
+           pos_weight, red)
+    return out
+
+
+def binary_cross_entropy(input, target, weight=None, reduction: str = "mean") -> Tensor:
+    """Binary cross entropy of probabilities ``input`` (in [0, 1]) against ``target``; node
+    ``BinaryCrossEntropyBackward0`` with slots ``(self, target)``. ``weight`` must already
+    have the input's shape (``F.binary_cross_entropy`` expands it). RuntimeError for inputs
+    outside [0, 1]."""
+    red = reduction_enum(reduction)
+    for other in (target, weight):
+        if other is not None and other.dtype != input.dtype:
+            raise RuntimeError(f"Found dtype {other.dtype._legacy[:-6]} but expected "
+                               f"{input.dtype._legacy[:-6]}")
+    _check_not_differentiable("binary_cross_entropy", weight=weight)
+    x, t = input._data, target._data
+    with np.errstate(invalid="ignore"):
+        bad = np.any((x < 0) | (x > 1))
+    if bad:
+        raise RuntimeError("all elements of input should be between 0 and 1")
+
+    def kernel():
+        # (ATen's kernel, term for term: (t - 1) * max(log1p(-x), -100) - t * max(log x, -100))
+        loss = (t - 1) * np.maximum(np.log1p(-x), -100) - t * np.maximum(np.log(x), -100)
+        if weight is not None:
+            loss = loss * weight._data
+        return _reduce(np.asarray(loss, dtype=x.dtype), red)
+
+    out = Tensor._make(quietly(kernel))
+    record(BinaryCrossEntropyBackward0, out, (input, target), input, target, weight, red)
+    return out

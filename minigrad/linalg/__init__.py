@@ -1,0 +1,17 @@
+"""``minigrad.linalg``: the ``torch.linalg`` functions minigrad has.
+
+Mirrors ``torch/linalg/__init__.py`` (whose functions are ATen ops); the implementations live
+in ``minigrad/_ops``.
+"""
+
+from .._ops.reduction_more import linalg_norm as norm
+from .._ops.reduction_more import matrix_norm, vector_norm
+
+__all__ = ["matrix_norm", "norm", "vector_norm"]
+
+
+def __dir__():
+    """`dir()` lists the public names (`__all__`)."""
+    from .._namespace import public_dir
+
+    return public_dir(globals())
