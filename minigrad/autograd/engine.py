@@ -140,8 +140,10 @@ def _sole_owner(t, refs: int, storage: bool = True) -> bool:
     # getrefcount counts its own argument, and here also the parameter / the local name
     if sys.getrefcount(t) > refs + 2 or not arr.flags.writeable:
         return False
-    # (an empty array laid out by Tensor's _empty_layout views a placeholder only it holds)
-    return not storage or (sys.getrefcount(arr) <= 3 and not isinstance(arr.base, np.ndarray))
+    # A view of any other memory is not owned: an ndarray base, or the DummyArray base of an
+    # ``as_strided``/``broadcast_to`` view (an expanded gradient, whose cells are another
+    # tensor's). Only an empty array laid out by Tensor's _empty_layout views a placeholder.
+    return not storage or (sys.getrefcount(arr) <= 3 and (arr.base is None or not arr.size))
 
 
 def _add_to_buffer(buf, nr, g) -> None:
