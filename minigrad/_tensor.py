@@ -547,9 +547,11 @@ class Tensor:
         """
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        node = self.grad_fn  # (first: reading a view's history can raise, changing nothing)
-        if node is None or self._retains_grad:
+        # (as PyTorch: a leaf by the raw field, then the history read, which can raise for a
+        # view and then changes nothing, then the flag)
+        if self._grad_fn is None or self._retains_grad:
             return
+        node = self.grad_fn
         self._retains_grad = True
         node._own("_retains_grad")[self._output_nr] = weakref.ref(self)
 

@@ -262,10 +262,12 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 
 
 def _addcmul_m(self, tensor1, tensor2, *, value=1):
+    """``Tensor.addcmul``: see `addcmul`."""
     return addcmul(self, tensor1, tensor2, value=value)
 
 
 def _addcdiv_m(self, tensor1, tensor2, *, value=1):
+    """``Tensor.addcdiv``: see `addcdiv`."""
     return addcdiv(self, tensor1, tensor2, value=value)
 
 

@@ -374,6 +374,7 @@ def clamp_max(input, max):
 
 
 def _round_method(self, decimals: int = 0):
+    """``Tensor.round``: see `round`."""
     return round(self, decimals=decimals)
 
 

@@ -579,10 +579,12 @@ def _at_norm(input, p, dim, keepdim: bool = False) -> Tensor:
 
 
 def _cumsum_m(self, dim, *, dtype=None):
+    """``Tensor.cumsum``: see `cumsum`."""
     return cumsum(self, dim, dtype=dtype)
 
 
 def _cumprod_m(self, dim, *, dtype=None):
+    """``Tensor.cumprod``: see `cumprod`."""
     return cumprod(self, dim, dtype=dtype)
 
 

@@ -19,8 +19,6 @@ import heapq
 import itertools
 import sys
 
-import numpy as np
-
 from .._dtype import from_numpy_dtype
 from . import anomaly_mode, grad_mode, graph
 from .graph import EXEC_INFO, AccumulateGrad, GradientEdge, SavedTensor, edge_of, zeros_grad

@@ -48,6 +48,8 @@ class In:
         arr = rng.standard_normal(size=shape)
         if self.kind == "pos":
             arr = rng.uniform(0.5, 2.0, size=shape)
+        if self.kind == "unit":  # inside (-1, 1), away from its ends (asin, atanh, ...)
+            arr = rng.uniform(-0.9, 0.9, size=shape)
         return arr.astype(self.dtype or dtype)
 
     def __repr__(self):
