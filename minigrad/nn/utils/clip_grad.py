@@ -60,7 +60,7 @@ def _get_total_norm(tensors: _tensor_or_tensors, norm_type: float = 2.0,
         return minigrad.tensor(0.0)
     norms = [minigrad.linalg.vector_norm(t, norm_type) for t in tensors]
     total_norm = minigrad.linalg.vector_norm(minigrad.stack(norms), norm_type)
-    if error_if_nonfinite and bool(minigrad.logical_or(total_norm.isnan(), total_norm.isinf())):
+    if error_if_nonfinite and bool(total_norm.isnan() | total_norm.isinf()):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is "
             "non-finite, so it cannot be clipped. To disable this error and scale the gradients "
@@ -131,8 +131,8 @@ def clip_grad_norm_(parameters: _tensor_or_tensors, max_norm: float, norm_type: 
 def clip_grad_norm(parameters: _tensor_or_tensors, max_norm: float, norm_type: float = 2.0,
                    error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
     """Deprecated spelling of ``clip_grad_norm_`` (FutureWarning), as in PyTorch."""
-    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
-                  "`torch.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
+    warnings.warn("`minigrad.nn.utils.clip_grad_norm` is now deprecated in favor of "
+                  "`minigrad.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 

@@ -54,7 +54,7 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
         RuntimeError: ``vec`` is too short for the parameters.
     """
     if not isinstance(vec, Tensor):
-        raise TypeError(f"expected torch.Tensor, but got: {_typename(vec)}")
+        raise TypeError(f"expected minigrad.Tensor, but got: {_typename(vec)}")
     param_device = None
     pointer = 0
     for param in parameters:
