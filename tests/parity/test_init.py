@@ -243,7 +243,7 @@ def test_zero_element_and_float64(device):
         for name in ("kaiming_uniform_", "kaiming_normal_", "orthogonal_", "xavier_uniform_",
                      "trunc_normal_", "uniform_"):
             t = _param(lib, (0, 3), device)
-            out[name] = _run(lib, lambda I, t: getattr(I, name)(t), t)
+            out[name] = _run(lib, lambda I, t, name=name: getattr(I, name)(t), t)
         t = _param(lib, (50, 40), device, "float64")
         out["f64"] = _run(lib, lambda I, t: I.kaiming_normal_(t, nonlinearity="relu"), t)
         out["f64_log_std"] = math.log(_stats(t)["std"])
