@@ -51,7 +51,7 @@ GRADS = [rand(3, 4) * 3, rand(5), None, rand(2, 1, 3)]
 
 
 # ----------------------------------------------------------------------------- clip_grad_norm_
-@pytest.mark.parametrize("norm_type", [2, 2.0, 1, 3.5, 0.5, 0, INF, "inf", -INF])
+@pytest.mark.parametrize("norm_type", [2, 2.0, 1, 3.5, 0.5, 0, INF, "inf", -INF, -1.0, 1e3, "2"])
 @pytest.mark.parametrize("max_norm", [0.5, 1e3])
 @pytest.mark.parametrize("foreach", [None, True, False])
 def test_clip_grad_norm(device, norm_type, max_norm, foreach):
@@ -204,7 +204,11 @@ def test_clip_grad_value(device, foreach, form):
         before = _grads(params)
         out = lib.nn.utils.clip_grad_value_(arg, 0.7, foreach=foreach)
         int_clip = lib.nn.utils.clip_grad_value_(params, 2, foreach=foreach)
-        return {"before": before, "out": (out, int_clip), "grads": _grads(params)}
+        after = _grads(params)
+        # a negative bound: clamp_min_ then clamp_max_ (or clamp_ with min > max) gives the max
+        lib.nn.utils.clip_grad_value_(params, -0.25, foreach=foreach)
+        return {"before": before, "out": (out, int_clip), "after": after,
+                "grads": _grads(params)}
 
     assert_parity(scenario, device=device)
 
