@@ -1,9 +1,11 @@
 """Parameter initialisation: ``uniform_``, ``normal_``, ``kaiming_*``, ``orthogonal_``, ...
 
 Mirrors ``torch/nn/init.py``: each function fills a tensor **in place** under ``no_grad`` (so it
-works on leaves that require grad), bumps its ``_version`` once, and returns it. Distributions
-are PyTorch's; the random numbers come from minigrad's generator (``minigrad.manual_seed``), so
-the values differ from torch's.
+works on leaves that require grad), bumps its ``_version`` as PyTorch's in-place calls do (once
+for most; ``dirac_``, ``orthogonal_``, ``sparse_`` and a redrawing ``trunc_normal_`` more, see
+each), and returns it. Distributions are PyTorch's; the random numbers come from minigrad's
+generator (``minigrad.manual_seed``), so the values differ from torch's. The names without the
+trailing ``_`` (``nn.init.uniform``) are PyTorch's deprecated spellings: they warn FutureWarning.
 """
 
 from __future__ import annotations
