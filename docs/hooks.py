@@ -45,8 +45,8 @@ API_PAGES = {
                         "dtypes, ops and grad modes; everything in `minigrad.__all__`."),
     "api/autograd.md": ("minigrad.autograd", "minigrad.autograd", "`backward`, `grad`, nodes, "
                         "custom `Function`s, grad modes, anomaly detection, the functional API."),
-    "api/nn.md": ("minigrad.nn", "minigrad.nn", "Modules, parameters, `nn.functional` and "
-                  "`nn.init`."),
+    "api/nn.md": ("minigrad.nn", "minigrad.nn", "Modules, parameters, `nn.functional`, "
+                  "`nn.init` and `nn.utils`."),
     "api/optim.md": ("minigrad.optim", "minigrad.optim", "Optimizers and learning-rate "
                      "schedulers."),
     "api/linalg.md": ("minigrad.linalg", "minigrad.linalg", "The `torch.linalg` functions "

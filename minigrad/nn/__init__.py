@@ -7,6 +7,7 @@ Mirrors ``torch/nn/__init__.py``: ``nn.Module``, ``nn.Parameter``, containers, l
 import importlib
 
 from . import init
+from . import utils
 from .modules import (
     LeakyReLU,
     ELU,
@@ -80,6 +81,7 @@ __all__ += ["L1Loss", "BCELoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
 __all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
             "TransformerDecoderLayer", "TransformerDecoder"]
 __all__ += ["Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "Mish", "PReLU"]
+__all__ += ["utils"]
 
 
 def __getattr__(name):

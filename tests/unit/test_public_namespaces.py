@@ -9,7 +9,7 @@ import pytest
 
 MODULES = ["minigrad", "minigrad.nn", "minigrad.nn.functional", "minigrad.nn.init",
            "minigrad.optim", "minigrad.autograd", "minigrad.cuda", "minigrad.utils.data",
-           "minigrad.linalg"]
+           "minigrad.linalg", "minigrad.nn.utils"]
 
 
 @pytest.mark.parametrize("name", MODULES)
