@@ -1,0 +1,211 @@
+"""Parity: ``Adamax``, ``NAdam``, ``RAdam``, ``Adadelta`` — minigrad vs PyTorch.
+
+The MLP and training loop of ``test_optim_more.py`` (float32, standard tolerances): after each
+step every parameter and ``_version``, then the optimizer state (values and, on the CPU, the
+``_version`` of each state tensor), the ``state_dict`` and the repr. A float64 run with given
+gradients over eight steps compares to rtol 1e-9 (RAdam's rectified branch starts at step 6
+with the default betas). Then state_dict round trips, resuming from a torch optimizer's state,
+``foreach``/``capturable``/``differentiable`` accepted, and the constructors' ValueErrors.
+"""
+
+import numpy as np
+import pytest
+
+import minigrad
+from minigrad.parity import assert_parity, compare, to_numpy
+
+from .test_optim import loss_fn, make
+from .test_optim_more import steps_trace
+from .test_tensor_meta import err
+
+torch = pytest.importorskip("torch")
+
+CASES = {
+    "Adamax": {
+        "default": dict(),
+        "lr_wd": dict(lr=0.01, weight_decay=0.1),
+        "betas_eps_maximize": dict(lr=0.05, betas=(0.5, 0.9), eps=1e-3, maximize=True),
+    },
+    "NAdam": {
+        "default": dict(),
+        "wd": dict(lr=0.01, weight_decay=0.1),
+        "decoupled": dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True),
+        "momentum_decay_maximize": dict(lr=0.02, momentum_decay=0.1, betas=(0.8, 0.9),
+                                        maximize=True),
+    },
+    "RAdam": {
+        "default": dict(),
+        "wd": dict(lr=0.01, weight_decay=0.1),
+        "decoupled_maximize": dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True,
+                                   maximize=True),
+    },
+    "Adadelta": {
+        "default": dict(),
+        "lr_rho_eps": dict(lr=0.5, rho=0.5, eps=1e-3),
+        "wd_maximize": dict(lr=0.1, weight_decay=0.1, maximize=True),
+    },
+}
+ALL = [(name, case) for name, cases in CASES.items() for case in cases]
+
+
+@pytest.mark.parametrize("opt_name,case", ALL, ids=[f"{n}-{c}" for n, c in ALL])
+def test_optimizer_steps(device, opt_name, case):
+    assert_parity(steps_trace, opt_name, CASES[opt_name][case], device == "cpu",
+                  device=device)
+
+
+def test_radam_rectified_branch_float32(device):
+    """beta2 = 0.8: rho_t passes 5 at step 8, so both branches of RAdam's update run."""
+    assert_parity(steps_trace, "RAdam", dict(lr=0.01, betas=(0.9, 0.8)), device == "cpu",
+                  device=device, steps=10)
+
+
+def float64_trace(lib, opt_name, kwargs, device, steps=8):
+    """Two float64 parameters (one 2-d, one 1-d that gets no gradient at step 3) and given
+    gradients: parameters, versions, state tensors and their versions after every step."""
+    rng = np.random.default_rng(1)
+    w0, w1 = rng.standard_normal((4, 3)), rng.standard_normal(5)
+    ps = [lib.nn.Parameter(lib.tensor(w, device=device)) for w in (w0, w1)]
+    opt = getattr(lib.optim, opt_name)(ps, **kwargs)
+    trace = []
+    for i in range(steps):
+        for p, w in zip(ps, (w0, w1)):
+            p.grad = lib.tensor(np.sin(w * (i + 1)) + 0.1 * i, device=device)
+        if i == 3:
+            ps[1].grad = None
+        opt.step()
+        trace.append({
+            "params": [to_numpy(p) for p in ps], "versions": [p._version for p in ps],
+            "state": [{k: (to_numpy(v), str(v.dtype).split(".")[-1])
+                       for k, v in opt.state[p].items()} for p in ps]})
+        if device == "cpu":
+            trace[-1]["state_versions"] = [{k: v._version for k, v in opt.state[p].items()}
+                                           for p in ps]
+    return trace
+
+
+F64 = [("Adamax", dict(lr=0.1, weight_decay=0.05)),
+       ("NAdam", dict(lr=0.1, momentum_decay=0.05)),
+       ("NAdam", dict(lr=0.1, weight_decay=0.05, decoupled_weight_decay=True, maximize=True)),
+       ("RAdam", dict(lr=0.1)),
+       ("RAdam", dict(lr=0.1, weight_decay=0.05, decoupled_weight_decay=True)),
+       ("Adadelta", dict(lr=0.7, weight_decay=0.05, maximize=True))]
+
+
+@pytest.mark.parametrize("opt_name,kwargs", F64, ids=[f"{n}-{i}" for i, (n, _) in
+                                                      enumerate(F64)])
+def test_float64_eight_steps(device, opt_name, kwargs):
+    assert_parity(float64_trace, opt_name, kwargs, device=device, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("opt_name,kwargs", [("Adamax", dict(lr=0.01)),
+                                             ("NAdam", dict(lr=0.01)),
+                                             ("RAdam", dict(lr=0.01, betas=(0.9, 0.8))),
+                                             ("Adadelta", dict(rho=0.7))])
+def test_state_dict_round_trip(device, opt_name, kwargs):
+    """Two steps, a fresh optimizer loads the state_dict, then one more step continues as the
+    original would; the loaded optimizer's groups and state equal PyTorch's."""
+    def scenario(lib, device):
+        model, x, y = make(lib, device)
+        opt = getattr(lib.optim, opt_name)(model.parameters(), **kwargs)
+        for _ in range(2):
+            opt.zero_grad()
+            loss_fn(model, x, y).backward()
+            opt.step()
+        sd = opt.state_dict()
+        opt2 = getattr(lib.optim, opt_name)(model.parameters(), lr=0.5)
+        opt2.load_state_dict(sd)
+        opt2.zero_grad()
+        loss_fn(model, x, y).backward()
+        opt2.step()
+        sd2 = opt2.state_dict()
+        return {"lr": opt2.param_groups[0]["lr"],
+                "params": {n: to_numpy(p) for n, p in model.named_parameters()},
+                "groups": sd2["param_groups"],
+                "state": {k: {n: to_numpy(t) for n, t in v.items()}
+                          for k, v in sd2["state"].items()}}
+
+    assert_parity(scenario, device=device)
+
+
+@pytest.mark.parametrize("opt_name,kwargs", [("Adamax", dict(lr=0.01)),
+                                             ("NAdam", dict(lr=0.01, weight_decay=0.1)),
+                                             ("RAdam", dict(lr=0.01, betas=(0.9, 0.8))),
+                                             ("Adadelta", dict(lr=0.3))])
+def test_resume_from_torch_optimizer_state(opt_name, kwargs):
+    """Train 3 steps in torch, move model and optimizer state to minigrad, step in both."""
+    tmodel, tx, ty = make(torch, "cpu")
+    topt = getattr(torch.optim, opt_name)(tmodel.parameters(), **kwargs)
+    for _ in range(3):
+        topt.zero_grad()
+        loss_fn(tmodel, tx, ty).backward()
+        topt.step()
+    mmodel, mx, my = make(minigrad, "cpu")
+    mmodel.load_state_dict(tmodel.state_dict())
+    mopt = getattr(minigrad.optim, opt_name)(mmodel.parameters(), **kwargs)
+    mopt.load_state_dict(topt.state_dict())
+    for _ in range(6):
+        for model, opt, x, y in ((tmodel, topt, tx, ty), (mmodel, mopt, mx, my)):
+            opt.zero_grad()
+            loss_fn(model, x, y).backward()
+            opt.step()
+    compare({n: to_numpy(p) for n, p in mmodel.named_parameters()},
+            {n: to_numpy(p) for n, p in tmodel.named_parameters()})
+
+
+@pytest.mark.parametrize("opt_name", list(CASES))
+def test_foreach_and_flags_accepted(opt_name):
+    """``foreach=True`` (PyTorch's multi-tensor path on the CPU: same values to float32
+    rounding, other state-tensor versions), ``capturable``/``differentiable`` stored in the
+    groups as PyTorch stores them; ``fused`` is not a parameter of these optimizers."""
+    assert_parity(steps_trace, opt_name, dict(foreach=True), False, device="cpu")
+
+    def scenario(lib):
+        p = [lib.nn.Parameter(lib.ones(2))]
+        cls = getattr(lib.optim, opt_name)
+        opt = cls(p, capturable=True, differentiable=True, foreach=False)
+        return {"groups": opt.state_dict()["param_groups"],
+                "fused": err(lambda: cls(p, fused=True)),
+                "defaults": sorted(opt.defaults)}
+
+    assert_parity(scenario)
+
+
+def test_hyperparameter_validation():
+    def scenario(lib):
+        p = [lib.nn.Parameter(lib.ones(2))]
+        o = lib.optim
+        out = {}
+        for name in ("Adamax", "NAdam", "RAdam"):
+            cls = getattr(o, name)
+            bad = [dict(lr=-1), dict(eps=-1e-3), dict(betas=(1.0, 0.9)), dict(betas=(0.9, -0.1)),
+                   dict(weight_decay=-0.5)]
+            out[name] = [err(lambda c=cls, kw=kw: c(p, **kw)) for kw in bad]
+            out[name].append(err(lambda c=cls: c([])))
+        out["nadam_momentum_decay"] = err(lambda: o.NAdam(p, momentum_decay=-1))
+        bad = [dict(lr=-1), dict(rho=1.1), dict(rho=-0.1), dict(eps=-1), dict(weight_decay=-1)]
+        out["Adadelta"] = [err(lambda kw=kw: o.Adadelta(p, **kw)) for kw in bad]
+        out["rho_one_ok"] = err(lambda: o.Adadelta(p, rho=1.0))
+        return out
+
+    assert_parity(scenario)
+
+
+def test_state_before_and_after_first_step():
+    """No state before the first step; after it the keys in PyTorch's order, ``step`` (and
+    NAdam's ``mu_product``) a float32 0-d tensor, as in the state_dict."""
+    def scenario(lib):
+        out = {}
+        for name in CASES:
+            p = lib.nn.Parameter(lib.tensor(np.arange(3, dtype=np.float64)))
+            opt = getattr(lib.optim, name)([p])
+            before = len(opt.state)
+            p.grad = lib.ones(3, dtype=lib.float64)
+            opt.step()
+            out[name] = {"before": before,
+                         "state": {k: (to_numpy(v), str(v.dtype).split(".")[-1],
+                                       tuple(v.shape)) for k, v in opt.state[p].items()},
+                         "sd_keys": {k: list(v) for k, v in opt.state_dict()["state"].items()}}
+        return out
+
+    assert_parity(scenario, rtol=1e-9, atol=1e-12)
