@@ -8,15 +8,70 @@ with ``'params'`` and its hyperparameters, defaults filled in from ``defaults``)
 from __future__ import annotations
 
 import copy
+import functools
 import warnings
 from collections import OrderedDict, defaultdict
+from itertools import chain
 
 import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd.graph import RemovableHandle
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
+           "register_optimizer_step_post_hook"]
+
+# Hooks run around the step of every optimizer (PyTorch's ``_global_optimizer_*_hooks``).
+_global_optimizer_pre_hooks: OrderedDict = OrderedDict()
+_global_optimizer_post_hooks: OrderedDict = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook) -> RemovableHandle:
+    """Register ``hook(optimizer, args, kwargs)``, run before the ``step()`` of every
+    optimizer (before the optimizer's own pre-hooks). Like those it may return
+    ``(new_args, new_kwargs)`` to replace the step's arguments (``args`` includes the
+    optimizer itself). Returns a handle whose ``remove()`` unregisters it."""
+    handle = RemovableHandle(_global_optimizer_pre_hooks)
+    _global_optimizer_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook) -> RemovableHandle:
+    """Register ``hook(optimizer, args, kwargs)``, run after the ``step()`` of every
+    optimizer (after the optimizer's own post-hooks); its return value is ignored. Returns
+    a handle whose ``remove()`` unregisters it."""
+    handle = RemovableHandle(_global_optimizer_post_hooks)
+    _global_optimizer_post_hooks[handle.id] = hook
+    return handle
+
+
+def _hooked_step(func):
+    """Wrap an optimizer class's ``step``: the global then the optimizer's pre-hooks (each
+    may return ``(args, kwargs)`` to replace the arguments, anything else but None is a
+    RuntimeError), the step, then the optimizer's and the global post-hooks (PyTorch's
+    ``Optimizer.profile_hook_step``)."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        self = args[0]
+        for pre_hook in chain(_global_optimizer_pre_hooks.values(),
+                              self._optimizer_step_pre_hooks.values()):
+            result = pre_hook(self, args, kwargs)
+            if result is not None:
+                if isinstance(result, tuple) and len(result) == 2:
+                    args, kwargs = result
+                else:
+                    raise RuntimeError(f"{func} must return None or a tuple of (new_args, "
+                                       f"new_kwargs), but got {result}.")
+        out = func(*args, **kwargs)
+        for post_hook in chain(self._optimizer_step_post_hooks.values(),
+                               _global_optimizer_post_hooks.values()):
+            post_hook(self, args, kwargs)
+        return out
+
+    wrapper.hooked = True
+    return wrapper
 
 
 def add_scaled_(dst: np.ndarray, src: np.ndarray, alpha, block: int = 1 << 17) -> None:
@@ -77,6 +132,7 @@ class Optimizer:
         self.defaults = defaults
         self._optimizer_step_pre_hooks: OrderedDict = OrderedDict()
         self._optimizer_step_post_hooks: OrderedDict = OrderedDict()
+        self._patch_step_function()
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
                             "Tensors or dicts, but got " + _typename(params))
@@ -89,6 +145,28 @@ class Optimizer:
             param_groups = [{"params": param_groups}]
         for group in param_groups:
             self.add_param_group(group)
+
+    def _patch_step_function(self) -> None:
+        """Wrap the class's ``step`` (once per class) so that it runs the step hooks."""
+        cls = type(self)
+        if not getattr(cls.step, "hooked", False):
+            cls.step = _hooked_step(cls.step)
+
+    def register_step_pre_hook(self, hook) -> RemovableHandle:
+        """Register ``hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs)``, run
+        before each ``step()`` of this optimizer (after the global pre-hooks, in
+        registration order). Returns a handle whose ``remove()`` unregisters it."""
+        handle = RemovableHandle(self._optimizer_step_pre_hooks)
+        self._optimizer_step_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook) -> RemovableHandle:
+        """Register ``hook(optimizer, args, kwargs) -> None``, run after each ``step()`` of
+        this optimizer (before the global post-hooks). Returns a handle whose ``remove()``
+        unregisters it."""
+        handle = RemovableHandle(self._optimizer_step_post_hooks)
+        self._optimizer_step_post_hooks[handle.id] = hook
+        return handle
 
     def add_param_group(self, param_group: dict) -> None:
         """Add a group of parameters (a dict with ``'params'``), filling in the defaults.
@@ -221,3 +299,6 @@ class Optimizer:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+        self.__dict__.setdefault("_optimizer_step_pre_hooks", OrderedDict())
+        self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict())
+        self._patch_step_function()

@@ -8,6 +8,8 @@ with the default betas). Then state_dict round trips, resuming from a torch opti
 ``foreach``/``capturable``/``differentiable`` accepted, and the constructors' ValueErrors.
 """
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -209,3 +211,91 @@ def test_state_before_and_after_first_step():
         return out
 
     assert_parity(scenario, rtol=1e-9, atol=1e-12)
+
+
+def test_step_hooks_order_arguments_and_removal():
+    """Global pre-hooks run before the optimizer's, the optimizer's post-hooks before the
+    global ones; each gets ``(optimizer, args, kwargs)`` with the optimizer first in ``args``;
+    a pre-hook's ``(args, kwargs)`` replaces the step's arguments (here a closure); removed
+    handles stop the calls."""
+    def scenario(lib):
+        p = lib.nn.Parameter(lib.ones(2))
+        opt = lib.optim.Adamax([p], lr=0.1)
+        calls = []
+
+        def rec(tag):
+            def hook(o, args, kwargs):
+                calls.append((tag, o is opt, len(args), args[0] is opt, sorted(kwargs)))
+            return hook
+
+        def closure():
+            calls.append("closure")
+            p.grad = lib.full((2,), 0.5)
+            return 1.5
+
+        def add_closure(o, args, kwargs):
+            calls.append("add_closure")
+            return args, {"closure": closure}
+
+        optimizer_module = importlib.import_module(lib.__name__ + ".optim.optimizer")
+        handles = [optimizer_module.register_optimizer_step_pre_hook(rec("global_pre")),
+                   opt.register_step_pre_hook(rec("pre1")),
+                   opt.register_step_pre_hook(add_closure),
+                   opt.register_step_pre_hook(rec("pre2")),
+                   opt.register_step_post_hook(rec("post")),
+                   optimizer_module.register_optimizer_step_post_hook(rec("global_post"))]
+        try:
+            loss = opt.step()
+            calls.append(("loss", loss, to_numpy(p).tolist()))
+            handles[0].remove()
+            handles[4].remove()
+            handles[2].remove()
+            calls.append(("loss", opt.step(), to_numpy(p).tolist()))
+            handles[2].remove()  # a second remove does nothing
+        finally:
+            for h in handles:
+                h.remove()
+        opt.step()
+        calls.append(("after_removal", len(calls)))
+        return calls
+
+    assert_parity(scenario, rtol=1e-6, atol=1e-7)
+
+
+def test_step_pre_hook_bad_return_value():
+    def scenario(lib):
+        p = lib.nn.Parameter(lib.ones(2))
+        p.grad = lib.ones(2)
+        opt = lib.optim.RAdam([p])
+        opt.register_step_pre_hook(lambda o, a, k: 3)
+        return {"err": err(opt.step, "must return None or a tuple of (new_args, new_kwargs), "
+                                      "but got 3."),
+                "state": len(opt.state), "p": to_numpy(p)}
+
+    assert_parity(scenario)
+
+
+def test_step_hooks_on_every_optimizer_class_and_subclass():
+    """The class's ``step`` is wrapped once (``hooked``), also for AdamW (Adam's subclass) and
+    a user subclass that overrides ``step``."""
+    def scenario(lib):
+        out = {}
+
+        class MySGD(lib.optim.SGD):
+            def step(self, closure=None):
+                out.setdefault("order", []).append("step")
+                return super().step(closure)
+
+        for name in ("SGD", "Adam", "AdamW", "NAdam", "Adadelta", MySGD):
+            p = lib.nn.Parameter(lib.ones(2))
+            p.grad = lib.ones(2)
+            cls = name if isinstance(name, type) else getattr(lib.optim, name)
+            opt = cls([p], lr=0.1)
+            seen = []
+            opt.register_step_pre_hook(lambda o, a, k, s=seen: s.append("pre"))
+            opt.register_step_post_hook(lambda o, a, k, s=seen: s.append("post"))
+            opt.step()
+            out[cls.__name__] = (seen, getattr(type(opt).step, "hooked", None))
+        return out
+
+    assert_parity(scenario)
