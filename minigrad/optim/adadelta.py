@@ -10,10 +10,14 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ._single_tensor import capturable_message, step_groups
 from .optimizer import Optimizer
 from .rmsprop import _bump
 
 __all__ = ["Adadelta"]
+
+# (PyTorch's Adadelta lists no XLA among the capturable devices)
+_CAPTURABLE = capturable_message(devices="['cuda', 'xpu', 'hpu', 'privateuseone']")
 
 
 class Adadelta(Optimizer):
@@ -31,8 +35,10 @@ class Adadelta(Optimizer):
 
     Args: ``params``, ``lr=1.0``, ``rho=0.9``, ``eps=1e-6``, ``weight_decay=0``,
     ``foreach=None``; keyword ``capturable=False``, ``maximize=False``,
-    ``differentiable=False`` (``foreach``, ``capturable`` and ``differentiable`` are accepted
-    and change nothing: minigrad has one path).
+    ``differentiable=False``. ``foreach`` and ``differentiable`` are
+    accepted and change nothing (minigrad has one single-tensor path, and its in-place update
+    records no graph); ``capturable=True`` makes ``step()`` raise PyTorch's AssertionError for
+    CPU tensors.
 
     Raises ValueError for a negative lr, eps or weight_decay, or a rho outside [0, 1].
     """
@@ -54,22 +60,23 @@ class Adadelta(Optimizer):
         super().__init__(params, defaults)
 
     def step(self, closure=None):
-        """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
-        loss = self._run_closure(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    self._update(p, group)
-        return loss
+        """One update of every parameter that has a gradient; returns ``closure()``'s loss.
+
+        Raises AssertionError for a ``capturable`` group (after creating its state), as
+        PyTorch does for CPU tensors.
+        """
+        return step_groups(self, closure, _CAPTURABLE)
+
+    def _init_state(self, p) -> None:
+        state = self.state[p]
+        state["step"] = Tensor._make(np.array(0.0, dtype=np.float32))
+        state["square_avg"] = Tensor._make(np.zeros_like(p._data))
+        state["acc_delta"] = Tensor._make(np.zeros_like(p._data))
 
     def _update(self, p, group) -> None:
         lr, rho, eps, wd = group["lr"], group["rho"], group["eps"], group["weight_decay"]
         dt = p._data.dtype.type  # Python scalars are cast to the parameter's dtype
         state = self.state[p]
-        if len(state) == 0:
-            state["step"] = Tensor._make(np.array(0.0, dtype=np.float32))
-            state["square_avg"] = Tensor._make(np.zeros_like(p._data))
-            state["acc_delta"] = Tensor._make(np.zeros_like(p._data))
         _bump(state["step"], 1, np.float32(1))
         g = -p.grad._data if group["maximize"] else p.grad._data
         if wd != 0:

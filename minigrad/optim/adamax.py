@@ -9,25 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ._single_tensor import capturable_message, check_adam_like, step_groups
 from .optimizer import Optimizer
 from .rmsprop import _bump, _lerp_
 
 __all__ = ["Adamax"]
-
-
-def _check_adam_like(lr, eps, betas, weight_decay) -> None:
-    """PyTorch's ValueErrors for ``lr``, ``eps``, ``betas`` and ``weight_decay`` (shared by
-    Adamax, NAdam and RAdam)."""
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
-    if not 0.0 <= eps:
-        raise ValueError(f"Invalid epsilon value: {eps}")
-    if not 0.0 <= betas[0] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-    if not 0.0 <= betas[1] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-    if not 0.0 <= weight_decay:
-        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
 
 
 class Adamax(Optimizer):
@@ -44,9 +30,10 @@ class Adamax(Optimizer):
 
     Args: ``params``, ``lr=2e-3``, ``betas=(0.9, 0.999)``, ``eps=1e-8``, ``weight_decay=0``,
     ``foreach=None``; keyword ``maximize=False``, ``differentiable=False``,
-    ``capturable=False``. ``foreach``, ``capturable`` and ``differentiable`` are accepted and
-    stored in the groups but change nothing: minigrad has one (single-tensor) path, and its
-    in-place update records no graph.
+    ``capturable=False``. ``foreach`` and ``differentiable`` are
+    accepted and change nothing (minigrad has one single-tensor path, and its in-place update
+    records no graph); ``capturable=True`` makes ``step()`` raise PyTorch's AssertionError for
+    CPU tensors.
 
     Raises ValueError for a negative lr, eps or weight_decay, or a beta outside [0, 1).
     """
@@ -54,30 +41,31 @@ class Adamax(Optimizer):
     def __init__(self, params, lr: float = 2e-3, betas=(0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, foreach=None, *, maximize: bool = False,
                  differentiable: bool = False, capturable: bool = False):
-        _check_adam_like(lr, eps, betas, weight_decay)
+        check_adam_like(lr, eps, betas, weight_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable, "capturable": capturable}
         super().__init__(params, defaults)
 
     def step(self, closure=None):
-        """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
-        loss = self._run_closure(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    self._update(p, group)
-        return loss
+        """One update of every parameter that has a gradient; returns ``closure()``'s loss.
+
+        Raises AssertionError for a ``capturable`` group (after creating its state), as
+        PyTorch does for CPU tensors.
+        """
+        return step_groups(self, closure, capturable_message())
+
+    def _init_state(self, p) -> None:
+        state = self.state[p]
+        state["step"] = Tensor._make(np.array(0.0, dtype=np.float32))
+        state["exp_avg"] = Tensor._make(np.zeros_like(p._data))
+        state["exp_inf"] = Tensor._make(np.zeros_like(p._data))
 
     def _update(self, p, group) -> None:
         lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
         beta1, beta2 = group["betas"]
         dt = p._data.dtype.type  # Python scalars are cast to the parameter's dtype
         state = self.state[p]
-        if len(state) == 0:
-            state["step"] = Tensor._make(np.array(0.0, dtype=np.float32))
-            state["exp_avg"] = Tensor._make(np.zeros_like(p._data))
-            state["exp_inf"] = Tensor._make(np.zeros_like(p._data))
         g = -p.grad._data if group["maximize"] else p.grad._data
         _bump(state["step"], 1, np.float32(1))
         if wd != 0:

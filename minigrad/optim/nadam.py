@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from .adamax import _check_adam_like
+from ._single_tensor import capturable_message, check_adam_like, step_groups
 from .optimizer import Optimizer
 from .rmsprop import _bump, _lerp_
 
@@ -36,8 +36,10 @@ class NAdam(Optimizer):
 
     Args: ``params``, ``lr=2e-3``, ``betas=(0.9, 0.999)``, ``eps=1e-8``, ``weight_decay=0``,
     ``momentum_decay=4e-3``, ``decoupled_weight_decay=False``; keyword ``foreach=None``,
-    ``maximize=False``, ``capturable=False``, ``differentiable=False`` (the last three
-    besides ``maximize`` are accepted and change nothing: minigrad has one path).
+    ``maximize=False``, ``capturable=False``, ``differentiable=False``.
+    ``foreach`` and ``differentiable`` are accepted and change nothing (minigrad has one
+    single-tensor path, and its in-place update records no graph); ``capturable=True`` makes
+    ``step()`` raise PyTorch's AssertionError for CPU tensors.
 
     Raises ValueError for a negative lr, eps, weight_decay or momentum_decay, or a beta
     outside [0, 1).
@@ -48,7 +50,7 @@ class NAdam(Optimizer):
                  decoupled_weight_decay: bool = False, *, foreach=None,
                  maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False):
-        _check_adam_like(lr, eps, betas, weight_decay)
+        check_adam_like(lr, eps, betas, weight_decay)
         if not 0.0 <= momentum_decay:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
@@ -59,13 +61,19 @@ class NAdam(Optimizer):
         super().__init__(params, defaults)
 
     def step(self, closure=None):
-        """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
-        loss = self._run_closure(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    self._update(p, group)
-        return loss
+        """One update of every parameter that has a gradient; returns ``closure()``'s loss.
+
+        Raises AssertionError for a ``capturable`` group (after creating its state), as
+        PyTorch does for CPU tensors.
+        """
+        return step_groups(self, closure, capturable_message("params, mu_products and state_steps"))
+
+    def _init_state(self, p) -> None:
+        state = self.state[p]
+        state["step"] = Tensor._make(np.array(0.0, dtype=np.float32))
+        state["mu_product"] = Tensor._make(np.array(1.0, dtype=np.float32))
+        state["exp_avg"] = Tensor._make(np.zeros_like(p._data))
+        state["exp_avg_sq"] = Tensor._make(np.zeros_like(p._data))
 
     def _update(self, p, group) -> None:
         lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
@@ -73,11 +81,6 @@ class NAdam(Optimizer):
         momentum_decay = group["momentum_decay"]
         dt = p._data.dtype.type  # Python scalars are cast to the parameter's dtype
         state = self.state[p]
-        if len(state) == 0:
-            state["step"] = Tensor._make(np.array(0.0, dtype=np.float32))
-            state["mu_product"] = Tensor._make(np.array(1.0, dtype=np.float32))
-            state["exp_avg"] = Tensor._make(np.zeros_like(p._data))
-            state["exp_avg_sq"] = Tensor._make(np.zeros_like(p._data))
         g = -p.grad._data if group["maximize"] else p.grad._data
         _bump(state["step"], 1, np.float32(1))
         step = float(state["step"]._data)

@@ -1,11 +1,14 @@
-"""Parity: ``Adamax``, ``NAdam``, ``RAdam``, ``Adadelta`` — minigrad vs PyTorch.
+"""Parity: ``Adamax``, ``NAdam``, ``RAdam``, ``Adadelta`` and the optimizer step hooks —
+minigrad vs PyTorch.
 
 The MLP and training loop of ``test_optim_more.py`` (float32, standard tolerances): after each
 step every parameter and ``_version``, then the optimizer state (values and, on the CPU, the
 ``_version`` of each state tensor), the ``state_dict`` and the repr. A float64 run with given
 gradients over eight steps compares to rtol 1e-9 (RAdam's rectified branch starts at step 6
 with the default betas). Then state_dict round trips, resuming from a torch optimizer's state,
-``foreach``/``capturable``/``differentiable`` accepted, and the constructors' ValueErrors.
+``foreach``/``capturable``/``differentiable`` accepted (``capturable`` fails at ``step()`` on
+the CPU, as in PyTorch), ``add_param_group`` mid-training, the constructors' ValueErrors, and
+``register_step_pre_hook``/``register_step_post_hook`` with the global step hooks.
 """
 
 import importlib
@@ -297,5 +300,50 @@ def test_step_hooks_on_every_optimizer_class_and_subclass():
             opt.step()
             out[cls.__name__] = (seen, getattr(type(opt).step, "hooked", None))
         return out
+
+    assert_parity(scenario)
+
+
+@pytest.mark.parametrize("opt_name", list(CASES))
+def test_capturable_on_cpu_raises_at_step(opt_name):
+    """The constructor accepts ``capturable=True``; ``step()`` then creates the state of the
+    group's parameters and raises PyTorch's AssertionError (CPU tensors), changing nothing
+    else; a capturable second group fails only after the first group's update."""
+    def scenario(lib):
+        a, b = lib.nn.Parameter(lib.ones(2)), lib.nn.Parameter(lib.ones(3))
+        a.grad, b.grad = lib.full((2,), 0.5), lib.full((3,), 0.25)
+        cls = getattr(lib.optim, opt_name)
+        opt = cls([a, b], capturable=True)
+        first = err(opt.step)
+        opt2 = cls([{"params": [a]}, {"params": [b], "capturable": True}])
+        second = err(opt2.step)
+        return {"first": first, "second": second,
+                "state": [{k: (to_numpy(v), v._version) for k, v in opt.state[p].items()}
+                          for p in (a, b)],
+                "state2": [len(opt2.state[p]) for p in (a, b)],
+                "params": [(to_numpy(p), p._version) for p in (a, b)]}
+
+    assert_parity(scenario)
+
+
+@pytest.mark.parametrize("opt_name", list(CASES))
+def test_add_param_group_mid_training(opt_name):
+    """Two steps on fc1, ``add_param_group`` for fc2 with its own lr (the other
+    hyperparameters from the defaults), two more steps: parameters, groups and state."""
+    def scenario(lib):
+        model, x, y = make(lib, "cpu")
+        opt = getattr(lib.optim, opt_name)(model.fc1.parameters(), lr=0.05)
+        for i in range(4):
+            if i == 2:
+                opt.add_param_group({"params": model.fc2.parameters(), "lr": 0.01})
+            opt.zero_grad()
+            loss_fn(model, x, y).backward()
+            opt.step()
+        sd = opt.state_dict()
+        return {"params": {n: to_numpy(p) for n, p in model.named_parameters()},
+                "groups": sd["param_groups"],
+                "state": {k: {n: to_numpy(t) for n, t in v.items()}
+                          for k, v in sd["state"].items()},
+                "again": err(lambda: opt.add_param_group({"params": model.fc2.weight}))}
 
     assert_parity(scenario)
