@@ -132,6 +132,10 @@ class Optimizer:
         self.defaults = defaults
         self._optimizer_step_pre_hooks: OrderedDict = OrderedDict()
         self._optimizer_step_post_hooks: OrderedDict = OrderedDict()
+        self._optimizer_state_dict_pre_hooks: OrderedDict = OrderedDict()
+        self._optimizer_state_dict_post_hooks: OrderedDict = OrderedDict()
+        self._optimizer_load_state_dict_pre_hooks: OrderedDict = OrderedDict()
+        self._optimizer_load_state_dict_post_hooks: OrderedDict = OrderedDict()
         self._patch_step_function()
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
@@ -167,6 +171,37 @@ class Optimizer:
         handle = RemovableHandle(self._optimizer_step_post_hooks)
         self._optimizer_step_post_hooks[handle.id] = hook
         return handle
+
+    def _add_hook(self, hooks: OrderedDict, hook, prepend: bool) -> RemovableHandle:
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_state_dict_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Register ``hook(optimizer) -> None``, run at the start of ``state_dict()`` (first
+        of all with ``prepend=True``). Returns a removable handle."""
+        return self._add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Register ``hook(optimizer, state_dict) -> None or state_dict``, run on the packed
+        state dict before ``state_dict()`` returns; a returned dict replaces it. Returns a
+        removable handle."""
+        return self._add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook,
+                                          prepend: bool = False) -> RemovableHandle:
+        """Register ``hook(optimizer, state_dict) -> None or state_dict``, run by
+        ``load_state_dict()`` on a shallow copy of its argument before anything is checked;
+        a returned dict is loaded instead. Returns a removable handle."""
+        return self._add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook,
+                                           prepend: bool = False) -> RemovableHandle:
+        """Register ``hook(optimizer) -> None``, run after ``load_state_dict()`` has restored
+        the state. Returns a removable handle."""
+        return self._add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
 
     def add_param_group(self, param_group: dict) -> None:
         """Add a group of parameters (a dict with ``'params'``), filling in the defaults.
@@ -244,7 +279,10 @@ class Optimizer:
 
     def state_dict(self) -> dict:
         """``{'state': {index: state}, 'param_groups': [...]}`` with parameters replaced by
-        their position (0, 1, ... across groups), as in PyTorch."""
+        their position (0, 1, ... across groups), as in PyTorch (state-dict hooks run
+        before and after)."""
+        for pre_hook in self._optimizer_state_dict_pre_hooks.values():
+            pre_hook(self)
         mapping: dict[int, int] = {}
         groups = []
         start = 0
@@ -256,13 +294,23 @@ class Optimizer:
             start += len(packed["params"])
             groups.append(packed)
         state = {mapping[id(k)] if isinstance(k, Tensor) else k: v for k, v in self.state.items()}
-        return {"state": state, "param_groups": groups}
+        state_dict = {"state": state, "param_groups": groups}
+        for post_hook in self._optimizer_state_dict_post_hooks.values():
+            result = post_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
 
     def load_state_dict(self, state_dict: dict) -> None:
         """Restore hyperparameters and state saved by ``state_dict`` (from minigrad or torch).
 
         Raises ValueError when the number of groups or of parameters per group differs.
         """
+        state_dict = state_dict.copy()  # (shallow, as for modules)
+        for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
+            result = pre_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
         saved_groups = copy.deepcopy(state_dict["param_groups"])
         groups = self.param_groups
         if len(groups) != len(saved_groups):
@@ -284,6 +332,8 @@ class Optimizer:
                 s["param_names"] = g["param_names"]
         self.state = state
         self.param_groups = saved_groups
+        for post_hook in self._optimizer_load_state_dict_post_hooks.values():
+            post_hook(self)
 
     def __repr__(self) -> str:
         s = type(self).__name__ + " ("
@@ -299,6 +349,7 @@ class Optimizer:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self.__dict__.setdefault("_optimizer_step_pre_hooks", OrderedDict())
-        self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict())
+        for name in ("step_pre", "step_post", "state_dict_pre", "state_dict_post",
+                     "load_state_dict_pre", "load_state_dict_post"):
+            self.__dict__.setdefault(f"_optimizer_{name}_hooks", OrderedDict())
         self._patch_step_function()

@@ -347,3 +347,48 @@ def test_add_param_group_mid_training(opt_name):
                 "again": err(lambda: opt.add_param_group({"params": model.fc2.weight}))}
 
     assert_parity(scenario)
+
+
+def test_state_dict_hooks():
+    """State-dict pre/post hooks and load-state-dict pre/post hooks: order (``prepend``), a
+    post-hook's returned dict replacing the state dict, a load pre-hook's returned dict loaded
+    instead, the caller's dict left as it was, removal."""
+    def scenario(lib):
+        p = lib.nn.Parameter(lib.ones(2))
+        p.grad = lib.full((2,), 0.5)
+        opt = lib.optim.NAdam([p], lr=0.1)
+        opt.step()
+        calls = []
+
+        def post(o, sd):
+            calls.append(("post", sorted(sd)))
+            return {**sd, "extra": 1}
+
+        def load_pre(o, sd):
+            calls.append(("load_pre", sorted(sd), "extra" in sd))
+            groups = [dict(g, lr=0.5) for g in sd["param_groups"]]
+            return {"state": sd["state"], "param_groups": groups}
+
+        hs = [opt.register_state_dict_pre_hook(lambda o: calls.append("pre1")),
+              opt.register_state_dict_pre_hook(lambda o: calls.append("pre0"), prepend=True),
+              opt.register_state_dict_post_hook(post),
+              opt.register_state_dict_post_hook(lambda o, sd: calls.append("post0"),
+                                                prepend=True),
+              opt.register_load_state_dict_pre_hook(load_pre),
+              opt.register_load_state_dict_pre_hook(
+                  lambda o, sd: calls.append(("load_pre0", sd.pop("extra", None))),
+                  prepend=True),
+              opt.register_load_state_dict_post_hook(
+                  lambda o: calls.append(("load_post", o.param_groups[0]["lr"])))]
+        sd = opt.state_dict()
+        keys_before = sorted(sd)
+        opt.load_state_dict(sd)
+        calls.append(("caller_dict", keys_before == sorted(sd), sorted(sd)))
+        for h in hs:
+            h.remove()
+        sd2 = opt.state_dict()
+        opt.load_state_dict(sd2)
+        calls.append(("after_removal", sorted(sd2), opt.param_groups[0]["lr"], len(calls)))
+        return calls
+
+    assert_parity(scenario)
