@@ -47,3 +47,12 @@ def step_groups(optimizer, closure, capturable_msg: str):
         for p in params:
             optimizer._update(p, group)
     return loss
+
+
+def check_param_inplace(p, group) -> None:
+    """With ``differentiable=True`` PyTorch runs the step with grad mode on, so its first
+    in-place update of a leaf parameter that requires grad raises (after the state updates
+    that come before it); call this just before each in-place update of ``p``."""
+    if group["differentiable"] and p.is_leaf and p.requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")

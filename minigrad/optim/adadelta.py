@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ._single_tensor import capturable_message, step_groups
+from ._single_tensor import capturable_message, check_param_inplace, step_groups
 from .optimizer import Optimizer
 from .rmsprop import _bump
 
@@ -35,10 +35,11 @@ class Adadelta(Optimizer):
 
     Args: ``params``, ``lr=1.0``, ``rho=0.9``, ``eps=1e-6``, ``weight_decay=0``,
     ``foreach=None``; keyword ``capturable=False``, ``maximize=False``,
-    ``differentiable=False``. ``foreach`` and ``differentiable`` are
-    accepted and change nothing (minigrad has one single-tensor path, and its in-place update
-    records no graph); ``capturable=True`` makes ``step()`` raise PyTorch's AssertionError for
-    CPU tensors.
+    ``differentiable=False``. ``foreach`` is accepted and changes nothing (minigrad has one
+    single-tensor path); ``capturable=True`` makes ``step()`` raise PyTorch's AssertionError for
+    CPU tensors; ``differentiable=True`` makes the update of a leaf parameter that requires grad
+    raise PyTorch's RuntimeError (PyTorch steps with grad mode on then); minigrad's update
+    records no graph in any case.
 
     Raises ValueError for a negative lr, eps or weight_decay, or a rho outside [0, 1].
     """
@@ -92,5 +93,6 @@ class Adadelta(Optimizer):
         acc_delta._data *= dt(rho)
         acc_delta._data += dt(1 - rho) * delta * delta
         acc_delta._vc.value += 2
+        check_param_inplace(p, group)
         p._data += dt(-lr) * delta  # add_(delta, alpha=-lr)
         p._vc.bump()

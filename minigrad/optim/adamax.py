@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ._single_tensor import capturable_message, check_adam_like, step_groups
+from ._single_tensor import capturable_message, check_adam_like, check_param_inplace, step_groups
 from .optimizer import Optimizer
 from .rmsprop import _bump, _lerp_
 
@@ -30,10 +30,11 @@ class Adamax(Optimizer):
 
     Args: ``params``, ``lr=2e-3``, ``betas=(0.9, 0.999)``, ``eps=1e-8``, ``weight_decay=0``,
     ``foreach=None``; keyword ``maximize=False``, ``differentiable=False``,
-    ``capturable=False``. ``foreach`` and ``differentiable`` are
-    accepted and change nothing (minigrad has one single-tensor path, and its in-place update
-    records no graph); ``capturable=True`` makes ``step()`` raise PyTorch's AssertionError for
-    CPU tensors.
+    ``capturable=False``. ``foreach`` is accepted and changes nothing (minigrad has one
+    single-tensor path); ``capturable=True`` makes ``step()`` raise PyTorch's AssertionError for
+    CPU tensors; ``differentiable=True`` makes the update of a leaf parameter that requires grad
+    raise PyTorch's RuntimeError (PyTorch steps with grad mode on then); minigrad's update
+    records no graph in any case.
 
     Raises ValueError for a negative lr, eps or weight_decay, or a beta outside [0, 1).
     """
@@ -77,5 +78,6 @@ class Adamax(Optimizer):
         np.maximum(exp_inf._data, np.abs(g) + dt(eps), out=exp_inf._data)
         exp_inf._vc.value += 2  # mul_, maximum(out=)
         clr = lr / (1 - beta1 ** float(state["step"]._data))
+        check_param_inplace(p, group)
         p._data += dt(-clr) * exp_avg._data / exp_inf._data  # addcdiv_: value * t1 / t2
         p._vc.bump()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ._single_tensor import capturable_message, check_adam_like, step_groups
+from ._single_tensor import capturable_message, check_adam_like, check_param_inplace, step_groups
 from .optimizer import Optimizer
 from .rmsprop import _bump, _lerp_
 
@@ -36,10 +36,11 @@ class NAdam(Optimizer):
 
     Args: ``params``, ``lr=2e-3``, ``betas=(0.9, 0.999)``, ``eps=1e-8``, ``weight_decay=0``,
     ``momentum_decay=4e-3``, ``decoupled_weight_decay=False``; keyword ``foreach=None``,
-    ``maximize=False``, ``capturable=False``, ``differentiable=False``.
-    ``foreach`` and ``differentiable`` are accepted and change nothing (minigrad has one
-    single-tensor path, and its in-place update records no graph); ``capturable=True`` makes
-    ``step()`` raise PyTorch's AssertionError for CPU tensors.
+    ``maximize=False``, ``capturable=False``, ``differentiable=False``. ``foreach`` is accepted
+    and changes nothing (minigrad has one single-tensor path); ``capturable=True`` makes
+    ``step()`` raise PyTorch's AssertionError for CPU tensors; ``differentiable=True`` makes the
+    update of a leaf parameter that requires grad raise PyTorch's RuntimeError (PyTorch steps
+    with grad mode on then); minigrad's update records no graph in any case.
 
     Raises ValueError for a negative lr, eps, weight_decay or momentum_decay, or a beta
     outside [0, 1).
@@ -87,6 +88,7 @@ class NAdam(Optimizer):
         bias_correction2 = 1 - beta2**step
         if wd != 0:
             if group["decoupled_weight_decay"]:
+                check_param_inplace(p, group)
                 p._data *= dt(1 - lr * wd)
                 p._vc.bump()
             else:
@@ -106,6 +108,7 @@ class NAdam(Optimizer):
         denom += dt(eps)
         mu_prod = float(mu_product._data)  # (a Python float from here on, as .item())
         mu_product_next = mu_prod * mu_next
+        check_param_inplace(p, group)
         p._data += dt(-lr * (1.0 - mu) / (1.0 - mu_prod)) * g / denom
         p._data += dt((-lr * mu_next) / (1.0 - mu_product_next)) * exp_avg._data / denom
         p._vc.value += 2  # two addcdiv_

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ._single_tensor import capturable_message, check_adam_like, step_groups
+from ._single_tensor import capturable_message, check_adam_like, check_param_inplace, step_groups
 from .optimizer import Optimizer
 from .rmsprop import _bump, _lerp_
 
@@ -35,10 +35,11 @@ class RAdam(Optimizer):
 
     Args: ``params``, ``lr=1e-3``, ``betas=(0.9, 0.999)``, ``eps=1e-8``, ``weight_decay=0``,
     ``decoupled_weight_decay=False``; keyword ``foreach=None``, ``maximize=False``,
-    ``capturable=False``, ``differentiable=False``. ``foreach`` and ``differentiable`` are
-    accepted and change nothing (minigrad has one single-tensor path, and its in-place update
-    records no graph); ``capturable=True`` makes ``step()`` raise PyTorch's AssertionError for
-    CPU tensors.
+    ``capturable=False``, ``differentiable=False``. ``foreach`` is accepted and changes nothing
+    (minigrad has one single-tensor path); ``capturable=True`` makes ``step()`` raise PyTorch's
+    AssertionError for CPU tensors; ``differentiable=True`` makes the update of a leaf parameter
+    that requires grad raise PyTorch's RuntimeError (PyTorch steps with grad mode on then);
+    minigrad's update records no graph in any case.
 
     Raises ValueError for a negative lr, eps or weight_decay, or a beta outside [0, 1).
     """
@@ -78,6 +79,7 @@ class RAdam(Optimizer):
         step = float(state["step"]._data)
         if wd != 0:
             if group["decoupled_weight_decay"]:
+                check_param_inplace(p, group)
                 p._data *= dt(1 - lr * wd)
                 p._vc.bump()
             else:
@@ -97,7 +99,9 @@ class RAdam(Optimizer):
             rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
                     / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
             adaptive_lr = dt(bias_correction2**0.5) / (np.sqrt(exp_avg_sq._data) + dt(eps))
+            check_param_inplace(p, group)
             p._data -= m_hat * dt(lr) * adaptive_lr * dt(rect)
         else:
+            check_param_inplace(p, group)
             p._data -= m_hat * dt(lr)
         p._vc.bump()

@@ -392,3 +392,34 @@ def test_state_dict_hooks():
         return calls
 
     assert_parity(scenario)
+
+
+DIFFERENTIABLE = [(name, kw) for name in CASES for kw in (dict(), dict(weight_decay=0.1))]
+DIFFERENTIABLE += [("NAdam", dict(weight_decay=0.1, decoupled_weight_decay=True)),
+                   ("RAdam", dict(weight_decay=0.1, decoupled_weight_decay=True))]
+
+
+@pytest.mark.parametrize("opt_name,kwargs", DIFFERENTIABLE,
+                         ids=[f"{n}-{i}" for i, (n, _) in enumerate(DIFFERENTIABLE)])
+def test_differentiable_steps_with_grad_mode(opt_name, kwargs):
+    """``differentiable=True``: a leaf parameter that requires grad cannot be updated in
+    place (PyTorch's RuntimeError, after the state updates before it); a tensor that does not
+    require grad steps as usual."""
+    def scenario(lib):
+        p = lib.nn.Parameter(lib.tensor([1.0, -2.0, 3.0]))
+        p.grad = lib.tensor([0.5, 0.25, -1.0])
+        opt = getattr(lib.optim, opt_name)([p], differentiable=True, **kwargs)
+        failed = err(opt.step)
+        q = lib.tensor([1.0, -2.0, 3.0])
+        q.grad = lib.tensor([0.5, 0.25, -1.0])
+        opt2 = getattr(lib.optim, opt_name)([q], differentiable=True, **kwargs)
+        opt2.step()
+        opt2.step()
+
+        def state(o, t):
+            return {k: (to_numpy(v.detach()), v._version) for k, v in o.state[t].items()}
+
+        return {"failed": failed, "p": (to_numpy(p), p._version), "state": state(opt, p),
+                "q": (to_numpy(q), q._version), "state2": state(opt2, q)}
+
+    assert_parity(scenario)
