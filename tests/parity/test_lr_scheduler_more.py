@@ -29,6 +29,13 @@ SCHEDULERS = {
     "CAWR": ("SGD", {"lr": 0.1}, "CosineAnnealingWarmRestarts", {"T_0": 3}),
     "CAWR_mult": ("SGD", {"lr": 0.1, "momentum": 0.9}, "CosineAnnealingWarmRestarts",
                   {"T_0": 2, "T_mult": 2, "eta_min": 0.01}),
+    # the optimizers of test_optim_extra.py under schedulers (OneCycleLR cycles beta1)
+    "OneCycleLR_nadam": ("NAdam", {"lr": 0.01}, "OneCycleLR", {"max_lr": 0.05,
+                                                               "total_steps": 12}),
+    "OneCycleLR_adamax": ("Adamax", {"lr": 0.01}, "OneCycleLR", {"max_lr": 0.05,
+                                                                 "total_steps": 12}),
+    "CAWR_radam": ("RAdam", {"lr": 0.01}, "CosineAnnealingWarmRestarts", {"T_0": 4}),
+    "PolynomialLR_adadelta": ("Adadelta", {"lr": 0.5}, "PolynomialLR", {"total_iters": 8}),
 }
 
 
