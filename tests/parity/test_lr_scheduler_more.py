@@ -349,3 +349,33 @@ def test_constructor_errors():
         }
 
     assert_parity(scenario)
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSITES) + ["ConstantLR", "CAWR", "plateau"])
+def test_calling_order_warnings(name):
+    """``scheduler.step()`` before any ``optimizer.step()`` warns as PyTorch (once, from the
+    child that takes the step, for composites; never for ReduceLROnPlateau), and
+    ``get_lr()`` outside ``step()`` warns too."""
+    def scenario(lib):
+        model, _, _ = make(lib, "cpu")
+        opt = lib.optim.SGD(model.parameters(), lr=0.1)
+        s = lib.optim.lr_scheduler
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            if name == "ConstantLR":
+                sched = s.ConstantLR(opt)
+            elif name == "CAWR":
+                sched = s.CosineAnnealingWarmRestarts(opt, T_0=3)
+            elif name == "plateau":
+                sched = s.ReduceLROnPlateau(opt)
+            else:
+                sched = COMPOSITES[name](lib, opt)
+            lrs = []
+            for _ in range(4):
+                sched.step(1.0) if name == "plateau" else sched.step()
+                lrs.append(_exact(sched.get_last_lr()))
+            if name in ("ConstantLR", "CAWR"):
+                sched.get_lr()
+        return {"lrs": lrs, "warnings": [str(m.message) for m in w]}
+
+    assert_parity(scenario)
