@@ -1,5 +1,7 @@
 """Learning-rate schedulers: ``LRScheduler`` and ``LambdaLR``, ``StepLR``, ``MultiStepLR``,
-``ExponentialLR``, ``CosineAnnealingLR``, ``LinearLR``, ``OneCycleLR``.
+``ExponentialLR``, ``CosineAnnealingLR``, ``LinearLR``, ``OneCycleLR`` (the rest, ``ConstantLR``,
+``PolynomialLR``, ``CosineAnnealingWarmRestarts``, ``ReduceLROnPlateau``, ``SequentialLR``,
+``ChainedScheduler``, live in ``_lr_scheduler_more.py`` and are re-exported here).
 
 Mirrors ``torch/optim/lr_scheduler.py``. A scheduler owns no learning rate of its own: each
 ``step()`` advances ``last_epoch`` and writes a new ``lr`` into every param group of the
@@ -27,7 +29,9 @@ from functools import wraps
 from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "LambdaLR", "StepLR", "MultiStepLR", "ExponentialLR",
-           "CosineAnnealingLR", "LinearLR", "OneCycleLR"]
+           "CosineAnnealingLR", "LinearLR", "OneCycleLR", "ConstantLR", "PolynomialLR",
+           "CosineAnnealingWarmRestarts", "ReduceLROnPlateau", "SequentialLR",
+           "ChainedScheduler"]
 
 EPOCH_DEPRECATION_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated "
@@ -157,6 +161,10 @@ class LRScheduler:
         self._step_count += 1
         if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch: int | None = None) -> None:
+        """Advance ``last_epoch`` (or set it to ``epoch``) and write each group's new lr."""
         self._get_lr_called_within_step = True
         try:
             if epoch is None:
@@ -460,3 +468,13 @@ class OneCycleLR(LRScheduler):
                 else:
                     group["momentum"] = m
         return lrs
+
+
+from ._lr_scheduler_more import (  # noqa: E402 (they subclass LRScheduler above)
+    ChainedScheduler,
+    ConstantLR,
+    CosineAnnealingWarmRestarts,
+    PolynomialLR,
+    ReduceLROnPlateau,
+    SequentialLR,
+)

@@ -8,15 +8,70 @@ with ``'params'`` and its hyperparameters, defaults filled in from ``defaults``)
 from __future__ import annotations
 
 import copy
+import functools
 import warnings
 from collections import OrderedDict, defaultdict
+from itertools import chain
 
 import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd.graph import RemovableHandle
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
+           "register_optimizer_step_post_hook"]
+
+# Hooks run around the step of every optimizer (PyTorch's ``_global_optimizer_*_hooks``).
+_global_optimizer_pre_hooks: OrderedDict = OrderedDict()
+_global_optimizer_post_hooks: OrderedDict = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook) -> RemovableHandle:
+    """Register ``hook(optimizer, args, kwargs)``, run before the ``step()`` of every
+    optimizer (before the optimizer's own pre-hooks). Like those it may return
+    ``(new_args, new_kwargs)`` to replace the step's arguments (``args`` includes the
+    optimizer itself). Returns a handle whose ``remove()`` unregisters it."""
+    handle = RemovableHandle(_global_optimizer_pre_hooks)
+    _global_optimizer_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook) -> RemovableHandle:
+    """Register ``hook(optimizer, args, kwargs)``, run after the ``step()`` of every
+    optimizer (after the optimizer's own post-hooks); its return value is ignored. Returns
+    a handle whose ``remove()`` unregisters it."""
+    handle = RemovableHandle(_global_optimizer_post_hooks)
+    _global_optimizer_post_hooks[handle.id] = hook
+    return handle
+
+
+def _hooked_step(func):
+    """Wrap an optimizer class's ``step``: the global then the optimizer's pre-hooks (each
+    may return ``(args, kwargs)`` to replace the arguments, anything else but None is a
+    RuntimeError), the step, then the optimizer's and the global post-hooks (PyTorch's
+    ``Optimizer.profile_hook_step``)."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        self = args[0]
+        for pre_hook in chain(_global_optimizer_pre_hooks.values(),
+                              self._optimizer_step_pre_hooks.values()):
+            result = pre_hook(self, args, kwargs)
+            if result is not None:
+                if isinstance(result, tuple) and len(result) == 2:
+                    args, kwargs = result
+                else:
+                    raise RuntimeError(f"{func} must return None or a tuple of (new_args, "
+                                       f"new_kwargs), but got {result}.")
+        out = func(*args, **kwargs)
+        for post_hook in chain(self._optimizer_step_post_hooks.values(),
+                               _global_optimizer_post_hooks.values()):
+            post_hook(self, args, kwargs)
+        return out
+
+    wrapper.hooked = True
+    return wrapper
 
 
 def add_scaled_(dst: np.ndarray, src: np.ndarray, alpha, block: int = 1 << 17) -> None:
@@ -77,6 +132,11 @@ class Optimizer:
         self.defaults = defaults
         self._optimizer_step_pre_hooks: OrderedDict = OrderedDict()
         self._optimizer_step_post_hooks: OrderedDict = OrderedDict()
+        self._optimizer_state_dict_pre_hooks: OrderedDict = OrderedDict()
+        self._optimizer_state_dict_post_hooks: OrderedDict = OrderedDict()
+        self._optimizer_load_state_dict_pre_hooks: OrderedDict = OrderedDict()
+        self._optimizer_load_state_dict_post_hooks: OrderedDict = OrderedDict()
+        self._patch_step_function()
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
                             "Tensors or dicts, but got " + _typename(params))
@@ -89,6 +149,59 @@ class Optimizer:
             param_groups = [{"params": param_groups}]
         for group in param_groups:
             self.add_param_group(group)
+
+    def _patch_step_function(self) -> None:
+        """Wrap the class's ``step`` (once per class) so that it runs the step hooks."""
+        cls = type(self)
+        if not getattr(cls.step, "hooked", False):
+            cls.step = _hooked_step(cls.step)
+
+    def register_step_pre_hook(self, hook) -> RemovableHandle:
+        """Register ``hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs)``, run
+        before each ``step()`` of this optimizer (after the global pre-hooks, in
+        registration order). Returns a handle whose ``remove()`` unregisters it."""
+        handle = RemovableHandle(self._optimizer_step_pre_hooks)
+        self._optimizer_step_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook) -> RemovableHandle:
+        """Register ``hook(optimizer, args, kwargs) -> None``, run after each ``step()`` of
+        this optimizer (before the global post-hooks). Returns a handle whose ``remove()``
+        unregisters it."""
+        handle = RemovableHandle(self._optimizer_step_post_hooks)
+        self._optimizer_step_post_hooks[handle.id] = hook
+        return handle
+
+    def _add_hook(self, hooks: OrderedDict, hook, prepend: bool) -> RemovableHandle:
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_state_dict_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Register ``hook(optimizer) -> None``, run at the start of ``state_dict()`` (first
+        of all with ``prepend=True``). Returns a removable handle."""
+        return self._add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Register ``hook(optimizer, state_dict) -> None or state_dict``, run on the packed
+        state dict before ``state_dict()`` returns; a returned dict replaces it. Returns a
+        removable handle."""
+        return self._add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook,
+                                          prepend: bool = False) -> RemovableHandle:
+        """Register ``hook(optimizer, state_dict) -> None or state_dict``, run by
+        ``load_state_dict()`` on a shallow copy of its argument before anything is checked;
+        a returned dict is loaded instead. Returns a removable handle."""
+        return self._add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook,
+                                           prepend: bool = False) -> RemovableHandle:
+        """Register ``hook(optimizer) -> None``, run after ``load_state_dict()`` has restored
+        the state. Returns a removable handle."""
+        return self._add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
 
     def add_param_group(self, param_group: dict) -> None:
         """Add a group of parameters (a dict with ``'params'``), filling in the defaults.
@@ -166,7 +279,10 @@ class Optimizer:
 
     def state_dict(self) -> dict:
         """``{'state': {index: state}, 'param_groups': [...]}`` with parameters replaced by
-        their position (0, 1, ... across groups), as in PyTorch."""
+        their position (0, 1, ... across groups), as in PyTorch (state-dict hooks run
+        before and after)."""
+        for pre_hook in self._optimizer_state_dict_pre_hooks.values():
+            pre_hook(self)
         mapping: dict[int, int] = {}
         groups = []
         start = 0
@@ -178,13 +294,23 @@ class Optimizer:
             start += len(packed["params"])
             groups.append(packed)
         state = {mapping[id(k)] if isinstance(k, Tensor) else k: v for k, v in self.state.items()}
-        return {"state": state, "param_groups": groups}
+        state_dict = {"state": state, "param_groups": groups}
+        for post_hook in self._optimizer_state_dict_post_hooks.values():
+            result = post_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
 
     def load_state_dict(self, state_dict: dict) -> None:
         """Restore hyperparameters and state saved by ``state_dict`` (from minigrad or torch).
 
         Raises ValueError when the number of groups or of parameters per group differs.
         """
+        state_dict = state_dict.copy()  # (shallow, as for modules)
+        for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
+            result = pre_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
         saved_groups = copy.deepcopy(state_dict["param_groups"])
         groups = self.param_groups
         if len(groups) != len(saved_groups):
@@ -206,6 +332,8 @@ class Optimizer:
                 s["param_names"] = g["param_names"]
         self.state = state
         self.param_groups = saved_groups
+        for post_hook in self._optimizer_load_state_dict_post_hooks.values():
+            post_hook(self)
 
     def __repr__(self) -> str:
         s = type(self).__name__ + " ("
@@ -221,3 +349,7 @@ class Optimizer:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+        for name in ("step_pre", "step_post", "state_dict_pre", "state_dict_post",
+                     "load_state_dict_pre", "load_state_dict_post"):
+            self.__dict__.setdefault(f"_optimizer_{name}_hooks", OrderedDict())
+        self._patch_step_function()

@@ -1,0 +1,98 @@
+"""``Adadelta``: per-coordinate step sizes from running averages of squared gradients and
+squared updates.
+
+Mirrors ``torch/optim/adadelta.py`` (``_single_tensor_adadelta``, PyTorch's CPU path), in the
+same order of operations, vectorised with NumPy on each parameter's array.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from ._single_tensor import capturable_message, check_param_inplace, step_groups
+from .optimizer import Optimizer
+from .rmsprop import _bump
+
+__all__ = ["Adadelta"]
+
+# (PyTorch's Adadelta lists no XLA among the capturable devices)
+_CAPTURABLE = capturable_message(devices="['cuda', 'xpu', 'hpu', 'privateuseone']")
+
+
+class Adadelta(Optimizer):
+    """Adadelta (``torch.optim.Adadelta``).
+
+    For each parameter ``p`` with gradient ``g`` (others are skipped)::
+
+        g = -g if maximize;  g = g + weight_decay * p
+        v = rho * v + (1 - rho) * g * g                      # square_avg
+        delta = sqrt(u + eps) / sqrt(v + eps) * g
+        u = rho * u + (1 - rho) * delta * delta              # acc_delta
+        p = p - lr * delta                                   # in place: p._version + 1
+
+    ``state[p]`` holds ``step`` (a float32 0-d tensor), ``square_avg`` and ``acc_delta``.
+
+    Args: ``params``, ``lr=1.0``, ``rho=0.9``, ``eps=1e-6``, ``weight_decay=0``,
+    ``foreach=None``; keyword ``capturable=False``, ``maximize=False``,
+    ``differentiable=False``. ``foreach`` is accepted and changes nothing (minigrad has one
+    single-tensor path); ``capturable=True`` makes ``step()`` raise PyTorch's AssertionError for
+    CPU tensors; ``differentiable=True`` makes the update of a leaf parameter that requires grad
+    raise PyTorch's RuntimeError (PyTorch steps with grad mode on then); minigrad's update
+    records no graph in any case.
+
+    Raises ValueError for a negative lr, eps or weight_decay, or a rho outside [0, 1].
+    """
+
+    def __init__(self, params, lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6,
+                 weight_decay: float = 0, foreach=None, *, capturable: bool = False,
+                 maximize: bool = False, differentiable: bool = False):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"Invalid rho value: {rho}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay,
+                    "maximize": maximize, "capturable": capturable, "foreach": foreach,
+                    "differentiable": differentiable}
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient; returns ``closure()``'s loss.
+
+        Raises AssertionError for a ``capturable`` group (after creating its state), as
+        PyTorch does for CPU tensors.
+        """
+        return step_groups(self, closure, _CAPTURABLE)
+
+    def _init_state(self, p) -> None:
+        state = self.state[p]
+        state["step"] = Tensor._make(np.array(0.0, dtype=np.float32))
+        state["square_avg"] = Tensor._make(np.zeros_like(p._data))
+        state["acc_delta"] = Tensor._make(np.zeros_like(p._data))
+
+    def _update(self, p, group) -> None:
+        lr, rho, eps, wd = group["lr"], group["rho"], group["eps"], group["weight_decay"]
+        dt = p._data.dtype.type  # Python scalars are cast to the parameter's dtype
+        state = self.state[p]
+        _bump(state["step"], 1, np.float32(1))
+        g = -p.grad._data if group["maximize"] else p.grad._data
+        if wd != 0:
+            g = g + dt(wd) * p._data
+        square_avg, acc_delta = state["square_avg"], state["acc_delta"]
+        square_avg._data *= dt(rho)
+        square_avg._data += dt(1 - rho) * g * g  # addcmul_: value * t1 * t2
+        square_avg._vc.value += 2
+        std = np.sqrt(square_avg._data + dt(eps))
+        delta = np.sqrt(acc_delta._data + dt(eps))
+        delta /= std
+        delta *= g
+        acc_delta._data *= dt(rho)
+        acc_delta._data += dt(1 - rho) * delta * delta
+        acc_delta._vc.value += 2
+        check_param_inplace(p, group)
+        p._data += dt(-lr) * delta  # add_(delta, alpha=-lr)
+        p._vc.bump()
