@@ -23,7 +23,9 @@ from .modules import (
     AvgPool2d,
     BCELoss,
     BCEWithLogitsLoss,
+    Conv1d,
     Conv2d,
+    ConvTranspose2d,
     CrossEntropyLoss,
     Dropout,
     Flatten,
@@ -95,3 +97,4 @@ def __dir__():
     from .._namespace import public_dir
 
     return public_dir(globals())
+__all__ += ["Conv1d", "ConvTranspose2d"]

@@ -42,6 +42,7 @@ __all__ = [
 ]
 __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
 __all__ += ["smooth_l1_loss", "huber_loss", "kl_div"]
+__all__ += ["conv1d", "conv_transpose2d"]
 __all__ += ["hardtanh", "hardtanh_", "relu6", "hardswish", "hardsigmoid", "mish", "prelu"]
 
 
@@ -770,6 +771,36 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
 
     red = _reduction(size_average, reduce, reduction)
     return loss_bce.binary_cross_entropy_with_logits(input, target, weight, red, pos_weight)
+
+
+# ----------------------------------------------------------------------------- conv1d / transposed
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
+           dilation=1, groups: int = 1) -> Tensor:
+    """1-D convolution (``torch.nn.functional.conv1d``); see `minigrad._ops.conv_more.conv1d`.
+
+    input (N, C, L) or (C, L), weight (O, C/groups, k), bias (O,) or None; ``padding`` an int,
+    ``'valid'`` or ``'same'``. Node ``ConvolutionBackward0(input, weight, bias)``.
+    """
+    from .._ops import conv_more
+
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)):
+        raise TypeError("conv1d() received an invalid combination of arguments - got ("
+                        f"{type(input).__name__}, {type(weight).__name__}, ...)")
+    return conv_more.conv1d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
+                     padding=0, output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    """2-D transposed convolution (``torch.nn.functional.conv_transpose2d``); see
+    `minigrad._ops.conv_more.conv_transpose2d`. input (N, C_in, H, W) or (C_in, H, W), weight
+    (C_in, C_out/groups, kh, kw). Node ``ConvolutionBackward0`` with ``transposed=True``."""
+    from .._ops import conv_more
+
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)):
+        raise TypeError("conv_transpose2d() received an invalid combination of arguments - "
+                        f"got ({type(input).__name__}, {type(weight).__name__}, ...)")
+    return conv_more.conv_transpose2d(input, weight, bias, stride, padding, output_padding,
+                                      groups, dilation)
 
 
 def __dir__():

@@ -1,0 +1,276 @@
+"""Parity of ``conv1d``/``Conv1d``, ``conv_transpose2d``/``ConvTranspose2d``,
+``adaptive_max_pool2d``/``AdaptiveMaxPool2d`` and ``interpolate``/``Upsample``.
+
+Forward values, gradients of input/weight/bias, graph (node names, edges, including the
+``Unsqueeze``/``Squeeze`` nodes around unbatched inputs and the ``ConstantPadNd`` of an odd
+``'same'`` padding), saved attributes, errors (type and message), module repr and state_dict
+keys. Convolution tolerance as in ``test_conv_pool.py`` (float32 sums in different orders).
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import minigrad
+from minigrad.parity import assert_parity, graph_trace, to_numpy
+
+from .test_functional import error_of, leaf, rand, run_op, saved_names
+
+torch = pytest.importorskip("torch")
+
+CONV_TOL = {"rtol": 1e-5, "atol": 1e-5}
+
+
+def _ids(cases):
+    return [f"{c[0]}-{c[1]}-{c[2]}" for c in cases]
+
+
+def _saved_values(node):
+    out = {}
+    for name in saved_names(node):
+        v = getattr(node, name)
+        out[name] = ("tensor", tuple(v.shape)) if hasattr(v, "shape") else v
+    return out
+
+
+def _errors(fn):
+    """(type, message) raised by ``fn`` on both libraries; equal up to the library name in a
+    printed ``Size``."""
+    errs = [error_of(lib, lambda F, lib=lib: fn(lib, F)) for lib in (minigrad, torch)]
+    if errs[1] is not None:
+        errs[1] = (errs[1][0], errs[1][1].replace("torch.Size", "minigrad.Size"))
+    assert errs[0] is not None and errs[0] == errs[1], errs
+    return errs[0]
+
+
+# ----------------------------------------------------------------------------- conv1d
+CONV1D_CASES = [
+    ((2, 3, 9), (4, 3, 3), {}),
+    ((2, 3, 10), (4, 3, 3), {"padding": 1}),
+    ((2, 3, 11), (5, 3, 2), {"stride": 2, "padding": (2,)}),
+    ((1, 2, 13), (3, 2, 3), {"dilation": 3, "padding": 2}),
+    ((2, 4, 9), (6, 2, 3), {"groups": 2, "stride": (3,), "dilation": (2,)}),
+    ((1, 4, 7), (8, 1, 3), {"groups": 4}),
+    ((2, 3, 8), (4, 3, 1), {}),
+    ((2, 3, 8), (4, 3, 5), {"padding": "same"}),
+    ((2, 3, 8), (4, 3, 4), {"padding": "same"}),
+    ((2, 3, 9), (4, 3, 3), {"padding": "same", "dilation": 3}),
+    ((2, 3, 8), (4, 3, 3), {"padding": "valid"}),
+    ((3, 8), (4, 3, 3), {"padding": 1}),
+    ((2, 3, 5), (4, 3, 5), {}),
+]
+
+
+def _conv1d(F, x, w, b, kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # 'same' with an even kernel warns
+        return F.conv1d(x, w, b, **kwargs)
+
+
+@pytest.mark.parametrize("xs,ws,kwargs", CONV1D_CASES, ids=_ids(CONV1D_CASES))
+@pytest.mark.parametrize("bias", [True, False])
+def test_conv1d_values_grads_graph(device, xs, ws, kwargs, bias):
+    arrays = [rand(*xs), rand(*ws), rand(ws[0]) if bias else None]
+    assert_parity(run_op, lambda F, x, w, b: _conv1d(F, x, w, b, kwargs), arrays,
+                  device=device, **CONV_TOL)
+
+
+@pytest.mark.parametrize("no_grad", [(0,), (1,), (1, 2)], ids=["input", "weight", "w+b"])
+def test_conv1d_inputs_without_grad(device, no_grad):
+    assert_parity(run_op, lambda F, x, w, b: F.conv1d(x, w, b, stride=2, padding=1),
+                  [rand(2, 3, 9), rand(4, 3, 3), rand(4)], no_grad=no_grad, device=device,
+                  **CONV_TOL)
+
+
+def test_conv1d_non_contiguous_input(device):
+    assert_parity(run_op, lambda F, x, w, b: F.conv1d(x.transpose(1, 2), w, b, padding=1),
+                  [rand(2, 9, 3), rand(4, 3, 3), rand(4)], device=device, **CONV_TOL)
+
+
+@pytest.mark.parametrize("kwargs,bias", [
+    ({"padding": 1}, True), ({"stride": 2, "dilation": 2, "groups": 3}, False),
+    ({"padding": "same"}, True), ({"padding": "valid"}, False),
+])
+def test_conv1d_saved_attributes(device, kwargs, bias):
+    def scenario(lib, xa, wa, ba, device):
+        x, w, b = leaf(lib, xa, device), leaf(lib, wa, device), leaf(lib, ba, device)
+        node = lib.nn.functional.conv1d(x, w, b, **kwargs).grad_fn
+        return {"saved": _saved_values(node), "input_is_x": node._saved_input is x,
+                "weight_is_w": node._saved_weight is w}
+
+    assert_parity(scenario, rand(2, 6, 11), rand(6, 6 // kwargs.get("groups", 1), 3),
+                  rand(6) if bias else None, device=device)
+
+
+def test_conv1d_double_backward_refused():
+    x = minigrad.tensor(rand(1, 2, 5), requires_grad=True)
+    w = minigrad.tensor(rand(3, 2, 3), requires_grad=True)
+    y = minigrad.nn.functional.conv1d(x, w).sum()
+    with pytest.raises(NotImplementedError, match="double backward"):
+        minigrad.autograd.grad(y, [x], create_graph=True)
+
+
+CONV1D_ERRORS = {
+    "channels": ((2, 2, 8), (4, 3, 3), None, {}),
+    "channels_groups": ((1, 3, 8), (4, 3, 3), None, {"groups": 2}),
+    "groups_divisible": ((1, 4, 8), (3, 2, 3), None, {"groups": 2}),
+    "kernel_too_large": ((2, 3, 2), (4, 3, 3), None, {}),
+    "bias_size": ((1, 3, 4), (4, 3, 3), (3,), {}),
+    "input_rank": ((2, 3, 8, 8), (4, 3, 3), None, {}),
+    "weight_rank": ((1, 3, 8), (4, 3, 3, 3), None, {}),
+    "padding_string": ((1, 3, 4), (4, 3, 3), None, {"padding": "foo"}),
+    "same_strided": ((1, 3, 4), (4, 3, 3), None, {"padding": "same", "stride": 2}),
+    "stride_zero": ((1, 3, 4), (4, 3, 3), None, {"stride": 0}),
+    "stride_len": ((1, 3, 4), (4, 3, 3), None, {"stride": (1, 2)}),
+    "padding_negative": ((1, 3, 4), (4, 3, 3), None, {"padding": -1}),
+    "dilation_zero": ((2, 3, 8), (4, 3, 3), None, {"dilation": 0}),
+    "groups_zero": ((1, 3, 4), (4, 3, 3), None, {"groups": 0}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONV1D_ERRORS))
+def test_conv1d_errors(name):
+    xs, ws, bs, kwargs = CONV1D_ERRORS[name]
+    x, w, b = rand(*xs), rand(*ws), None if bs is None else rand(*bs)
+    _errors(lambda lib, F: F.conv1d(lib.tensor(x), lib.tensor(w),
+                                    None if b is None else lib.tensor(b), **kwargs))
+
+
+# ----------------------------------------------------------------------------- conv_transpose2d
+CONVT_CASES = [
+    ((2, 3, 5, 5), (3, 4, 3, 3), {}),
+    ((2, 3, 5, 6), (3, 4, 3, 2), {"stride": 2, "padding": 1, "output_padding": 1}),
+    ((1, 4, 4, 5), (4, 3, 3, 3), {"stride": (3, 2), "padding": (2, 0),
+                                  "output_padding": (2, 1), "groups": 2, "dilation": (1, 2)}),
+    ((2, 2, 4, 4), (2, 3, 3, 3), {"dilation": 2, "padding": 3}),
+    ((2, 2, 4, 4), (2, 3, 3, 3), {"stride": 1, "dilation": 3, "output_padding": 2}),
+    ((3, 5, 5), (3, 4, 3, 3), {"stride": 2}),
+    ((2, 3, 1, 1), (3, 2, 4, 4), {}),
+]
+
+
+@pytest.mark.parametrize("xs,ws,kwargs", CONVT_CASES, ids=_ids(CONVT_CASES))
+@pytest.mark.parametrize("bias", [True, False])
+def test_conv_transpose2d_values_grads_graph(device, xs, ws, kwargs, bias):
+    o = ws[1] * kwargs.get("groups", 1)
+    arrays = [rand(*xs), rand(*ws), rand(o) if bias else None]
+    assert_parity(run_op, lambda F, x, w, b: F.conv_transpose2d(x, w, b, **kwargs), arrays,
+                  device=device, **CONV_TOL)
+
+
+@pytest.mark.parametrize("no_grad", [(0,), (1,), (1, 2)], ids=["input", "weight", "w+b"])
+def test_conv_transpose2d_inputs_without_grad(device, no_grad):
+    assert_parity(run_op, lambda F, x, w, b: F.conv_transpose2d(x, w, b, stride=2),
+                  [rand(2, 3, 4, 4), rand(3, 2, 3, 3), rand(2)], no_grad=no_grad,
+                  device=device, **CONV_TOL)
+
+
+def test_conv_transpose2d_non_contiguous_input(device):
+    assert_parity(run_op, lambda F, x, w, b: F.conv_transpose2d(x.permute(0, 1, 3, 2), w, b,
+                                                                stride=2, padding=1),
+                  [rand(2, 3, 6, 4), rand(3, 2, 3, 3), rand(2)], device=device, **CONV_TOL)
+
+
+def test_conv_transpose2d_saved_attributes(device):
+    def scenario(lib, xa, wa, ba, device):
+        x, w, b = leaf(lib, xa, device), leaf(lib, wa, device), leaf(lib, ba, device)
+        node = lib.nn.functional.conv_transpose2d(x, w, b, 2, 1, 1, 2, 1).grad_fn
+        return {"saved": _saved_values(node), "input_is_x": node._saved_input is x}
+
+    assert_parity(scenario, rand(2, 4, 5, 5), rand(4, 3, 3, 3), rand(6), device=device)
+
+
+CONVT_ERRORS = {
+    "output_padding": ((2, 3, 5, 5), (3, 4, 3, 3), None, {"stride": 2, "output_padding": 2}),
+    "channels": ((2, 4, 5, 5), (3, 4, 3, 3), None, {}),
+    "groups_divisible": ((2, 4, 5, 5), (4, 3, 3, 3), None, {"groups": 3}),
+    "bias_size": ((2, 4, 5, 5), (4, 3, 3, 3), (4,), {}),
+    "input_rank": ((2, 5), (4, 3, 3, 3), None, {}),
+    "padding_negative": ((2, 4, 5, 5), (4, 3, 3, 3), None, {"padding": -1}),
+    "stride_zero": ((2, 4, 5, 5), (4, 3, 3, 3), None, {"stride": 0}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONVT_ERRORS))
+def test_conv_transpose2d_errors(name):
+    xs, ws, bs, kwargs = CONVT_ERRORS[name]
+    x, w, b = rand(*xs), rand(*ws), None if bs is None else rand(*bs)
+    _errors(lambda lib, F: F.conv_transpose2d(lib.tensor(x), lib.tensor(w),
+                                              None if b is None else lib.tensor(b), **kwargs))
+
+
+def _empty_batch(lib, fn, xa, wa, ba):
+    x, w, b = (lib.tensor(a, requires_grad=True) for a in (xa, wa, ba))
+    y = fn(lib.nn.functional, x, w, b)
+    y.sum().backward()
+    return {"shape": tuple(y.shape), "graph": graph_trace(y), "gx": to_numpy(x.grad),
+            "gw": to_numpy(w.grad), "gb": to_numpy(b.grad)}
+
+
+@pytest.mark.parametrize("fn,shapes", [
+    (lambda F, x, w, b: F.conv1d(x, w, b, padding=1), ((0, 3, 8), (4, 3, 3), (4,))),
+    (lambda F, x, w, b: F.conv_transpose2d(x, w, b, stride=2), ((0, 3, 5, 5), (3, 4, 3, 3),
+                                                                (4,))),
+], ids=["conv1d", "conv_transpose2d"])
+def test_empty_batch(fn, shapes):
+    assert_parity(_empty_batch, fn, *(rand(*s) for s in shapes))
+
+
+# ----------------------------------------------------------------------------- modules
+def _module_trace(lib, make, xa, call=None):
+    lib.manual_seed(0)
+    m = make(lib.nn)
+    with lib.no_grad():
+        for i, p in enumerate(m.parameters()):
+            p.copy_(lib.tensor(np.linspace(-1, 1, p.numel()).reshape(tuple(p.shape)) * (i + 1)))
+    x = lib.tensor(xa, requires_grad=True)
+    y = m(x) if call is None else call(m, x)
+    y.sum().backward()
+    return {"repr": repr(m), "keys": list(m.state_dict()), "out": to_numpy(y),
+            "shapes": {k: tuple(v.shape) for k, v in m.state_dict().items()},
+            "gx": to_numpy(x.grad), "grads": [to_numpy(p.grad) for p in m.parameters()]}
+
+
+MODULES = {
+    "conv1d": (lambda nn: nn.Conv1d(4, 6, 3), (2, 4, 9)),
+    "conv1d_opts": (lambda nn: nn.Conv1d(4, 6, 2, stride=2, padding=1, dilation=2, groups=2,
+                                         bias=False), (2, 4, 9)),
+    "conv1d_same": (lambda nn: nn.Conv1d(4, 6, 5, padding="same"), (4, 9)),
+    "convt": (lambda nn: nn.ConvTranspose2d(4, 6, 3), (2, 4, 5, 5)),
+    "convt_opts": (lambda nn: nn.ConvTranspose2d(4, 6, (3, 2), stride=2, padding=1,
+                                                 output_padding=1, groups=2, bias=False,
+                                                 dilation=(1, 2)), (2, 4, 5, 5)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_conv_modules(name):
+    make, shape = MODULES[name]
+    assert_parity(_module_trace, make, rand(*shape), **CONV_TOL)
+
+
+@pytest.mark.parametrize("size", [(11, 12), [2, 6, 12, 11], (6, 12, 11)])
+def test_conv_transpose2d_output_size(size):
+    shape = (6, 6, 6) if len(size) == 3 else (2, 6, 6, 6)
+    assert_parity(_module_trace, lambda nn: nn.ConvTranspose2d(6, 4, 3, stride=2, padding=1),
+                  rand(*shape), lambda m, x: m(x, output_size=size), **CONV_TOL)
+
+
+@pytest.mark.parametrize("size", [(20, 11), (11,), (1, 2, 3)])
+def test_conv_transpose2d_output_size_errors(size):
+    def fn(lib, F):
+        m = lib.nn.ConvTranspose2d(6, 4, 3, stride=2, padding=1)
+        m(lib.tensor(rand(2, 6, 6, 6)), output_size=size)
+    _errors(fn)
+
+
+@pytest.mark.parametrize("make", [
+    lambda nn: nn.ConvTranspose2d(4, 6, 3, padding_mode="reflect"),
+    lambda nn: nn.Conv1d(4, 6, 3, groups=4),
+    lambda nn: nn.Conv1d(4, 6, 3, padding="same", stride=2),
+    lambda nn: nn.Conv1d(4, 6, 3, padding="full"),
+    lambda nn: nn.Conv1d(4, 6, 3, padding_mode="mirror"),
+], ids=["convt_mode", "groups", "same_strided", "padding_string", "padding_mode"])
+def test_conv_module_errors(make):
+    _errors(lambda lib, F: make(lib.nn))
