@@ -20,6 +20,7 @@ from .modules import (
     LayerNorm,
     GroupNorm,
     Embedding,
+    AdaptiveMaxPool2d,
     AvgPool2d,
     BCELoss,
     BCEWithLogitsLoss,
@@ -98,3 +99,4 @@ def __dir__():
 
     return public_dir(globals())
 __all__ += ["Conv1d", "ConvTranspose2d"]
+__all__ += ["AdaptiveMaxPool2d"]

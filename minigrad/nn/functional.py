@@ -43,6 +43,7 @@ __all__ = [
 __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
 __all__ += ["smooth_l1_loss", "huber_loss", "kl_div"]
 __all__ += ["conv1d", "conv_transpose2d"]
+__all__ += ["adaptive_max_pool2d", "adaptive_max_pool2d_with_indices"]
 __all__ += ["hardtanh", "hardtanh_", "relu6", "hardswish", "hardsigmoid", "mish", "prelu"]
 
 
@@ -801,6 +802,18 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                         f"got ({type(input).__name__}, {type(weight).__name__}, ...)")
     return conv_more.conv_transpose2d(input, weight, bias, stride, padding, output_padding,
                                       groups, dilation)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
+    """Max pooling to ``output_size`` (``torch.nn.functional.adaptive_max_pool2d``); node
+    ``AdaptiveMaxPool2DBackward0``. Returns ``(output, indices)`` when ``return_indices``.
+    See `minigrad._ops.pool.adaptive_max_pool2d`."""
+    return _pool.adaptive_max_pool2d(input, output_size, return_indices)
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size, return_indices: bool = False):
+    """``adaptive_max_pool2d(..., return_indices=True)``: returns ``(output, indices)``."""
+    return _pool.adaptive_max_pool2d(input, output_size, True)
 
 
 def __dir__():

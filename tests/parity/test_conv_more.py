@@ -274,3 +274,78 @@ def test_conv_transpose2d_output_size_errors(size):
 ], ids=["convt_mode", "groups", "same_strided", "padding_string", "padding_mode"])
 def test_conv_module_errors(make):
     _errors(lambda lib, F: make(lib.nn))
+
+
+# ----------------------------------------------------------------------------- adaptive max
+AMAX_CASES = [
+    ((2, 3, 8, 8), 4), ((2, 3, 7, 5), (3, 2)), ((1, 2, 5, 7), (4, None)), ((3, 5, 6), 4),
+    ((2, 2, 4, 5), (7, 9)), ((1, 1, 5, 5), 1), ((2, 3, 6, 6), (6, 6)), ((2, 2, 11, 3), (5, 2)),
+]
+
+
+@pytest.mark.parametrize("shape,size", AMAX_CASES, ids=[f"{c[0]}-{c[1]}" for c in AMAX_CASES])
+def test_adaptive_max_pool2d(device, shape, size):
+    def fn(F, x):
+        out, idx = F.adaptive_max_pool2d(x, size, return_indices=True)
+        assert not idx.requires_grad
+        return out + idx * 0  # the indices enter the compared values
+    assert_parity(run_op, fn, [rand(*shape)], device=device)
+
+
+def test_adaptive_max_pool2d_indices_ties_nan(device):
+    a = np.zeros((1, 2, 5, 6), dtype=np.float32)
+    a[0, 0, 1, 1] = a[0, 0, 3, 4] = 2.0
+    a[0, 1, 0, 2] = a[0, 1, 2, 3] = a[0, 1, 4, 4] = np.nan
+    a[0, 1, 4, :2] = -np.inf
+
+    def scenario(lib, arr, device):
+        x = leaf(lib, arr, device)
+        out, idx = lib.nn.functional.adaptive_max_pool2d(x, (3, 4), return_indices=True)
+        node = out.grad_fn
+        return {"out": to_numpy(out), "idx": to_numpy(idx), "saved": _saved_values(node),
+                "result1": to_numpy(node._saved_result1), "self_is_x": node._saved_self is x}
+
+    assert_parity(scenario, a, device=device)
+
+
+def test_adaptive_max_pool2d_non_contiguous_and_empty_batch(device):
+    assert_parity(run_op, lambda F, x: F.adaptive_max_pool2d(x.transpose(2, 3), (2, 3)),
+                  [rand(2, 3, 7, 5)], device=device)
+
+    def empty(lib, arr, device):
+        x = leaf(lib, arr, device)
+        y = lib.nn.functional.adaptive_max_pool2d(x, 2)
+        y.sum().backward()
+        return {"shape": tuple(y.shape), "graph": graph_trace(y), "gx": to_numpy(x.grad)}
+
+    assert_parity(empty, rand(0, 3, 4, 5), device=device)
+
+
+def test_adaptive_max_pool2d_double_backward_refused():
+    x = minigrad.tensor(rand(1, 2, 5, 5), requires_grad=True)
+    y = minigrad.nn.functional.adaptive_max_pool2d(x, 2).sum()
+    with pytest.raises(NotImplementedError, match="double backward"):
+        minigrad.autograd.grad(y, [x], create_graph=True)
+
+
+@pytest.mark.parametrize("shape,size,dtype", [
+    ((2, 5), 2, "float32"), ((2, 3, 0, 5), 2, "float32"), ((2, 3, 4, 5), (2, 2, 2), "float32"),
+    ((2, 3, 4, 5), -1, "float32"), ((3, 4, 5), 2, "int64"),
+])
+def test_adaptive_max_pool2d_errors(shape, size, dtype):
+    arr = rand(*shape).astype(dtype)
+    _errors(lambda lib, F: F.adaptive_max_pool2d(lib.tensor(arr), size))
+
+
+@pytest.mark.parametrize("size,ret", [((2, None), False), (3, True)])
+def test_adaptive_max_pool2d_module(size, ret):
+    def scenario(lib, arr):
+        m = lib.nn.AdaptiveMaxPool2d(size, ret)
+        x = lib.tensor(arr, requires_grad=True)
+        out = m(x)
+        y = out[0] if ret else out
+        y.sum().backward()
+        return {"repr": repr(m), "keys": list(m.state_dict()), "out": to_numpy(y),
+                "idx": to_numpy(out[1]) if ret else None, "gx": to_numpy(x.grad),
+                "graph": graph_trace(y)}
+    assert_parity(scenario, rand(2, 3, 7, 6))

@@ -245,6 +245,7 @@ F = "lib.nn.functional"
 CASES = {
     "AbsBackward0": "t['x'].abs()",
     "AdaptiveAvgPool2DBackward0": f"{F}.adaptive_avg_pool2d(t['img'], 2)",
+    "AdaptiveMaxPool2DBackward0": f"{F}.adaptive_max_pool2d(t['img'], (4, 3))",
     "AddBackward0": "t['x'] + t['y']",
     "AddcdivBackward0": "(t['x'] * 1).addcdiv_(t['y'], t['pos'], value=0.5)",
     "AddcmulBackward0": "(t['x'] * 1).addcmul_(t['y'], t['v'], value=0.5)",
