@@ -64,6 +64,7 @@ from .modules import (
     TransformerDecoderLayer,
     TransformerEncoder,
     TransformerEncoderLayer,
+    Upsample,
 )
 from .modules import Hardsigmoid, Hardswish, Hardtanh, Mish, PReLU, ReLU6
 from .parameter import Buffer, Parameter
@@ -100,3 +101,4 @@ def __dir__():
     return public_dir(globals())
 __all__ += ["Conv1d", "ConvTranspose2d"]
 __all__ += ["AdaptiveMaxPool2d"]
+__all__ += ["Upsample"]

@@ -44,6 +44,7 @@ __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
 __all__ += ["smooth_l1_loss", "huber_loss", "kl_div"]
 __all__ += ["conv1d", "conv_transpose2d"]
 __all__ += ["adaptive_max_pool2d", "adaptive_max_pool2d_with_indices"]
+__all__ += ["interpolate"]
 __all__ += ["hardtanh", "hardtanh_", "relu6", "hardswish", "hardsigmoid", "mish", "prelu"]
 
 
@@ -814,6 +815,19 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size, return_indices: bool = False):
     """``adaptive_max_pool2d(..., return_indices=True)``: returns ``(output, indices)``."""
     return _pool.adaptive_max_pool2d(input, output_size, True)
+
+
+def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
+                align_corners=None, recompute_scale_factor=None,
+                antialias: bool = False) -> Tensor:
+    """Resize by ``size`` or ``scale_factor`` (``torch.nn.functional.interpolate``): modes
+    ``'nearest'`` (1-3 spatial dims), ``'linear'`` (1), ``'bilinear'`` (2). Nodes
+    ``UpsampleNearest{1,2,3}DBackward0``, ``UpsampleLinear1DBackward0``,
+    ``UpsampleBilinear2DBackward0``. See `minigrad._ops.upsample.interpolate`."""
+    from .._ops import upsample
+
+    return upsample.interpolate(input, size, scale_factor, mode, align_corners,
+                                recompute_scale_factor, antialias)
 
 
 def __dir__():

@@ -349,3 +349,107 @@ def test_adaptive_max_pool2d_module(size, ret):
                 "idx": to_numpy(out[1]) if ret else None, "gx": to_numpy(x.grad),
                 "graph": graph_trace(y)}
     assert_parity(scenario, rand(2, 3, 7, 6))
+
+
+# ----------------------------------------------------------------------------- interpolate
+INTERP_CASES = [
+    ((2, 3, 5, 5), {"scale_factor": 2}),
+    ((2, 3, 5, 6), {"scale_factor": 1.7}),
+    ((2, 3, 5, 6), {"scale_factor": (0.6, 2.5)}),
+    ((2, 3, 5, 6), {"size": (7, 3)}),
+    ((2, 3, 5, 6), {"size": 4}),
+    ((2, 3, 5, 6), {"size": (5, 6)}),
+    ((2, 3, 5, 6), {"scale_factor": 1.5, "recompute_scale_factor": True}),
+    ((2, 3, 4, 7), {"scale_factor": 1.3, "recompute_scale_factor": False}),
+    ((1, 1, 1, 1), {"size": (3, 2)}),
+    ((2, 3, 7), {"scale_factor": 2.3}),
+    ((2, 3, 7), {"size": 4}),
+    ((1, 2, 3, 4, 5), {"scale_factor": (2, 1.5, 0.5)}),
+]
+MODES = [("nearest", None), ("bilinear", False), ("bilinear", True), ("linear", False),
+         ("linear", True)]
+
+
+@pytest.mark.parametrize("shape,kwargs", INTERP_CASES, ids=[f"{c[0]}-{c[1]}"
+                                                             for c in INTERP_CASES])
+@pytest.mark.parametrize("mode,align", MODES, ids=[f"{m}-{a}" for m, a in MODES])
+def test_interpolate(device, shape, kwargs, mode, align):
+    k = len(shape) - 2
+    if mode != "nearest" and {"linear": 1, "bilinear": 2}[mode] != k:
+        pytest.skip("mode needs another rank (errors tested below)")
+    assert_parity(run_op, lambda F, x: F.interpolate(x, mode=mode, align_corners=align,
+                                                     **kwargs), [rand(*shape)], device=device)
+
+
+@pytest.mark.parametrize("mode,align", [("nearest", None), ("bilinear", True)])
+def test_interpolate_saved_float64_noncontiguous(device, mode, align):
+    def scenario(lib, arr, device):
+        x = leaf(lib, arr, device)
+        y = lib.nn.functional.interpolate(x.transpose(2, 3), scale_factor=(1.5, 2.25),
+                                          mode=mode, align_corners=align)
+        y.backward(lib.ones_like(y) * lib.arange(y.shape[-1], dtype=y.dtype, device=y.device))
+        return {"saved": _saved_values(y.grad_fn), "out": to_numpy(y), "gx": to_numpy(x.grad),
+                "graph": graph_trace(y)}
+
+    assert_parity(scenario, rand(2, 2, 5, 4, dtype=np.float64), device=device)
+
+
+def test_interpolate_unbatched_and_empty(device):
+    assert_parity(run_op, lambda F, x: F.interpolate(x[None], scale_factor=2), [rand(3, 4, 5)],
+                  device=device)
+
+    def empty(lib, arr, device):
+        x = leaf(lib, arr, device)
+        y = lib.nn.functional.interpolate(x, size=3, mode="bilinear")
+        y.sum().backward()
+        return {"shape": tuple(y.shape), "graph": graph_trace(y), "gx": to_numpy(x.grad)}
+
+    assert_parity(empty, rand(0, 3, 4, 5), device=device)
+
+
+def test_interpolate_double_backward_refused():
+    x = minigrad.tensor(rand(1, 2, 5, 5), requires_grad=True)
+    y = minigrad.nn.functional.interpolate(x, scale_factor=2, mode="bilinear").sum()
+    with pytest.raises(NotImplementedError, match="double backward"):
+        minigrad.autograd.grad(y, [x], create_graph=True)
+
+
+INTERP_ERRORS = {
+    "both": ((1, 2, 4, 4), {"size": 3, "scale_factor": 2}),
+    "neither": ((1, 2, 4, 4), {}),
+    "size_len": ((1, 2, 4, 4), {"size": (3, 3, 3)}),
+    "size_type": ((1, 2, 4, 4), {"size": (3, 2.5)}),
+    "scale_len": ((1, 2, 4, 4), {"scale_factor": (2,)}),
+    "align_nearest": ((1, 2, 4, 4), {"size": 3, "align_corners": True}),
+    "recompute_size": ((1, 2, 4, 4), {"size": 3, "recompute_scale_factor": True}),
+    "bilinear_3d": ((1, 2, 4), {"size": 3, "mode": "bilinear"}),
+    "linear_4d": ((1, 2, 4, 4), {"size": 3, "mode": "linear"}),
+    "rank": ((2, 4), {"size": 3}),
+    "zero_out": ((1, 2, 4, 4), {"size": 0}),
+    "zero_out_1d": ((1, 2, 4), {"size": 0}),
+    "zero_in": ((1, 2, 0, 4), {"size": 3}),
+    "small_scale": ((1, 2, 4, 4), {"scale_factor": 0.2}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INTERP_ERRORS))
+def test_interpolate_errors(name):
+    shape, kwargs = INTERP_ERRORS[name]
+    arr = rand(*shape)
+    _errors(lambda lib, F: F.interpolate(lib.tensor(arr), **kwargs))
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"scale_factor": 2}, {"scale_factor": (2, 1.5), "mode": "bilinear"},
+    {"size": (3, 7), "mode": "bilinear", "align_corners": True}, {"size": 4},
+    {"scale_factor": 1.5, "recompute_scale_factor": True},
+])
+def test_upsample_module(kwargs):
+    def scenario(lib, arr):
+        m = lib.nn.Upsample(**kwargs)
+        x = lib.tensor(arr, requires_grad=True)
+        y = m(x)
+        y.sum().backward()
+        return {"repr": repr(m), "keys": list(m.state_dict()), "out": to_numpy(y),
+                "gx": to_numpy(x.grad), "graph": graph_trace(y), "scale": m.scale_factor}
+    assert_parity(scenario, rand(2, 3, 5, 4))

@@ -382,6 +382,12 @@ CASES = {
     "UnsafeSplitBackward0": _gru_batch_first,
     "UnsafeViewBackward0": "t['a3'] @ t['w']",
     "UnsqueezeBackward0": "t['x'].unsqueeze(1)",
+    "UpsampleBilinear2DBackward0": f"{F}.interpolate(t['img'], scale_factor=1.5, mode='bilinear')",
+    "UpsampleLinear1DBackward0":
+        f"{F}.interpolate(t['a3'], size=7, mode='linear', align_corners=True)",
+    "UpsampleNearest1DBackward0": f"{F}.interpolate(t['a3'], scale_factor=2.5)",
+    "UpsampleNearest2DBackward0": f"{F}.interpolate(t['img'], size=(4, 9))",
+    "UpsampleNearest3DBackward0": f"{F}.interpolate(t['img'][None], scale_factor=(2, 1, 0.5))",
     "VarBackward0": "t['x'].var()",
     "ViewBackward0": "t['x'].view(12)",
     "WhereBackward0": "lib.where(t['x'] > 0, t['x'], t['y'])",
