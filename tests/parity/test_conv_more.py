@@ -302,7 +302,10 @@ def test_adaptive_max_pool2d_indices_ties_nan(device):
         x = leaf(lib, arr, device)
         out, idx = lib.nn.functional.adaptive_max_pool2d(x, (3, 4), return_indices=True)
         node = out.grad_fn
+        out2, idx2 = lib.nn.functional.adaptive_max_pool2d_with_indices(x, (3, 4))
+        assert np.array_equal(to_numpy(idx2), to_numpy(idx))
         return {"out": to_numpy(out), "idx": to_numpy(idx), "saved": _saved_values(node),
+                "out2": to_numpy(out2), "node2": out2.grad_fn.name(),
                 "result1": to_numpy(node._saved_result1), "self_is_x": node._saved_self is x}
 
     assert_parity(scenario, a, device=device)
