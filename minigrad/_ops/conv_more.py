@@ -39,6 +39,9 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
     bias, kernel larger than the padded input, non-positive stride/dilation/groups, negative
     padding, bad padding string, ``'same'`` with a stride, dtype mismatch).
     """
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)):
+        raise TypeError("conv1d() received an invalid combination of arguments - got ("
+                        f"{type(input).__name__}, {type(weight).__name__}, ...)")
     if input.ndim not in (2, 3):
         raise RuntimeError("Expected 2D (unbatched) or 3D (batched) input to conv1d, but got "
                            f"input of size: {list(input.shape)}")
@@ -93,9 +96,17 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     bias, non-positive stride/dilation/groups, negative padding, output_padding not smaller
     than stride or dilation, dtype mismatch).
     """
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)):
+        raise TypeError("conv_transpose2d() received an invalid combination of arguments - "
+                        f"got ({type(input).__name__}, {type(weight).__name__}, ...)")
     if input.ndim not in (3, 4):
         raise RuntimeError("Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, "
                            f"but got input of size: {list(input.shape)}")
+    for name, value in (("stride", stride), ("padding", padding),
+                        ("output_padding", output_padding), ("dilation", dilation)):
+        if isinstance(value, str):
+            raise TypeError(f"conv_transpose2d(): argument '{name}' must be tuple of ints, "
+                            "not str")
     stride, padding = _pair(stride, "stride"), _pair(padding, "padding")
     output_padding, dilation = _pair(output_padding, "output_padding"), _pair(dilation,
                                                                               "dilation")
@@ -129,9 +140,9 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def _check_transposed(input, weight, bias, stride, padding, output_padding, dilation, groups):
     """PyTorch's checks for a transposed convolution, in its order and with its messages."""
     if weight.ndim != input.ndim:
-        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-"
-                           f"dimensional weight {list(weight.shape)}, but got {input.ndim}-"
-                           f"dimensional input of size {list(input.shape)} instead")
+        raise RuntimeError(f"expected stride to be a single integer value or a list of "
+                           f"{weight.ndim - 2} values to match the convolution dimensions, but "
+                           f"got stride={list(stride)}")
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(p < 0 for p in padding):
@@ -161,6 +172,6 @@ def _check_transposed(input, weight, bias, stride, padding, output_padding, dila
         raise RuntimeError(f"Given transposed=1, weight of size {wshape}, expected bias to be "
                            f"1-dimensional with {o} elements, but got bias of size "
                            f"{list(bias.shape)} instead")
-    if weight.dtype is not input.dtype:
-        raise RuntimeError(f"Input type (minigrad.{input.dtype._legacy}) and weight type "
-                           f"(minigrad.{weight.dtype._legacy}) should be the same")
+    if weight.dtype is not input.dtype:  # (the transposed CPU path reports it this way)
+        raise RuntimeError(f"expected scalar type {input.dtype._legacy[:-6]} but found "
+                           f"{weight.dtype._legacy[:-6]}")

@@ -18,6 +18,7 @@ from .. import _creation
 from .._ops import activation as _act
 from .._ops import attention as _attn
 from .._ops import conv as _conv
+from .._ops import conv_more as _conv_more
 from .._ops import embedding as _emb
 from .._ops import hard_activation as _hard
 from .._ops import inplace as _inplace
@@ -27,6 +28,7 @@ from .._ops import nn_activation as _nnact
 from .._ops import normalization as _norm
 from .._ops import pointwise as _pw
 from .._ops import pool as _pool
+from .._ops import upsample as _upsample
 from .._ops.linalg import addmm as _addmm
 from .._ops.linalg import matmul as _matmul
 from .._tensor import Tensor
@@ -776,58 +778,16 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
 
 
 # ----------------------------------------------------------------------------- conv1d / transposed
-def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
-           dilation=1, groups: int = 1) -> Tensor:
-    """1-D convolution (``torch.nn.functional.conv1d``); see `minigrad._ops.conv_more.conv1d`.
-
-    input (N, C, L) or (C, L), weight (O, C/groups, k), bias (O,) or None; ``padding`` an int,
-    ``'valid'`` or ``'same'``. Node ``ConvolutionBackward0(input, weight, bias)``.
-    """
-    from .._ops import conv_more
-
-    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)):
-        raise TypeError("conv1d() received an invalid combination of arguments - got ("
-                        f"{type(input).__name__}, {type(weight).__name__}, ...)")
-    return conv_more.conv1d(input, weight, bias, stride, padding, dilation, groups)
-
-
-def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
-                     padding=0, output_padding=0, groups: int = 1, dilation=1) -> Tensor:
-    """2-D transposed convolution (``torch.nn.functional.conv_transpose2d``); see
-    `minigrad._ops.conv_more.conv_transpose2d`. input (N, C_in, H, W) or (C_in, H, W), weight
-    (C_in, C_out/groups, kh, kw). Node ``ConvolutionBackward0`` with ``transposed=True``."""
-    from .._ops import conv_more
-
-    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)):
-        raise TypeError("conv_transpose2d() received an invalid combination of arguments - "
-                        f"got ({type(input).__name__}, {type(weight).__name__}, ...)")
-    return conv_more.conv_transpose2d(input, weight, bias, stride, padding, output_padding,
-                                      groups, dilation)
-
-
-def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
-    """Max pooling to ``output_size`` (``torch.nn.functional.adaptive_max_pool2d``); node
-    ``AdaptiveMaxPool2DBackward0``. Returns ``(output, indices)`` when ``return_indices``.
-    See `minigrad._ops.pool.adaptive_max_pool2d`."""
-    return _pool.adaptive_max_pool2d(input, output_size, return_indices)
+# (defined with their docstrings in minigrad/_ops/conv_more.py and upsample.py)
+conv1d = _conv_more.conv1d
+conv_transpose2d = _conv_more.conv_transpose2d
+interpolate = _upsample.interpolate
+adaptive_max_pool2d = _pool.adaptive_max_pool2d
 
 
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size, return_indices: bool = False):
     """``adaptive_max_pool2d(..., return_indices=True)``: returns ``(output, indices)``."""
     return _pool.adaptive_max_pool2d(input, output_size, True)
-
-
-def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
-                align_corners=None, recompute_scale_factor=None,
-                antialias: bool = False) -> Tensor:
-    """Resize by ``size`` or ``scale_factor`` (``torch.nn.functional.interpolate``): modes
-    ``'nearest'`` (1-3 spatial dims), ``'linear'`` (1), ``'bilinear'`` (2). Nodes
-    ``UpsampleNearest{1,2,3}DBackward0``, ``UpsampleLinear1DBackward0``,
-    ``UpsampleBilinear2DBackward0``. See `minigrad._ops.upsample.interpolate`."""
-    from .._ops import upsample
-
-    return upsample.interpolate(input, size, scale_factor, mode, align_corners,
-                                recompute_scale_factor, antialias)
 
 
 def __dir__():

@@ -7,6 +7,7 @@ Forward values, gradients of input/weight/bias, graph (node names, edges, includ
 keys. Convolution tolerance as in ``test_conv_pool.py`` (float32 sums in different orders).
 """
 
+import re
 import warnings
 
 import numpy as np
@@ -189,6 +190,9 @@ CONVT_ERRORS = {
     "input_rank": ((2, 5), (4, 3, 3, 3), None, {}),
     "padding_negative": ((2, 4, 5, 5), (4, 3, 3, 3), None, {"padding": -1}),
     "stride_zero": ((2, 4, 5, 5), (4, 3, 3, 3), None, {"stride": 0}),
+    "weight_rank": ((2, 4, 5, 5), (4, 3, 3), None, {}),
+    "padding_string": ((2, 4, 5, 5), (4, 3, 3, 3), None, {"padding": "same"}),
+    "output_too_small": ((1, 4, 1, 1), (4, 3, 3, 3), None, {"padding": 2}),
 }
 
 
@@ -215,6 +219,15 @@ def _empty_batch(lib, fn, xa, wa, ba):
 ], ids=["conv1d", "conv_transpose2d"])
 def test_empty_batch(fn, shapes):
     assert_parity(_empty_batch, fn, *(rand(*s) for s in shapes))
+
+
+def test_conv_transpose2d_dtype_mismatch_and_double_backward():
+    x, w = rand(1, 2, 4, 4), rand(2, 3, 3, 3)
+    _errors(lambda lib, F: F.conv_transpose2d(lib.tensor(x), lib.tensor(w).double()))
+    xm = minigrad.tensor(x, requires_grad=True)
+    y = minigrad.nn.functional.conv_transpose2d(xm, minigrad.tensor(w)).sum()
+    with pytest.raises(NotImplementedError, match="double backward"):
+        minigrad.autograd.grad(y, [xm], create_graph=True)
 
 
 # ----------------------------------------------------------------------------- modules
@@ -273,7 +286,12 @@ def test_conv_transpose2d_output_size_errors(size):
     lambda nn: nn.Conv1d(4, 6, 3, padding_mode="mirror"),
 ], ids=["convt_mode", "groups", "same_strided", "padding_string", "padding_mode"])
 def test_conv_module_errors(make):
-    _errors(lambda lib, F: make(lib.nn))
+    # (the messages print a Python set of the valid choices, in hash order: compared as sets)
+    errs = [error_of(lib, lambda F, lib=lib: make(lib.nn)) for lib in (minigrad, torch)]
+    assert errs[0] is not None and errs[1] is not None
+    split = [(t, re.sub(r"\{[^}]*\}", "{}", m), set(re.findall(r"'(\w+)'", m)))
+             for t, m in errs]
+    assert split[0] == split[1], errs
 
 
 # ----------------------------------------------------------------------------- adaptive max
