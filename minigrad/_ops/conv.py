@@ -76,7 +76,10 @@ def pad_hw(x: np.ndarray, padding, value=0) -> np.ndarray:
 
 
 class ConvolutionBackward0(Node):
-    """z = conv2d(input, weight, bias) (cross-correlation, as in PyTorch).
+    """z = conv2d(input, weight, bias) (cross-correlation, as in PyTorch); also the node of
+    ``conv1d`` (run as a conv2d of height 1, saving 1-tuples) and of ``conv_transpose2d``
+    (``transposed=True``: dz/dinput = conv2d(grad, weight), dz/dweight pairs input with
+    im2col(grad); see ``_transposed_backward``).
 
     dz/dinput = col2im(weightᵀ · grad) (a transposed convolution of grad);
     dz/dweight = Σ over batch and output positions of grad · im2col(input);

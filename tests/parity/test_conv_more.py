@@ -240,7 +240,8 @@ def _module_trace(lib, make, xa, call=None):
     x = lib.tensor(xa, requires_grad=True)
     y = m(x) if call is None else call(m, x)
     y.sum().backward()
-    return {"repr": repr(m), "keys": list(m.state_dict()), "out": to_numpy(y),
+    kinds = [isinstance(m, c) for c in (lib.nn.Conv1d, lib.nn.Conv2d, lib.nn.ConvTranspose2d)]
+    return {"repr": repr(m), "keys": list(m.state_dict()), "out": to_numpy(y), "kinds": kinds,
             "shapes": {k: tuple(v.shape) for k, v in m.state_dict().items()},
             "gx": to_numpy(x.grad), "grads": [to_numpy(p.grad) for p in m.parameters()]}
 

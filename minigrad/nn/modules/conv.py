@@ -1,4 +1,7 @@
-"""``Conv2d``. Mirrors ``torch/nn/modules/conv.py`` (``_ConvNd`` + ``Conv2d``).
+"""``Conv1d``, ``Conv2d`` and ``ConvTranspose2d``. Mirrors ``torch/nn/modules/conv.py``
+(``_ConvNd``, ``Conv1d``, ``Conv2d``, ``_ConvTransposeNd`` + ``ConvTranspose2d``); all three
+subclass ``_ConvNd`` (class attributes ``_dims`` and
+``_transposed`` select the rank and the weight layout).
 
 The module stores its options as PyTorch does (``kernel_size`` etc. as 2-tuples, ``padding``
 as a 2-tuple or the string ``'same'``/``'valid'``) and calls ``F.conv2d`` in ``forward``
@@ -26,25 +29,16 @@ def _pair(x, n: int = 2) -> tuple:
     return (x,) * n
 
 
-class Conv2d(Module):
-    """2-D convolution (cross-correlation) over ``(N, C_in, H, W)`` inputs (``torch.nn.Conv2d``).
-
-    Args: ``in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-    bias=True, padding_mode='zeros', device=None, dtype=None``. ``weight`` has shape
-    ``(out_channels, in_channels // groups, kH, kW)``; initialised like ``Linear``
-    (kaiming_uniform_(a=sqrt(5)); bias U(-1/sqrt(fan_in), 1/sqrt(fan_in))).
-
-    Raises ValueError as PyTorch does for ``groups <= 0``, channels not divisible by ``groups``,
-    an unknown padding string, ``padding='same'`` with a stride, or an unknown padding_mode.
-    Only ``padding_mode='zeros'`` runs unless ``F.pad`` is available.
-    """
+class _ConvNd(Module):
+    """Shared options, parameters and forward of the convolution modules
+    (``torch.nn.modules.conv._ConvNd``); ``_dims`` and ``_transposed`` pick the variant."""
 
     _dims = 2
     _transposed = False
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
                  dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                 device=None, dtype=None, output_padding=0):
+                 device=None, dtype=None):
         super().__init__()
         k = self._dims
         kernel_size, stride, dilation = (_pair(kernel_size, k), _pair(stride, k),
@@ -73,7 +67,7 @@ class Conv2d(Module):
         self.padding = padding
         self.dilation = dilation
         self.transposed = self._transposed
-        self.output_padding = _pair(output_padding, k)
+        self.output_padding = (0,) * k  # (ConvTranspose2d sets its own)
         self.groups = groups
         self.padding_mode = padding_mode
         # F.pad order: last dim first, (left, right) per dim.
@@ -143,7 +137,21 @@ def _size_repr(shape) -> str:
     return f"minigrad.Size({list(shape)})"
 
 
-class Conv1d(Conv2d):
+class Conv2d(_ConvNd):
+    """2-D convolution (cross-correlation) over ``(N, C_in, H, W)`` inputs (``torch.nn.Conv2d``).
+
+    Args: ``in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+    bias=True, padding_mode='zeros', device=None, dtype=None``. ``weight`` has shape
+    ``(out_channels, in_channels // groups, kH, kW)``; initialised like ``Linear``
+    (kaiming_uniform_(a=sqrt(5)); bias U(-1/sqrt(fan_in), 1/sqrt(fan_in))).
+
+    Raises ValueError as PyTorch does for ``groups <= 0``, channels not divisible by ``groups``,
+    an unknown padding string, ``padding='same'`` with a stride, or an unknown padding_mode.
+    Only ``padding_mode='zeros'`` runs unless ``F.pad`` is available.
+    """
+
+
+class Conv1d(_ConvNd):
     """1-D convolution over ``(N, C_in, L)`` or ``(C_in, L)`` inputs (``torch.nn.Conv1d``).
 
     Args as ``Conv2d`` with 1-tuples (``kernel_size=3`` is stored as ``(3,)``); ``weight``
@@ -160,7 +168,7 @@ class Conv1d(Conv2d):
                          groups, bias, padding_mode, device, dtype)
 
 
-class ConvTranspose2d(Conv2d):
+class ConvTranspose2d(_ConvNd):
     """2-D transposed convolution (``torch.nn.ConvTranspose2d``).
 
     Args: ``in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
@@ -180,7 +188,8 @@ class ConvTranspose2d(Conv2d):
             raise ValueError(f'Only "zeros" padding mode is supported for '
                              f'{type(self).__name__}')
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, device, dtype, output_padding)
+                         groups, bias, padding_mode, device, dtype)
+        self.output_padding = _pair(output_padding)
 
     def _output_padding(self, input, output_size) -> tuple:
         """``torch.nn.modules.conv._ConvTransposeNd._output_padding``."""
