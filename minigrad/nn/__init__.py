@@ -65,6 +65,8 @@ from .modules import (
     TransformerEncoder,
     TransformerEncoderLayer,
     Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
 )
 from .modules import Hardsigmoid, Hardswish, Hardtanh, Mish, PReLU, ReLU6
 from .parameter import Buffer, Parameter
@@ -101,4 +103,4 @@ def __dir__():
     return public_dir(globals())
 __all__ += ["Conv1d", "ConvTranspose2d"]
 __all__ += ["AdaptiveMaxPool2d"]
-__all__ += ["Upsample"]
+__all__ += ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]

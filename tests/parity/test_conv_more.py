@@ -466,9 +466,13 @@ def test_interpolate_errors(name):
     {"size": (3, 7), "mode": "bilinear", "align_corners": True}, {"size": 4},
     {"scale_factor": 1.5, "recompute_scale_factor": True},
 ])
-def test_upsample_module(kwargs):
+@pytest.mark.parametrize("cls", ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"])
+def test_upsample_module(kwargs, cls):
+    if cls != "Upsample" and set(kwargs) - {"size", "scale_factor"}:
+        pytest.skip("the fixed-mode subclasses take only size and scale_factor")
+
     def scenario(lib, arr):
-        m = lib.nn.Upsample(**kwargs)
+        m = getattr(lib.nn, cls)(**kwargs)
         x = lib.tensor(arr, requires_grad=True)
         y = m(x)
         y.sum().backward()

@@ -1,6 +1,6 @@
-"""``Upsample``. Mirrors ``torch/nn/modules/upsampling.py``: the options are stored as PyTorch
-stores them (``scale_factor`` as a float or a tuple of floats) and ``forward`` calls
-``F.interpolate``.
+"""``Upsample``, ``UpsamplingNearest2d``, ``UpsamplingBilinear2d``. Mirrors
+``torch/nn/modules/upsampling.py``: the options are stored as PyTorch stores them
+(``scale_factor`` as a float or a tuple of floats) and ``forward`` calls ``F.interpolate``.
 """
 
 from __future__ import annotations
@@ -40,3 +40,19 @@ class Upsample(Module):
         else:
             info = "size=" + repr(self.size)
         return info + ", mode=" + repr(self.mode)
+
+
+class UpsamplingNearest2d(Upsample):
+    """``Upsample(size, scale_factor, mode='nearest')`` for (N, C, H, W) inputs
+    (``torch.nn.UpsamplingNearest2d``)."""
+
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    """``Upsample(size, scale_factor, mode='bilinear', align_corners=True)`` for (N, C, H, W)
+    inputs (``torch.nn.UpsamplingBilinear2d``)."""
+
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
