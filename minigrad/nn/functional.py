@@ -26,6 +26,7 @@ from .._ops import loss as _loss
 from .._ops import loss_elementwise as _lossel
 from .._ops import nn_activation as _nnact
 from .._ops import normalization as _norm
+from .._ops import padding as _padding
 from .._ops import pointwise as _pw
 from .._ops import pool as _pool
 from .._ops import upsample as _upsample
@@ -236,11 +237,15 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
 
 def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
     """Pad the last ``len(pad) // 2`` dims (``torch.nn.functional.pad``); negative entries
-    crop. Only ``mode='constant'`` is implemented (NotImplementedError otherwise). Node
-    ``ConstantPadNdBackward0``."""
+    crop. Modes 'constant' (``ConstantPadNdBackward0``), 'reflect'/'replicate' (see
+    `minigrad._ops.padding.pad_nonconstant`); 'circular' raises NotImplementedError."""
+    if mode in ("reflect", "replicate"):
+        if value is not None:
+            raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+        return _padding.pad_nonconstant(input, pad, mode)
     if mode != "constant":
-        raise NotImplementedError(f"minigrad: F.pad mode '{mode}' is not implemented "
-                                  "(only 'constant')")
+        raise NotImplementedError(f"minigrad: F.pad mode '{mode}' is not implemented"
+                                  if mode == "circular" else f"Unrecognised padding mode {mode}")
     return _conv.constant_pad_nd(input, pad, 0.0 if value is None else value)
 
 

@@ -479,3 +479,52 @@ def test_upsample_module(kwargs, cls):
         return {"repr": repr(m), "keys": list(m.state_dict()), "out": to_numpy(y),
                 "gx": to_numpy(x.grad), "graph": graph_trace(y), "scale": m.scale_factor}
     assert_parity(scenario, rand(2, 3, 5, 4))
+
+
+# ------------------------------------------------------------------ reflect / replicate pad
+PAD_CASES = [((2, 3, 6), (2, 1)), ((3, 6), (2, -1)), ((2, 3, 6, 5), (2, 1, 1, 3)),
+             ((3, 6, 5), (1, 1, 0, 2)), ((0, 3, 4), (1, 2)), ((1, 2, 4, 4), (-1, 3, 3, -2))]
+
+
+@pytest.mark.parametrize("shape,pad", PAD_CASES, ids=[f"{c[0]}-{c[1]}" for c in PAD_CASES])
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_pad_reflect_replicate(device, shape, pad, mode):
+    def scenario(lib, arr, device):
+        x = leaf(lib, arr, device)
+        y = lib.nn.functional.pad(x, pad, mode=mode)
+        saved = (_saved_values(y.grad_fn), y.grad_fn._saved_self is x)
+        w = lib.arange(y.numel(), dtype=y.dtype, device=y.device).reshape(tuple(y.shape))
+        (y * w).sum().backward()
+        return {"out": to_numpy(y), "gx": to_numpy(x.grad), "graph": graph_trace(y),
+                "saved": saved}
+
+    assert_parity(scenario, rand(*shape), device=device)
+
+
+@pytest.mark.parametrize("shape,pad,kwargs", [
+    ((2, 3, 2), (2, 1), {"mode": "reflect"}), ((2, 3, 2, 4), (1, 1, 2, 1), {"mode": "reflect"}),
+    ((2, 3, 0), (1, 1), {"mode": "replicate"}), ((6,), (1, 1), {"mode": "reflect"}),
+    ((2, 3, 6), (1, 1, 1), {"mode": "reflect"}), ((2, 3, 6), (1,) * 6, {"mode": "replicate"}),
+    ((2, 3, 6), (1, 1), {"mode": "foo"}), ((2, 3, 6), (1, 1), {"mode": "reflect", "value": 1.0}),
+])
+def test_pad_reflect_replicate_errors(shape, pad, kwargs):
+    arr = rand(*shape)
+    _errors(lambda lib, F: F.pad(lib.tensor(arr), pad, **kwargs))
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda nn: nn.Conv1d(3, 4, 3, padding=2, padding_mode="reflect"), (2, 3, 7)),
+    (lambda nn: nn.Conv1d(3, 4, 4, padding="same", padding_mode="replicate"), (3, 7)),
+    (lambda nn: nn.Conv2d(3, 4, 3, padding=(1, 2), padding_mode="reflect"), (2, 3, 5, 6)),
+    (lambda nn: nn.Conv2d(3, 4, (2, 3), padding="same", padding_mode="replicate"),
+     (2, 3, 5, 6)),
+], ids=["conv1d_reflect", "conv1d_same_replicate", "conv2d_reflect", "conv2d_same_replicate"])
+def test_conv_padding_modes(make, shape):
+    def scenario(lib, arr):
+        trace = _module_trace(lib, make, arr)
+        lib.manual_seed(0)
+        m = make(lib.nn)
+        trace["graph"] = graph_trace(m(lib.tensor(arr, requires_grad=True)))
+        return trace
+
+    assert_parity(scenario, rand(*shape), **CONV_TOL)
