@@ -20,6 +20,7 @@ from .modules import (
     LayerNorm,
     GroupNorm,
     Embedding,
+    AdaptiveAvgPool2d,
     AdaptiveMaxPool2d,
     AvgPool2d,
     BCELoss,
@@ -102,5 +103,5 @@ def __dir__():
 
     return public_dir(globals())
 __all__ += ["Conv1d", "ConvTranspose2d"]
-__all__ += ["AdaptiveMaxPool2d"]
+__all__ += ["AdaptiveMaxPool2d", "AdaptiveAvgPool2d"]
 __all__ += ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]

@@ -373,6 +373,19 @@ def test_adaptive_max_pool2d_module(size, ret):
     assert_parity(scenario, rand(2, 3, 7, 6))
 
 
+@pytest.mark.parametrize("size,shape", [((2, None), (2, 3, 7, 6)), (1, (3, 5, 4)),
+                                        ((3, 4), (2, 2, 7, 9))])
+def test_adaptive_avg_pool2d_module(size, shape):
+    def scenario(lib, arr):
+        m = lib.nn.AdaptiveAvgPool2d(size)
+        x = lib.tensor(arr, requires_grad=True)
+        y = m(x)
+        y.sum().backward()
+        return {"repr": repr(m), "keys": list(m.state_dict()), "out": to_numpy(y),
+                "gx": to_numpy(x.grad), "graph": graph_trace(y)}
+    assert_parity(scenario, rand(*shape))
+
+
 # ----------------------------------------------------------------------------- interpolate
 INTERP_CASES = [
     ((2, 3, 5, 5), {"scale_factor": 2}),

@@ -34,7 +34,7 @@ from .linear import Identity, Linear
 from .loss import BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
 from .module import Module, register_module_forward_hook, register_module_forward_pre_hook
 from .normalization import GroupNorm, LayerNorm
-from .pooling import AdaptiveMaxPool2d, AvgPool2d, MaxPool2d
+from .pooling import AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, MaxPool2d
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from .sparse import Embedding
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
@@ -54,5 +54,5 @@ __all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder
             "TransformerDecoderLayer", "TransformerDecoder"]
 __all__ += ["Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "Mish", "PReLU"]
 __all__ += ["Conv1d", "ConvTranspose2d"]
-__all__ += ["AdaptiveMaxPool2d"]
+__all__ += ["AdaptiveMaxPool2d", "AdaptiveAvgPool2d"]
 __all__ += ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
