@@ -120,3 +120,50 @@ def pad_nonconstant(input, pad, mode: str) -> Tensor:
     out = Tensor._make(np.ascontiguousarray(res))
     record(_NODES[(mode, k)], out, (input,), input, pad, maps)
     return out
+
+
+def pad_circular(input, pad) -> Tensor:
+    """``F.pad(input, pad, mode='circular')`` as PyTorch's ``_pad_circular`` composes it: an
+    empty output, the (cropped) input copied into its middle, then each padded side copied
+    from the opposite end of the output (``CopySlices`` over ``SliceBackward0`` nodes).
+
+    ``pad`` as for reflect; RuntimeError when a pad is larger than the dim ("wrapping around
+    more than once"); the padded dims are the last ``len(pad) // 2`` (batched or not).
+    """
+    pad = tuple(int(p) for p in pad)
+    k = len(pad) // 2
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if k not in (1, 2, 3) or input.ndim not in (k + 1, k + 2):
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {input.ndim}D "
+                                  f"input tensor.\n{_SUPPORTED}")
+    in_shape = list(input.shape)
+    out_shape = list(in_shape)
+    for i in range(k):  # pad[2i], pad[2i+1] pad dim ndim-1-i
+        dim = input.ndim - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        if lo > in_shape[dim] or hi > in_shape[dim]:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        out_shape[dim] = in_shape[dim] + lo + hi
+
+    def sl(t, dim, start, end):  # (aten's slice: a SliceBackward0 even for the full range)
+        return t.narrow(dim, start, end - start)
+
+    out = input.new_empty(tuple(out_shape))
+    out_slice, in_slice = out, input
+    for i in range(k):
+        dim = input.ndim - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        out_slice = sl(out_slice, dim, max(lo, 0), out_shape[dim] - max(hi, 0))
+        in_slice = sl(in_slice, dim, max(-lo, 0), in_shape[dim] - max(-hi, 0))
+    out_slice.copy_(in_slice)
+    for i in range(k):
+        dim = input.ndim - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        if lo > 0:
+            sl(out, dim, 0, lo).copy_(sl(out, dim, out_shape[dim] - lo - max(hi, 0),
+                                         out_shape[dim] - max(hi, 0)))
+        if hi > 0:
+            sl(out, dim, out_shape[dim] - hi, out_shape[dim]).copy_(
+                sl(out, dim, max(lo, 0), max(lo, 0) + hi))
+    return out

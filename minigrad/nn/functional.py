@@ -237,15 +237,16 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
 
 def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
     """Pad the last ``len(pad) // 2`` dims (``torch.nn.functional.pad``); negative entries
-    crop. Modes 'constant' (``ConstantPadNdBackward0``), 'reflect'/'replicate' (see
-    `minigrad._ops.padding.pad_nonconstant`); 'circular' raises NotImplementedError."""
+    crop. Modes 'constant' (``ConstantPadNdBackward0``), 'reflect'/'replicate'/'circular' (see
+    `minigrad._ops.padding`)."""
     if mode in ("reflect", "replicate"):
         if value is not None:
             raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
         return _padding.pad_nonconstant(input, pad, mode)
+    if mode == "circular":
+        return _padding.pad_circular(input, pad)
     if mode != "constant":
-        raise NotImplementedError(f"minigrad: F.pad mode '{mode}' is not implemented"
-                                  if mode == "circular" else f"Unrecognised padding mode {mode}")
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
     return _conv.constant_pad_nd(input, pad, 0.0 if value is None else value)
 
 

@@ -502,6 +502,30 @@ PAD_CASES = [((2, 3, 6), (2, 1)), ((3, 6), (2, -1)), ((2, 3, 6, 5), (2, 1, 1, 3)
 @pytest.mark.parametrize("shape,pad", PAD_CASES, ids=[f"{c[0]}-{c[1]}" for c in PAD_CASES])
 @pytest.mark.parametrize("mode", ["reflect", "replicate"])
 def test_pad_reflect_replicate(device, shape, pad, mode):
+    _pad_parity(device, shape, pad, mode)
+
+
+# (not PAD_CASES' (-1, 3, 3, -2): a pad larger than the cropped size makes PyTorch read its
+# uninitialised output, so its values are undefined)
+CIRCULAR_CASES = PAD_CASES[:-1] + [((1, 2, 3, 4, 5), (1, 2, 0, 1, 2, 2)), ((2, 3, 4), (4, 4)),
+                                   ((2, 3, 6), (-2, 3)), ((1, 2, 4, 4), (-1, 2, 1, -2))]
+
+
+@pytest.mark.parametrize("shape,pad", CIRCULAR_CASES,
+                         ids=[f"{c[0]}-{c[1]}" for c in CIRCULAR_CASES])
+def test_pad_circular(device, shape, pad):
+    """A composition (empty output, slices copied in place): CopySlices over SliceBackward0."""
+    def scenario(lib, arr, device):
+        x = leaf(lib, arr, device)
+        y = lib.nn.functional.pad(x, pad, mode="circular")
+        w = lib.arange(y.numel(), dtype=y.dtype, device=y.device).reshape(tuple(y.shape))
+        (y * w).sum().backward()
+        return {"out": to_numpy(y), "gx": to_numpy(x.grad), "graph": graph_trace(y)}
+
+    assert_parity(scenario, rand(*shape), device=device)
+
+
+def _pad_parity(device, shape, pad, mode):
     def scenario(lib, arr, device):
         x = leaf(lib, arr, device)
         y = lib.nn.functional.pad(x, pad, mode=mode)
@@ -519,6 +543,8 @@ def test_pad_reflect_replicate(device, shape, pad, mode):
     ((2, 3, 0), (1, 1), {"mode": "replicate"}), ((6,), (1, 1), {"mode": "reflect"}),
     ((2, 3, 6), (1, 1, 1), {"mode": "reflect"}), ((2, 3, 6), (1,) * 6, {"mode": "replicate"}),
     ((2, 3, 6), (1, 1), {"mode": "foo"}), ((2, 3, 6), (1, 1), {"mode": "reflect", "value": 1.0}),
+    ((2, 3, 4), (5, 1), {"mode": "circular"}), ((2, 3, 0), (1, 1), {"mode": "circular"}),
+    ((6,), (1, 1), {"mode": "circular"}), ((2, 3, 6), (1, 1, 1), {"mode": "circular"}),
 ])
 def test_pad_reflect_replicate_errors(shape, pad, kwargs):
     arr = rand(*shape)
@@ -531,7 +557,10 @@ def test_pad_reflect_replicate_errors(shape, pad, kwargs):
     (lambda nn: nn.Conv2d(3, 4, 3, padding=(1, 2), padding_mode="reflect"), (2, 3, 5, 6)),
     (lambda nn: nn.Conv2d(3, 4, (2, 3), padding="same", padding_mode="replicate"),
      (2, 3, 5, 6)),
-], ids=["conv1d_reflect", "conv1d_same_replicate", "conv2d_reflect", "conv2d_same_replicate"])
+    (lambda nn: nn.Conv1d(3, 4, 3, padding=2, padding_mode="circular"), (2, 3, 7)),
+    (lambda nn: nn.Conv2d(3, 4, 3, padding=(1, 2), padding_mode="circular"), (3, 5, 6)),
+], ids=["conv1d_reflect", "conv1d_same_replicate", "conv2d_reflect", "conv2d_same_replicate",
+        "conv1d_circular", "conv2d_circular"])
 def test_conv_padding_modes(make, shape):
     def scenario(lib, arr):
         trace = _module_trace(lib, make, arr)
