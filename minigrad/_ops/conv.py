@@ -76,7 +76,10 @@ def pad_hw(x: np.ndarray, padding, value=0) -> np.ndarray:
 
 
 class ConvolutionBackward0(Node):
-    """z = conv2d(input, weight, bias) (cross-correlation, as in PyTorch).
+    """z = conv2d(input, weight, bias) (cross-correlation, as in PyTorch); also the node of
+    ``conv1d`` (run as a conv2d of height 1, saving 1-tuples) and of ``conv_transpose2d``
+    (``transposed=True``: dz/dinput = conv2d(grad, weight), dz/dweight pairs input with
+    im2col(grad); see ``_transposed_backward``).
 
     dz/dinput = col2im(weightᵀ · grad) (a transposed convolution of grad);
     dz/dweight = Σ over batch and output positions of grad · im2col(input);
@@ -85,18 +88,24 @@ class ConvolutionBackward0(Node):
     transposed, weight. Double backward is not supported (computed in NumPy).
     """
 
-    def __init__(self, input, weight, bias, stride, padding, dilation, groups, valid=False):
+    def __init__(self, input, weight, bias, stride, padding, dilation, groups, valid=False,
+                 saved=None, transposed=False, output_padding=(0, 0)):
         Node.__init__(self)
+        # ``saved``: the (stride, padding, dilation, output_padding) PyTorch records when they
+        # differ from the 2-D geometry used here (conv1d runs as a conv2d of height 1)
+        if saved is None:
+            saved = (stride, (0,) if valid else padding, dilation,
+                     (0,) if valid else tuple(output_padding))
         self._save("bias_sym_sizes_opt", tuple(bias.shape) if bias is not None else (0,))
-        self._save("dilation", dilation)
+        self._save("dilation", saved[2])
         self._save("groups", groups)
         self._save("input", input)
         # padding='valid' reaches PyTorch's convolution as one-element lists
-        self._save("output_padding", (0,) if valid else (0, 0))
-        self._save("padding", (0,) if valid else padding)
-        self._padding = padding
-        self._save("stride", stride)
-        self._save("transposed", False)
+        self._save("output_padding", saved[3])
+        self._save("padding", saved[1])
+        self._padding, self._stride, self._dilation = padding, stride, dilation
+        self._save("stride", saved[0])
+        self._save("transposed", transposed)
         self._save("weight", weight)
         self._cols = None  # im2col of the forward, reused by backward (dropped with the graph)
 
@@ -107,30 +116,67 @@ class ConvolutionBackward0(Node):
     def backward(self, g):
         no_double_backward(self)
         x, w = self._get("input"), self._get("weight")
-        stride, padding = self._saved["stride"], self._padding
-        dilation, groups = self._saved["dilation"], self._saved["groups"]
+        x4, w4 = _as2d(x._data), _as2d(w._data)
+        g4 = _as2d(g._data)
+        if self._saved["transposed"]:
+            gx, gw = _transposed_backward(self, x4, w4, g4)
+        else:
+            gx, gw = self._plain_backward(x4, w4, g4)
+        gx = None if gx is None else Tensor._make(np.ascontiguousarray(gx.reshape(x.shape)))
+        gw = None if gw is None else Tensor._make(gw.reshape(w.shape).astype(w._data.dtype,
+                                                                             copy=False))
+        gb = None
+        if len(self.next_functions) > 2 and self.next_functions[2][0] is not None:
+            gb = Tensor._make(g4.sum(axis=(0, 2, 3)))
+        return gx, gw, gb
+
+    def _plain_backward(self, x, w, g):
+        stride, padding, dilation = self._stride, self._padding, self._dilation
+        groups = self._saved["groups"]
         nf = self.next_functions
         n, c, h, wd = x.shape
         o, cg, kh, kw = w.shape
         oh, ow = g.shape[2:]
-        gm = g._data.reshape(n, groups, o // groups, oh * ow)
-        gx = gw = gb = None
+        gm = g.reshape(n, groups, o // groups, oh * ow)
+        gx = gw = None
         if nf[0][0] is not None:
-            wm = w._data.reshape(groups, o // groups, cg * kh * kw)
+            wm = w.reshape(groups, o // groups, cg * kh * kw)
             gcols = np.matmul(wm.transpose(0, 2, 1), gm).reshape(n, c, kh, kw, oh, ow)
             ph, pw = padding
             gxp = _col2im(gcols, (h + 2 * ph, wd + 2 * pw), stride, dilation)
-            gx = Tensor._make(np.ascontiguousarray(gxp[:, :, ph:ph + h, pw:pw + wd]))
+            gx = gxp[:, :, ph:ph + h, pw:pw + wd]
         if nf[1][0] is not None:
             cols = self._cols
             if cols is None:
-                cols = _im2col(x._data, (kh, kw), stride, padding, dilation, groups, (oh, ow))
+                cols = _im2col(x, (kh, kw), stride, padding, dilation, groups, (oh, ow))
             # one batched product per sample, summed over the batch (no transposed copies)
-            gw_arr = np.matmul(gm, cols.transpose(0, 1, 3, 2)).sum(axis=0)  # (groups, O/g, K)
-            gw = Tensor._make(gw_arr.reshape(w.shape).astype(w._data.dtype, copy=False))
-        if len(nf) > 2 and nf[2][0] is not None:
-            gb = Tensor._make(g._data.sum(axis=(0, 2, 3)))
-        return gx, gw, gb
+            gw = np.matmul(gm, cols.transpose(0, 1, 3, 2)).sum(axis=0)  # (groups, O/g, K)
+        return gx, gw
+
+
+def _as2d(a: np.ndarray) -> np.ndarray:
+    """A 1-D convolution's (N, C, L) array as (N, C, 1, L); 4-D arrays unchanged."""
+    return a[:, :, None, :] if a.ndim == 3 else a
+
+
+def _transposed_backward(node, x, w, g):
+    """Gradients of ``conv_transpose2d``: grad_input is the plain convolution of ``grad``
+    with ``weight`` (same stride/padding/dilation), grad_weight pairs ``input`` with the
+    im2col of ``grad``."""
+    stride, padding, dilation = node._stride, node._padding, node._dilation
+    groups = node._saved["groups"]
+    nf = node.next_functions
+    n, c, h, wd = x.shape
+    _, og, kh, kw = w.shape
+    gcols = _im2col(g, (kh, kw), stride, padding, dilation, groups, (h, wd))  # (N, G, K, HW)
+    xm = x.reshape(n, groups, c // groups, h * wd)
+    gx = gw = None
+    if nf[0][0] is not None:
+        wm = w.reshape(groups, c // groups, og * kh * kw)
+        gx = np.matmul(wm, gcols)
+    if nf[1][0] is not None:
+        gw = np.matmul(xm, gcols.transpose(0, 1, 3, 2)).sum(axis=0)  # (G, C/G, K)
+    return gx, gw
 
 
 def _im2col(x, kernel, stride, padding, dilation, groups, out_hw) -> np.ndarray:
@@ -142,8 +188,8 @@ def _im2col(x, kernel, stride, padding, dilation, groups, out_hw) -> np.ndarray:
 
 
 def _check_conv(input, weight, bias, stride, padding, dilation, groups, string_padding=False):
-    n, c, h, w = input.shape
-    if weight.ndim != 4:
+    c = input.shape[1]
+    if weight.ndim != input.ndim:
         raise RuntimeError(f"expected stride to be a single integer value or a list of "
                            f"{weight.ndim - 2} values to match the convolution dimensions, but "
                            f"got stride={list(stride)}")
@@ -167,12 +213,13 @@ def _check_conv(input, weight, bias, stride, padding, dilation, groups, string_p
     if bias is not None and (bias.ndim != 1 or bias.shape[0] != o):
         raise RuntimeError(f"Given weight of size {wshape}, expected bias to be 1-dimensional "
                            f"with {o} elements, but got bias of size {list(bias.shape)} instead")
-    ph, pw = h + 2 * padding[0], w + 2 * padding[1]
-    kh, kw = (_dilated(k, d) for k, d in zip(weight.shape[2:], dilation))
-    if ph < kh or pw < kw:
-        raise RuntimeError(f"Calculated padded input size per channel: ({ph} x {pw}). Kernel "
-                           f"size: ({kh} x {kw}). Kernel size can't be greater than actual "
-                           "input size")
+    padded = [n + 2 * p for n, p in zip(input.shape[2:], padding)]
+    kernel = [_dilated(k, d) for k, d in zip(weight.shape[2:], dilation)]
+    if any(p < k for p, k in zip(padded, kernel)):
+        raise RuntimeError(f"Calculated padded input size per channel: "
+                           f"({' x '.join(map(str, padded))}). Kernel size: "
+                           f"({' x '.join(map(str, kernel))}). Kernel size can't be greater "
+                           "than actual input size")
     if weight.dtype is not input.dtype:
         raise RuntimeError(f"Input type (minigrad.{input.dtype._legacy}) and weight type "
                            f"(minigrad.{weight.dtype._legacy}) should be the same")
@@ -196,6 +243,18 @@ def _same_padding(input, weight, dilation):
                       stacklevel=4)
         input = constant_pad_nd(input, (0, extra[1], 0, extra[0]))
     return input, tuple(sym)
+
+
+def _same_padding_1d(input, weight, dilation):
+    """``padding='same'`` for conv1d: symmetric padding, plus one zero on the right (an
+    explicit ``constant_pad_nd``) where the total padding is odd."""
+    total = dilation[0] * (weight.shape[2] - 1)
+    if total % 2:
+        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may "
+                      "require a zero-padded copy of the input be created", UserWarning,
+                      stacklevel=4)
+        input = constant_pad_nd(input, (0, 1))
+    return input, (total // 2,)
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:

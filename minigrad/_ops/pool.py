@@ -359,3 +359,84 @@ def adaptive_avg_pool2d(input, output_size) -> Tensor:
     out = Tensor._make(np.ascontiguousarray(res, dtype=input._data.dtype))
     record(AdaptiveAvgPool2DBackward0, out, (input,), input)
     return out
+
+
+# ----------------------------------------------------------------------------- adaptive max
+class AdaptiveMaxPool2DBackward0(Node):
+    """z[i, j] = max of self over rows [floor(i*H/OH), ceil((i+1)*H/OH)) and the matching
+    columns; indices = flat position h * W + w of each max.
+    dz/dself = grad scattered (summed) into self's shape at ``indices``.
+    Saves: result1 (the indices), self. Double backward is not supported (computed in NumPy;
+    PyTorch supports it)."""
+
+    def __init__(self, input):
+        Node.__init__(self)
+        self._save("self", input)
+
+    backward = MaxPool2DWithIndicesBackward0.backward
+
+
+def _adaptive_index(n: int, o: int):
+    """``(O, K)`` indices of each adaptive bin (K = the largest bin), padded by repeating the
+    bin's last index (a repeat never changes the max or its first position)."""
+    start, end = _adaptive_bounds(n, o)
+    k = int((end - start).max()) if o else 0
+    return np.minimum(start[:, None] + np.arange(k)[None, :], end[:, None] - 1)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Max pooling to a fixed output size (``torch.nn.functional.adaptive_max_pool2d``).
+
+    ``input`` (N, C, H, W) or (C, H, W), floating point; ``output_size`` an int or pair
+    (``None`` keeps that input size). Bin ``i`` covers rows ``[floor(i*H/OH),
+    ceil((i+1)*H/OH))``. Returns the output, or ``(output, indices)`` (int64 flat ``h * W + w``
+    of the first maximum; the last NaN wins) with ``return_indices``. Node
+    ``AdaptiveMaxPool2DBackward0``. Raises RuntimeError for a non-3D/4D input, an empty
+    non-batch dim or a bad ``output_size`` length; NotImplementedError for integer input.
+    """
+    if input.ndim not in (3, 4):
+        raise RuntimeError("adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
+                           f"{list(input.shape)}")
+    size = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size,) * 2
+    if len(size) != 2:
+        raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
+    oh, ow = (input.shape[-2 + i] if s is None else int(s) for i, s in enumerate(size))
+    for d in range(1, input.ndim):
+        if input.shape[d] == 0 and (d >= input.ndim - 3):
+            raise RuntimeError("adaptive_max_pool2d(): Expected input to have non-zero size for "
+                               f"non-batch dimensions, but input has sizes {list(input.shape)} "
+                               f"with dimension {d} being empty")
+    if oh < 0 or ow < 0:
+        shape = list(input.shape[:-2]) + [oh, ow]
+        bad = oh if oh < 0 else ow
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {shape}")
+    x = input._data
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f'"adaptive_max_pool2d" not implemented for '
+                                  f"'{input.dtype._legacy[:-6]}'")
+    h, w = x.shape[-2:]
+    ri, ci = _adaptive_index(h, oh), _adaptive_index(w, ow)
+    kh, kw = ri.shape[1], ci.shape[1]
+    win = x[..., ri[:, None, :, None], ci[None, :, None, :]]  # (..., OH, OW, kh, kw)
+    stack = np.moveaxis(win.reshape(x.shape[:-2] + (oh, ow, kh * kw)), -1, 0)
+    if stack.shape[0]:
+        vals = stack.max(axis=0)
+        arg = _first_argmax(stack, vals)
+        nan = np.isnan(vals)
+        if nan.any():
+            arg = np.where(nan, stack.shape[0] - 1 - np.isnan(stack[::-1]).argmax(axis=0), arg)
+        a, b = np.divmod(arg, kw)
+        rows = np.take_along_axis(np.broadcast_to(ri[:, None, :], (oh, ow, kh)),
+                                  a.reshape(-1, oh, ow).transpose(1, 2, 0), axis=2)
+        cols = np.take_along_axis(np.broadcast_to(ci[None, :, :], (oh, ow, kw)),
+                                  b.reshape(-1, oh, ow).transpose(1, 2, 0), axis=2)
+        indices = (rows * w + cols).transpose(2, 0, 1).reshape(vals.shape)
+    else:
+        vals = np.zeros(x.shape[:-2] + (oh, ow), dtype=x.dtype)
+        indices = np.zeros(vals.shape, dtype=np.int64)
+    out = Tensor._make(np.ascontiguousarray(vals))
+    ind = Tensor._make(np.ascontiguousarray(indices, dtype=np.int64))
+    node = record(AdaptiveMaxPool2DBackward0, out, (input,), input)
+    if node is not None:
+        node._save("result1", ind)
+    return (out, ind) if return_indices else out

@@ -21,10 +21,14 @@ from .modules import (
     LayerNorm,
     GroupNorm,
     Embedding,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool2d,
     AvgPool2d,
     BCELoss,
     BCEWithLogitsLoss,
+    Conv1d,
     Conv2d,
+    ConvTranspose2d,
     CrossEntropyLoss,
     Dropout,
     Flatten,
@@ -62,6 +66,9 @@ from .modules import (
     TransformerDecoderLayer,
     TransformerEncoder,
     TransformerEncoderLayer,
+    Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
 )
 from .modules import Hardsigmoid, Hardswish, Hardtanh, Mish, PReLU, ReLU6
 from .parameter import Buffer, Parameter
@@ -97,3 +104,6 @@ def __dir__():
     from .._namespace import public_dir
 
     return public_dir(globals())
+__all__ += ["Conv1d", "ConvTranspose2d"]
+__all__ += ["AdaptiveMaxPool2d", "AdaptiveAvgPool2d"]
+__all__ += ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]

@@ -18,6 +18,7 @@ from .. import _creation
 from .._ops import activation as _act
 from .._ops import attention as _attn
 from .._ops import conv as _conv
+from .._ops import conv_more as _conv_more
 from .._ops import embedding as _emb
 from .._ops import hard_activation as _hard
 from .._ops import inplace as _inplace
@@ -25,8 +26,10 @@ from .._ops import loss as _loss
 from .._ops import loss_elementwise as _lossel
 from .._ops import nn_activation as _nnact
 from .._ops import normalization as _norm
+from .._ops import padding as _padding
 from .._ops import pointwise as _pw
 from .._ops import pool as _pool
+from .._ops import upsample as _upsample
 from .._ops.linalg import addmm as _addmm
 from .._ops.linalg import matmul as _matmul
 from .._tensor import Tensor
@@ -42,6 +45,9 @@ __all__ = [
 ]
 __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
 __all__ += ["smooth_l1_loss", "huber_loss", "kl_div"]
+__all__ += ["conv1d", "conv_transpose2d"]
+__all__ += ["adaptive_max_pool2d", "adaptive_max_pool2d_with_indices"]
+__all__ += ["interpolate"]
 __all__ += ["hardtanh", "hardtanh_", "relu6", "hardswish", "hardsigmoid", "mish", "prelu"]
 
 
@@ -231,11 +237,16 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
 
 def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
     """Pad the last ``len(pad) // 2`` dims (``torch.nn.functional.pad``); negative entries
-    crop. Only ``mode='constant'`` is implemented (NotImplementedError otherwise). Node
-    ``ConstantPadNdBackward0``."""
+    crop. Modes 'constant' (``ConstantPadNdBackward0``), 'reflect'/'replicate'/'circular' (see
+    `minigrad._ops.padding`)."""
+    if mode in ("reflect", "replicate"):
+        if value is not None:
+            raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+        return _padding.pad_nonconstant(input, pad, mode)
+    if mode == "circular":
+        return _padding.pad_circular(input, pad)
     if mode != "constant":
-        raise NotImplementedError(f"minigrad: F.pad mode '{mode}' is not implemented "
-                                  "(only 'constant')")
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
     return _conv.constant_pad_nd(input, pad, 0.0 if value is None else value)
 
 
@@ -770,6 +781,19 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
 
     red = _reduction(size_average, reduce, reduction)
     return loss_bce.binary_cross_entropy_with_logits(input, target, weight, red, pos_weight)
+
+
+# ----------------------------------------------------------------------------- conv1d / transposed
+# (defined with their docstrings in minigrad/_ops/conv_more.py and upsample.py)
+conv1d = _conv_more.conv1d
+conv_transpose2d = _conv_more.conv_transpose2d
+interpolate = _upsample.interpolate
+adaptive_max_pool2d = _pool.adaptive_max_pool2d
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size, return_indices: bool = False):
+    """``adaptive_max_pool2d(..., return_indices=True)``: returns ``(output, indices)``."""
+    return _pool.adaptive_max_pool2d(input, output_size, True)
 
 
 def __dir__():

@@ -1,4 +1,7 @@
-"""``Conv2d``. Mirrors ``torch/nn/modules/conv.py`` (``_ConvNd`` + ``Conv2d``).
+"""``Conv1d``, ``Conv2d`` and ``ConvTranspose2d``. Mirrors ``torch/nn/modules/conv.py``
+(``_ConvNd``, ``Conv1d``, ``Conv2d``, ``_ConvTransposeNd`` + ``ConvTranspose2d``); all three
+subclass ``_ConvNd`` (class attributes ``_dims`` and
+``_transposed`` select the rank and the weight layout).
 
 The module stores its options as PyTorch does (``kernel_size`` etc. as 2-tuples, ``padding``
 as a 2-tuple or the string ``'same'``/``'valid'``) and calls ``F.conv2d`` in ``forward``
@@ -18,33 +21,30 @@ _VALID_PADDING_STRINGS = {"same", "valid"}
 _VALID_PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
 
-def _pair(x) -> tuple:
-    """``3`` → ``(3, 3)``; an iterable is returned as a tuple (``torch.nn.modules.utils._pair``)."""
+def _pair(x, n: int = 2) -> tuple:
+    """``3`` → ``(3, 3)``; an iterable is returned as a tuple (``torch.nn.modules.utils._pair``;
+    ``n=1`` is ``_single``)."""
     if isinstance(x, (list, tuple)):
         return tuple(x)
-    return (x, x)
+    return (x,) * n
 
 
-class Conv2d(Module):
-    """2-D convolution (cross-correlation) over ``(N, C_in, H, W)`` inputs (``torch.nn.Conv2d``).
+class _ConvNd(Module):
+    """Shared options, parameters and forward of the convolution modules
+    (``torch.nn.modules.conv._ConvNd``); ``_dims`` and ``_transposed`` pick the variant."""
 
-    Args: ``in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-    bias=True, padding_mode='zeros', device=None, dtype=None``. ``weight`` has shape
-    ``(out_channels, in_channels // groups, kH, kW)``; initialised like ``Linear``
-    (kaiming_uniform_(a=sqrt(5)); bias U(-1/sqrt(fan_in), 1/sqrt(fan_in))).
-
-    Raises ValueError as PyTorch does for ``groups <= 0``, channels not divisible by ``groups``,
-    an unknown padding string, ``padding='same'`` with a stride, or an unknown padding_mode.
-    Only ``padding_mode='zeros'`` runs unless ``F.pad`` is available.
-    """
+    _dims = 2
+    _transposed = False
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
                  dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
                  device=None, dtype=None):
         super().__init__()
-        kernel_size, stride, dilation = _pair(kernel_size), _pair(stride), _pair(dilation)
+        k = self._dims
+        kernel_size, stride, dilation = (_pair(kernel_size, k), _pair(stride, k),
+                                         _pair(dilation, k))
         if not isinstance(padding, str):
-            padding = _pair(padding)
+            padding = _pair(padding, k)
         if groups <= 0:
             raise ValueError("groups must be a positive integer")
         if in_channels % groups != 0:
@@ -66,24 +66,25 @@ class Conv2d(Module):
         self.stride = stride
         self.padding = padding
         self.dilation = dilation
-        self.transposed = False
-        self.output_padding = (0, 0)
+        self.transposed = self._transposed
+        self.output_padding = (0,) * k  # (ConvTranspose2d sets its own)
         self.groups = groups
         self.padding_mode = padding_mode
         # F.pad order: last dim first, (left, right) per dim.
         if isinstance(padding, str):
-            pads = [0, 0, 0, 0]
+            pads = [0, 0] * k
             if padding == "same":
-                for i, (d, k) in enumerate(zip(dilation, kernel_size)):
-                    total = d * (k - 1)
-                    j = 2 * (1 - i)
+                for i, (d, ks) in enumerate(zip(dilation, kernel_size)):
+                    total = d * (ks - 1)
+                    j = 2 * (k - 1 - i)
                     pads[j], pads[j + 1] = total // 2, total - total // 2
             self._reversed_padding_repeated_twice = pads
         else:
-            self._reversed_padding_repeated_twice = (padding[1], padding[1],
-                                                     padding[0], padding[0])
-        self.weight = _empty_param((out_channels, in_channels // groups, *kernel_size), dtype,
-                                   device)
+            self._reversed_padding_repeated_twice = tuple(p for p in reversed(padding)
+                                                          for _ in range(2))
+        shape = ((in_channels, out_channels // groups) if self._transposed
+                 else (out_channels, in_channels // groups))
+        self.weight = _empty_param((*shape, *kernel_size), dtype, device)
         if bias:
             self.bias = _empty_param((out_channels,), dtype, device)
         else:
@@ -100,6 +101,9 @@ class Conv2d(Module):
                 init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
+        if self.padding_mode == "zeros" and self._dims == 1:
+            return F.conv1d(input, self.weight, self.bias, self.stride, self.padding,
+                            self.dilation, self.groups)
         if self.padding_mode == "zeros":
             return F.conv2d(input, self.weight, self.bias, self.stride, self.padding,
                             self.dilation, self.groups)
@@ -107,8 +111,9 @@ class Conv2d(Module):
             raise NotImplementedError(f"minigrad: Conv2d(padding_mode='{self.padding_mode}') "
                                       "needs F.pad, which is not implemented yet")
         padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
-        return F.conv2d(padded, self.weight, self.bias, self.stride, (0, 0), self.dilation,
-                        self.groups)
+        conv = F.conv1d if self._dims == 1 else F.conv2d
+        return conv(padded, self.weight, self.bias, self.stride, (0,) * self._dims,
+                    self.dilation, self.groups)
 
     def extra_repr(self) -> str:
         s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
@@ -126,3 +131,92 @@ class Conv2d(Module):
         if self.padding_mode != "zeros":
             s += f", padding_mode={self.padding_mode}"
         return s
+
+
+def _size_repr(shape) -> str:
+    return f"minigrad.Size({list(shape)})"
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution (cross-correlation) over ``(N, C_in, H, W)`` inputs (``torch.nn.Conv2d``).
+
+    Args: ``in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+    bias=True, padding_mode='zeros', device=None, dtype=None``. ``weight`` has shape
+    ``(out_channels, in_channels // groups, kH, kW)``; initialised like ``Linear``
+    (kaiming_uniform_(a=sqrt(5)); bias U(-1/sqrt(fan_in), 1/sqrt(fan_in))).
+
+    Raises ValueError as PyTorch does for ``groups <= 0``, channels not divisible by ``groups``,
+    an unknown padding string, ``padding='same'`` with a stride, or an unknown padding_mode.
+    Only ``padding_mode='zeros'`` runs unless ``F.pad`` is available.
+    """
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution over ``(N, C_in, L)`` or ``(C_in, L)`` inputs (``torch.nn.Conv1d``).
+
+    Args as ``Conv2d`` with 1-tuples (``kernel_size=3`` is stored as ``(3,)``); ``weight``
+    ``(out_channels, in_channels // groups, k)``. ``forward`` calls ``F.conv1d`` (node
+    ``ConvolutionBackward0``). Raises ValueError as ``Conv2d`` does.
+    """
+
+    _dims = 1
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, device, dtype)
+
+
+class ConvTranspose2d(_ConvNd):
+    """2-D transposed convolution (``torch.nn.ConvTranspose2d``).
+
+    Args: ``in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+    groups=1, bias=True, dilation=1, padding_mode='zeros', device=None, dtype=None``.
+    ``weight`` has shape ``(in_channels, out_channels // groups, kH, kW)``. ``forward(input,
+    output_size=None)``: ``output_size`` (the last two sizes, or all of them) picks the
+    output padding, as in PyTorch. Raises ValueError for a padding_mode other than 'zeros' or
+    an ``output_size`` out of reach.
+    """
+
+    _transposed = True
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups: int = 1, bias: bool = True, dilation=1,
+                 padding_mode: str = "zeros", device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for '
+                             f'{type(self).__name__}')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, device, dtype)
+        self.output_padding = _pair(output_padding)
+
+    def _output_padding(self, input, output_size) -> tuple:
+        """``torch.nn.modules.conv._ConvTransposeNd._output_padding``."""
+        if output_size is None:
+            return self.output_padding
+        given = output_size
+        output_size = list(output_size)
+        k, extra = 2, input.ndim - 2  # spatial dims, non-spatial dims (1 when unbatched)
+        if len(output_size) == k + extra:
+            output_size = output_size[extra:]
+        if len(output_size) != k:
+            raise ValueError(f"ConvTranspose{k}D: for {input.ndim}D input, output_size must "
+                             f"have {k} or {k + extra} elements (got {len(output_size)})")
+        low = [(input.shape[d + extra] - 1) * self.stride[d] - 2 * self.padding[d]
+               + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(k)]
+        high = [lo + s - 1 for lo, s in zip(low, self.stride)]
+        for d in range(k):
+            if not low[d] <= output_size[d] <= high[d]:
+                raise ValueError(f"requested an output size of {given}, but valid sizes "
+                                 f"range from {low} to {high} (for an input of "
+                                 f"{_size_repr(input.shape[2:])})")
+        return tuple(o - lo for o, lo in zip(output_size, low))
+
+    def forward(self, input, output_size=None):
+        if input.ndim not in (3, 4):
+            raise ValueError(f"Expected 3D (unbatched) or 4D (batched) input to "
+                             f"ConvTranspose2d, but got input of size: {list(input.shape)}")
+        output_padding = self._output_padding(input, output_size)
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  output_padding, self.groups, self.dilation)

@@ -1,4 +1,5 @@
-"""``MaxPool2d`` and ``AvgPool2d``. Mirrors ``torch/nn/modules/pooling.py``.
+"""``MaxPool2d``, ``AvgPool2d``, ``AdaptiveMaxPool2d`` and ``AdaptiveAvgPool2d``. Mirrors
+``torch/nn/modules/pooling.py``.
 
 Options are stored exactly as given (an int stays an int, so the repr matches PyTorch's);
 ``stride`` defaults to ``kernel_size``.
@@ -59,3 +60,41 @@ class AvgPool2d(Module):
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveMaxPool2d(Module):
+    """Max pooling to a fixed output size (``torch.nn.AdaptiveMaxPool2d``).
+
+    Args: ``output_size`` (int or pair; ``None`` keeps that input size), ``return_indices=False``
+    (then ``forward`` returns ``(out, indices)``). Input (N, C, H, W) or (C, H, W).
+    """
+
+    def __init__(self, output_size, return_indices: bool = False):
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def forward(self, input):
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool2d(Module):
+    """Average pooling to a fixed output size (``torch.nn.AdaptiveAvgPool2d``).
+
+    Args: ``output_size`` (int or pair; ``None`` keeps that input size). Input (N, C, H, W)
+    or (C, H, W). Output size 1 records ``MeanBackward1``, others
+    ``AdaptiveAvgPool2DBackward0``, as in PyTorch.
+    """
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return F.adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
