@@ -68,7 +68,7 @@ assert "layers.0.weight" not in mg["named_parameters"]
 # in `torch/nn/modules/module.py`, same name):
 
 # %%
-quote(minigrad.nn.Module.__setattr__, "if isinstance(value, Module):", "modules[name] = value")
+quote(minigrad.nn.Module.__setattr__, "if isinstance(value, Module):", "return")
 
 # %% [markdown]
 # `named_parameters()` then walks `_modules` recursively and yields what each `_parameters`
