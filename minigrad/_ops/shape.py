@@ -802,8 +802,9 @@ def cat(tensors, dim: int = 0) -> Tensor:
                                    f"Expected size {ref.shape[k]} but got size {t.shape[k]} for "
                                    f"tensor number {i} in the list.")
     dt = result_dtype(*ts)
-    out = Tensor._make(np.concatenate([t._data.astype(dt, copy=False) for t in (kept or ts)],
-                                      axis=d))
+    # (PyTorch writes a new contiguous tensor; NumPy's result follows its inputs' layout)
+    out = Tensor._make(np.ascontiguousarray(np.concatenate(
+        [t._data.astype(dt, copy=False) for t in (kept or ts)], axis=d)))
     record(CatBackward0, out, tuple(ts), dim, d,
            [t.shape[d] if kept and (t.ndim != 1 or t.shape[0]) else None for t in ts])
     return out
@@ -818,7 +819,8 @@ def stack(tensors, dim: int = 0) -> Tensor:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(ts[0].shape)} at entry 0 and {list(t.shape)} at entry {i}")
     dt = result_dtype(*ts)
-    out = Tensor._make(np.stack([t._data.astype(dt, copy=False) for t in ts], axis=d))
+    out = Tensor._make(np.ascontiguousarray(  # (contiguous, as PyTorch's: see cat)
+        np.stack([t._data.astype(dt, copy=False) for t in ts], axis=d)))
     record(StackBackward0, out, tuple(ts), dim, d)
     return out
 

@@ -1064,6 +1064,15 @@ FIXED = {
         ("retain_grad", 1),
         ("backward", [1], 3, False, False, False, None),
     ],
+    # stack / cat of transposed tensors: PyTorch writes a contiguous result, NumPy's follows
+    # the inputs' layout
+    "stack_cat_results_are_contiguous": [
+        ("leaf", [2, 2], "float32", True, "randn", 1),
+        ("op", "t", [0], {}, False),
+        ("op", "stack", [1], {"dim": 0}, False),
+        ("op", "cat", [1, 1], {"dim": 0}, False),
+        ("backward", [2], 3, False, False, False, None),
+    ],
     "accumulate_into_grad_of_other_shape": [
         ("leaf", [], "float32", True, "randn", 2),
         ("backward", [0], 3, False, False, False, None),
