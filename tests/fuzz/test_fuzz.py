@@ -25,7 +25,8 @@ comparison leaves it out), with its program in ``test_regressions.KNOWN``; all t
 now. The boolean switches at the top of ``generate.py`` steer around engine differences that
 are open (False, each with a script in ``tests/fuzz/pending/``; none now), were fixed since
 (True), or are deliberate (``DATA_INFERENCE``: minigrad refuses ``.data =`` between an inference
-tensor and a normal one, see ``test_review.py``).
+tensor and a normal one, see ``test_review.py``). ``tests/fuzz/pending/`` also keeps programs the
+long profile found and nobody triaged yet (the CI profile does not draw them).
 """
 
 import os
