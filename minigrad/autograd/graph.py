@@ -595,14 +595,15 @@ class AccumulateGrad(Node):
             g, v = grad._data, var._data  # (compared as arrays: no Size / dtype objects)
             if grad_mode.is_grad_enabled():  # create_graph: keep the graph of the gradient
                 var._grad = Tensor._make(np.empty(var.shape, dtype=var._data.dtype)).copy_(grad)
-            elif self._stealable and _is_dense(g) and (g.shape != v.shape or _same_strides(g, v)):
-                # (another shape or dtype: ``var.data =`` changed it since the forward; PyTorch
-                # then takes the gradient as it comes, as the graph recorded it)
+            # (shapes differ only after ``var.data =`` of another shape since the forward:
+            # a gradient that passes PyTorch's layout check is taken as it comes, another one
+            # is broadcast into the leaf's new shape by clone_obey_contract)
+            elif self._stealable and _is_dense(g) and _same_strides(g, v):
                 var._grad = Tensor._make(grad._data)  # as ``grad.detach()``: same counter
                 var._grad._vc = grad._vc
-            elif g.shape != v.shape:
-                var._grad = grad._detached_copy(var.dtype)
             else:
+                if g.shape != v.shape and _is_dense(v):
+                    _check_accumulates_into(v.shape, g.shape)
                 var._grad = _copy_obeying_contract(grad, var)
             self._stealable = False
         elif grad_mode.is_grad_enabled():
@@ -651,7 +652,11 @@ def _same_strides(g: np.ndarray, v: np.ndarray) -> bool:
     except in dims of size 1, where any stride but 0 will do (a 0 there marks a view)."""
     if g.strides == v.strides and 0 not in g.strides:  # (the common case, without the loop)
         return True
-    return all(a != 0 if n == 1 else a == b for n, a, b in zip(v.shape, g.strides, v.strides))
+    # (by the gradient's dims, as PyTorch's loop: after ``var.data =`` the two shapes can differ;
+    # a dim past the leaf's last reads no stride there, and PyTorch's check then passes)
+    vs = v.strides + (None,) * (g.ndim - v.ndim)
+    return all(a != 0 if n == 1 else b is None or a == b
+               for n, a, b in zip(g.shape, g.strides, vs))
 
 
 def _is_dense(a: np.ndarray) -> bool:

@@ -1073,6 +1073,27 @@ FIXED = {
         ("op", "cat", [1, 1], {"dim": 0}, False),
         ("backward", [2], 3, False, False, False, None),
     ],
+    # ``.data =`` of another shape while an older graph keeps the leaf's AccumulateGrad, then
+    # a select of it and backward: PyTorch broadcasts the gradient into the leaf's new shape
+    # (clone_obey_contract); minigrad kept the accumulator's recorded shape (long profile)
+    "grad_broadcast_into_new_leaf_shape": [('leaf', [2, 2, 2], 'float64', False, 'randn', 1),
+        ('leaf', [], 'float32', False, 'randn', 2),
+        ('leaf', [2, 2], 'float64', True, 'randn', 3),
+        ('op', 'sub', [2, 2], {}, False),
+        ('op', 'neg', [3], {}, ('set', False)),
+        ('op', 'neg', [4], {}, ('set', False)),
+        ('retain_grad', 3),
+        ('set_data', 2, 0),
+        ('leaf', [], 'float32', False, 'randn', 4),
+        ('inplace', 'relu_', 6, [], {}, ('inference',)),
+        ('inplace', 'mul_', 6, [], {'c': 2.0}, ('inference',)),
+        ('op', 'select', [2], {'dim': 0, 'index': 0}, False),
+        ('leaf', [], 'float32', False, 'randn', 5),
+        ('detach', 8),
+        ('op', 'neg', [9], {}, ('set', False)),
+        ('leaf', [2], 'int64', False, 'int', 6),
+        ('backward', [11], 7, False, False, True, [2]),
+        ('backward', [7], 8, False, False, False, None)],
     "accumulate_into_grad_of_other_shape": [
         ("leaf", [], "float32", True, "randn", 2),
         ("backward", [0], 3, False, False, False, None),

@@ -462,3 +462,24 @@ def test_data_assignment_between_inference_and_normal_is_a_deliberate_difference
         assert (x.is_inference(), to_numpy(x).tolist()) == (before[0], before[1].tolist())
     w.data = inf.clone()  # the way out the message gives: a normal copy
     assert not w.is_inference() and w.requires_grad
+
+
+@pytest.mark.parametrize("new_shape", [(3,), (2, 2, 2), (1, 2)])
+def test_data_of_another_shape_with_the_old_accumulator_alive(device, new_shape):
+    """``x.data =`` of another shape while a graph from before keeps ``x``'s AccumulateGrad:
+    a new graph's gradient is checked against the accumulator's recorded shape, then (unless it
+    passes PyTorch's layout check and is taken as it comes) broadcast into the leaf's new shape
+    by ``clone_obey_contract``, which raises when it cannot."""
+    def scenario(lib, device):
+        out = {}
+        for which in ("new_graph", "old_graph"):
+            x = mk(lib, device, np.ones((2, 2), np.float32), requires_grad=True)
+            a = x * 1
+            x.data = mk(lib, device, np.arange(np.prod(new_shape), dtype=np.float32)
+                        .reshape(new_shape))
+            loss = (x * 2).sum() if which == "new_graph" else (a * 2).sum()
+            out[which] = err(loss.backward)
+            out[which + "_grad"] = value(x.grad)
+        return out
+
+    assert_parity(scenario, device=device)
