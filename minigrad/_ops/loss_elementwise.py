@@ -32,21 +32,6 @@ def _norm(red: int, n: int) -> float:
     return (1.0 / n if n else float("nan")) if red == 1 else 1.0
 
 
-def _grads(node: Node, g: Tensor, d_self: np.ndarray, d_target: np.ndarray | None):
-    """Scale the per-element derivatives by ``g`` (and ``1 / numel`` for mean); one grad per
-    input slot that has an edge."""
-    no_double_backward(node)
-    (n_x, _), (n_t, _) = node.next_functions
-    red, dt = node._saved["reduction"], d_self.dtype
-    scale = g._data * np.asarray(_norm(red, d_self.size), dt)
-    g_x = Tensor._make((d_self * scale).astype(dt, copy=False)) if n_x else None
-    g_t = None
-    if n_t:
-        d_t = -d_self if d_target is None else d_target
-        g_t = Tensor._make((d_t * scale).astype(dt, copy=False))
-    return g_x, g_t
-
-
 # ----------------------------------------------------------------------------- smooth l1 / huber
 def _smooth_factor(d, beta):
     return np.where(d < -beta, -1, np.where(d > beta, 1, d / beta))

@@ -45,8 +45,10 @@ def _to_last(t: Tensor, d: int) -> Tensor:
 
 
 def _flip_last(t: Tensor) -> Tensor:
-    """``t.flip(-1)``, written as an index with reversed positions (``IndexBackward0``)."""
-    return t[..., Tensor._make(np.arange(t.shape[-1] - 1, -1, -1, dtype=np.int64))]
+    """``t.flip(-1)`` (``FlipBackward0``, as PyTorch's formulas record)."""
+    from .transform import flip
+
+    return flip(t, -1)
 
 
 def _exclusive_cumprod(t: Tensor) -> Tensor:
@@ -154,7 +156,7 @@ def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
 # ----------------------------------------------------------------------------- scans
 def _reversed_cumsum(w: Tensor, d: int) -> Tensor:
     """``w.flip(d).cumsum(d).flip(d)``: the sum of the elements from each position to the
-    end (the flips written as indexes, see `_flip_last`)."""
+    end (see `_flip_last`)."""
     wt = _to_last(w, d)
     return _to_last(_flip_last(cumsum(_flip_last(wt), -1)), d)
 

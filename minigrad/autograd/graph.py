@@ -620,13 +620,10 @@ class AccumulateGrad(Node):
 def _check_accumulates_into(have: tuple, new: tuple) -> None:
     """PyTorch accumulates into an existing ``.grad`` in place (``grad += new``): the errors of
     an in-place add whose operand does not broadcast to the ``.grad``'s shape."""
-    for k, (a, b) in enumerate(zip(have[::-1], new[::-1])):
-        if a != b and 1 not in (a, b):
-            i = max(len(have), len(new)) - 1 - k
-            raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b "
-                               f"({b}) at non-singleton dimension {i}")
-    out = np.broadcast_shapes(have, new)
-    if out != have:
+    from .._ops._util import broadcast_shapes  # (lazily: the ops import the autograd package)
+
+    out = broadcast_shapes(have, new)  # (its RuntimeError for shapes that do not match)
+    if out != tuple(have):
         raise RuntimeError(f"output with shape {list(have)} doesn't match the broadcast shape "
                            f"{list(out)}")
 
