@@ -1,10 +1,22 @@
-"""``minigrad demo``: train the same CNN on real digits with minigrad and PyTorch, side by side.
+"""``minigrad demo``: train the same network on real digits with minigrad and PyTorch, side by
+side.
 
 The data is scikit-learn's bundled handwritten digits (``load_digits``: 1797 images of 8x8,
 grey levels 0..16, no download). Both libraries get the same initial weights (PyTorch's,
-copied with ``load_state_dict``), the same optimizer settings and the same batches; the
-training loop (`train_step`) is written once and runs unchanged on either library, which
-is the point: ``import minigrad as torch`` works for this code.
+copied with ``load_state_dict``, buffers included), the same optimizer settings and the same
+batches; the training loop (`train_step`) is written once and runs unchanged on either
+library, which is the point: ``import minigrad as torch`` works for this code.
+
+``--model`` picks the network (`DEMOS`; each states the test accuracy both libraries reach
+with its defaults, which the tests assert):
+
+* ``cnn`` (default): `build_cnn`, images (N, 1, 8, 8);
+* ``cnn-bn``: `minigrad.toy_models.build_cnn_bn`, the CNN with ``BatchNorm2d`` (trained in
+  ``train()`` mode, evaluated in ``eval()`` mode with the running statistics);
+* ``lstm``: `minigrad.toy_models.build_lstm_classifier`, each digit read as a sequence of 8
+  rows of 8 pixels (N, 8, 8);
+* ``transformer``: `minigrad.toy_models.build_transformer_classifier`, the same sequences
+  through one ``TransformerEncoderLayer``.
 """
 
 from __future__ import annotations
@@ -16,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .parity import graph_trace, to_numpy
+from .toy_models import build_cnn_bn, build_lstm_classifier, build_transformer_classifier
 
 
 def build_cnn(lib):
@@ -47,7 +60,8 @@ def make_optimizer(lib, model, name: str, lr: float):
 def train_step(lib, model, optimizer, xb, yb):
     """One step of plain PyTorch-style training; works unchanged for minigrad and torch.
 
-    ``xb``: float32 array (N, 1, 8, 8); ``yb``: int64 array (N,). Returns the loss tensor
+    ``xb``: float32 array, the model's input ((N, 1, 8, 8) images or (N, 8, 8) rows); ``yb``:
+    int64 array (N,). Returns the loss tensor
     (its graph is still readable: only its saved tensors were freed by ``backward``).
     """
     x, y = lib.tensor(xb), lib.tensor(yb)
@@ -59,14 +73,49 @@ def train_step(lib, model, optimizer, xb, yb):
 
 
 def accuracy(lib, model, x: np.ndarray, y: np.ndarray) -> float:
-    """Fraction of ``x`` classified as ``y`` (evaluated under ``no_grad``)."""
-    with lib.no_grad():
-        pred = model(lib.tensor(x)).argmax(1)
+    """Fraction of ``x`` classified as ``y``, evaluated in ``eval()`` mode under ``no_grad``
+    (BatchNorm then uses its running statistics); the model is put back in ``train()`` mode."""
+    model.eval()
+    try:
+        with lib.no_grad():
+            pred = model(lib.tensor(x)).argmax(1)
+    finally:
+        model.train()
     return float((to_numpy(pred) == y).mean())
 
 
-def load_digits_split(seed: int):
-    """Digits scaled to [0, 1] as (N, 1, 8, 8) float32, split 80/20 (stratified, fixed seed)."""
+@dataclass(frozen=True)
+class Demo:
+    """One ``--model`` of the demo: the network, how it reads a digit, its default settings
+    and the test accuracy both libraries reach with them (``target``, asserted by the tests).
+
+    ``layout`` is ``"image"`` (N, 1, 8, 8) or ``"rows"`` (N, 8, 8: 8 steps of 8 pixels).
+    """
+
+    name: str
+    description: str
+    build: object
+    layout: str
+    optimizer: str
+    lr: float
+    epochs: int
+    target: float
+
+
+#: The networks ``minigrad demo --model NAME`` trains (defaults: batch 64, seed 0).
+DEMOS = {d.name: d for d in (
+    Demo("cnn", "CNN", build_cnn, "image", "sgd", 0.05, 8, 0.90),
+    Demo("cnn-bn", "CNN with BatchNorm2d", build_cnn_bn, "image", "sgd", 0.05, 3, 0.95),
+    Demo("lstm", "LSTM over the 8 rows", build_lstm_classifier, "rows", "adam", 0.02, 6, 0.90),
+    Demo("transformer", "transformer encoder layer over the 8 rows",
+         build_transformer_classifier, "rows", "adam", 0.005, 5, 0.90),
+)}
+
+
+def load_digits_split(seed: int, layout: str = "image"):
+    """Digits scaled to [0, 1] as float32 (N, 1, 8, 8) for ``layout="image"``, (N, 8, 8) for
+    ``"rows"`` (batch, 8 rows as steps, 8 pixels as features), split 80/20 (stratified, fixed
+    seed)."""
     try:
         from sklearn.datasets import load_digits
         from sklearn.model_selection import train_test_split
@@ -74,7 +123,9 @@ def load_digits_split(seed: int):
         raise SystemExit("minigrad demo needs scikit-learn: pip install 'minigrad[tutorials]'") \
             from e
     digits = load_digits()
-    x = (digits.images / 16.0).astype(np.float32)[:, None, :, :]
+    x = (digits.images / 16.0).astype(np.float32)
+    if layout == "image":
+        x = x[:, None, :, :]
     y = digits.target.astype(np.int64)
     return train_test_split(x, y, test_size=0.2, random_state=seed, stratify=y)
 
@@ -84,6 +135,15 @@ def max_param_diff(mg_model, torch_model) -> float:
     ours = dict(mg_model.named_parameters())
     return max(float(np.max(np.abs(to_numpy(ours[name]) - to_numpy(p))))
                for name, p in torch_model.named_parameters())
+
+
+def max_state_diff(mg_model, torch_model) -> float:
+    """Largest absolute difference between corresponding ``state_dict`` entries of the two
+    models: parameters and buffers (BatchNorm's running statistics and batch counts)."""
+    ours = mg_model.state_dict()
+    return max(float(np.max(np.abs(to_numpy(ours[name]).astype(np.float64)
+                                   - to_numpy(t).astype(np.float64))))
+               for name, t in torch_model.state_dict().items())
 
 
 @dataclass
@@ -106,13 +166,23 @@ class DemoResult:
     first_graph: list
 
 
-def run_demo(epochs: int = 8, optimizer: str = "sgd", lr: float | None = None, seed: int = 0,
-             batch_size: int = 64, progress=None) -> DemoResult:
-    """Train minigrad's and PyTorch's copies of `build_cnn` in lockstep.
+def run_demo(epochs: int | None = None, optimizer: str | None = None, lr: float | None = None,
+             seed: int = 0, batch_size: int = 64, progress=None, model: str = "cnn"
+             ) -> DemoResult:
+    """Train minigrad's and PyTorch's copies of the network ``model`` (a key of `DEMOS`) in
+    lockstep; ``epochs``, ``optimizer`` and ``lr`` default to the model's own (`Demo`).
 
     ``progress(step, total)`` is called after every step when given. Returns a
-    `DemoResult`; raises SystemExit with install advice when torch/sklearn are missing.
+    `DemoResult`; raises SystemExit with install advice when torch/sklearn are missing and
+    ValueError for an unknown ``model``.
     """
+    if model not in DEMOS:
+        raise ValueError(f"unknown demo model {model!r}; choose one of {', '.join(DEMOS)}")
+    demo = DEMOS[model]
+    epochs = demo.epochs if epochs is None else epochs
+    optimizer = demo.optimizer if optimizer is None else optimizer
+    if lr is None and optimizer == demo.optimizer:
+        lr = demo.lr
     try:
         import torch
     except ImportError as e:
@@ -121,8 +191,8 @@ def run_demo(epochs: int = 8, optimizer: str = "sgd", lr: float | None = None, s
     # Tiny batches: threads only add contention (a multi-threaded BLAS on small matrices is many
     # times slower on a busy machine), and one thread each makes the timing comparison fair.
     torch.set_num_threads(1)
-    with _one_blas_thread():
-        return _train_both(epochs, optimizer, lr, seed, batch_size, progress, torch)
+    with _one_blas_thread(), _torch_lstm_without_onednn(torch, demo):
+        return _train_both(demo, epochs, optimizer, lr, seed, batch_size, progress, torch)
 
 
 def _one_blas_thread():
@@ -134,15 +204,34 @@ def _one_blas_thread():
     return threadpool_limits(limits=1)
 
 
-def _train_both(epochs, optimizer, lr, seed, batch_size, progress, torch) -> DemoResult:
+def _torch_lstm_without_onednn(torch, demo):
+    """PyTorch's float32 CPU LSTM runs oneDNN's fused kernel and records one
+    ``MkldnnRnnLayerBackward0`` node; minigrad records the composition of ordinary ops that
+    PyTorch records without oneDNN. For the LSTM demo PyTorch runs with oneDNN off, so that
+    the two graphs can be compared node by node (the numbers agree either way)."""
+    if demo.name != "lstm":
+        return contextlib.nullcontext()
+    import warnings
+
+    @contextlib.contextmanager
+    def onednn_off():
+        with warnings.catch_warnings():  # flags() warns about TF32 on Intel GPUs
+            warnings.filterwarnings("ignore", "TF32 acceleration", UserWarning)
+            with torch.backends.mkldnn.flags(enabled=False):
+                yield
+
+    return onednn_off()
+
+
+def _train_both(demo, epochs, optimizer, lr, seed, batch_size, progress, torch) -> DemoResult:
     import minigrad
 
     if lr is None:
         lr = 0.05 if optimizer == "sgd" else 3e-3
-    x_train, x_test, y_train, y_test = load_digits_split(seed)
+    x_train, x_test, y_train, y_test = load_digits_split(seed, demo.layout)
     torch.manual_seed(seed)
-    t_model = build_cnn(torch)
-    m_model = build_cnn(minigrad)
+    t_model = demo.build(torch)
+    m_model = demo.build(minigrad)
     m_model.load_state_dict(t_model.state_dict())
     libs = {"minigrad": (minigrad, m_model, make_optimizer(minigrad, m_model, optimizer, lr)),
             "torch": (torch, t_model, make_optimizer(torch, t_model, optimizer, lr))}
@@ -172,6 +261,6 @@ def _train_both(epochs, optimizer, lr, seed, batch_size, progress, torch) -> Dem
         for name, (lib, model, _) in libs.items():
             row.loss[name] = float(np.mean(losses[name]))
             row.acc[name] = accuracy(lib, model, x_test, y_test)
-        row.max_diff = max_param_diff(m_model, t_model)
+        row.max_diff = max_state_diff(m_model, t_model)
         rows.append(row)
     return DemoResult(rows, bool(graphs_identical), first_graph)
