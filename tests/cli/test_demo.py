@@ -73,9 +73,82 @@ def test_cli_demo_prints_table(capsys, monkeypatch):
 
 
 @pytest.mark.parametrize("args", [["demo", "--epochs", "0"], ["demo", "--optimizer", "rmsprop"],
+                                  ["demo", "--model", "gru"],
                                   ["demo", "--lr", "-1"], ["nope"]])
 def test_cli_rejects_bad_arguments(args, capsys):
     with pytest.raises(SystemExit) as exc:
         main(args)
     assert exc.value.code == 2
     assert "error" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ --model cnn-bn|lstm|transformer
+NEW_MODELS = ["cnn-bn", "lstm", "transformer"]
+
+
+@pytest.mark.parametrize("name", NEW_MODELS)
+def test_demo_model_reaches_its_stated_accuracy(name):
+    """Each ``--model`` with its defaults: the same graph on the first step, the same losses
+    epoch by epoch, and both libraries at or above the stated test accuracy (`Demo.target`,
+    printed by ``minigrad demo --help``)."""
+    from minigrad.demo import DEMOS
+
+    result = run_demo(model=name)
+    spec = DEMOS[name]
+    assert result.graphs_identical
+    assert len(result.rows) == spec.epochs
+    first = result.rows[0]
+    # the first epoch: float32 rounding has not yet been amplified
+    assert abs(first.loss["minigrad"] - first.loss["torch"]) < 1e-3, first.loss
+    last = result.rows[-1]
+    assert last.acc["minigrad"] >= spec.target, last.acc
+    assert last.acc["torch"] >= spec.target, last.acc
+    assert abs(last.acc["minigrad"] - last.acc["torch"]) <= 0.02
+    names = {n for n, _ in result.first_graph}
+    expected = {"cnn-bn": "NativeBatchNormBackward0", "lstm": "SigmoidBackward0",
+                "transformer": "NativeLayerNormBackward0"}[name]
+    assert expected in names
+
+
+def test_demo_targets_are_stated_in_help(capsys):
+    from minigrad.demo import DEMOS
+
+    assert {"cnn", *NEW_MODELS} == set(DEMOS)
+    with pytest.raises(SystemExit):
+        main(["demo", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for spec in DEMOS.values():
+        assert f"{spec.name} {100 * spec.target:.0f}% test accuracy" in text
+
+
+def test_cnn_bn_evaluates_in_eval_mode_and_compares_buffers():
+    """BatchNorm's running statistics are copied, updated the same way and compared (the
+    state diff covers buffers); accuracy is measured in eval() mode and train() is restored."""
+    from minigrad.demo import accuracy, max_state_diff
+    from minigrad.toy_models import build_cnn_bn
+
+    torch.manual_seed(0)
+    t_model, m_model = build_cnn_bn(torch), build_cnn_bn(minigrad)
+    m_model.load_state_dict(t_model.state_dict())
+    assert "1.running_mean" in m_model.state_dict() and max_state_diff(m_model, t_model) == 0
+    x = np.random.default_rng(0).random((4, 1, 8, 8), dtype=np.float32)
+    y = np.arange(4)
+    before = to_numpy(m_model[1].running_mean).copy()
+    accuracy(minigrad, m_model, x, y)
+    accuracy(torch, t_model, x, y)
+    assert m_model.training and t_model.training
+    np.testing.assert_array_equal(to_numpy(m_model[1].running_mean), before)  # eval: untouched
+    assert int(m_model[1].num_batches_tracked) == int(t_model[1].num_batches_tracked) == 0
+
+
+def test_cli_demo_model_prints_its_layout_and_target(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["demo", "--model", "lstm", "--epochs", "1", "--batch-size", "256"]) == 0
+    out = capsys.readouterr().out
+    assert "sequences of 8 rows of 8 pixels" in out and "identical" in out
+    assert "Stated test accuracy of lstm with its defaults: >= 90%" in out
+
+
+def test_run_demo_rejects_an_unknown_model():
+    with pytest.raises(ValueError, match="unknown demo model 'gru'"):
+        run_demo(model="gru")

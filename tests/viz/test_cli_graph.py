@@ -8,6 +8,8 @@ import pytest
 from minigrad.cli import main
 from minigrad.toy_models import TOY_MODELS
 
+from ._dot import parse_statement
+
 pytest.importorskip("torch")
 HAS_DOT = shutil.which("dot") is not None
 
@@ -55,4 +57,38 @@ def test_graph_rejects_unknown_model(capsys):
         main(["graph", "transformer"])
     assert info.value.code == 2
     assert "invalid choice" in capsys.readouterr().err
-    assert set(TOY_MODELS) == {"mlp", "cnn", "residual", "shared", "stuck", "inplace"}
+    assert set(TOY_MODELS) == {"mlp", "cnn", "residual", "shared", "stuck", "inplace", "bn",
+                               "lstm", "attention"}
+
+
+def _node_labels(dot_text: str) -> list:
+    """Sorted labels of the nodes a DOT file draws (a node's last declaration wins). Statements
+    start with a tab; a label may span lines (``"\n (2, 3)"`` of an output tensor)."""
+    labels = {}
+    for line in re.split(r"\n(?=\t)", dot_text):
+        st = parse_statement(line)
+        if st[0] == "node" and "label" in st[2]:
+            labels[st[1]] = st[2]["label"]
+    return sorted(labels.values())
+
+
+# What PyTorch's CPU graph of each new toy contains (read off torch's own drawing below).
+TORCH_NODES = {
+    "bn": {"NativeBatchNormBackward0", "ConvolutionBackward0", "ReluBackward0"},
+    "lstm": {"UnsafeSplitBackward0", "SigmoidBackward0", "TanhBackward0", "StackBackward0"},
+    "attention": {"BmmBackward0", "SoftmaxBackward0", "NativeLayerNormBackward0"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(TORCH_NODES))
+@pytest.mark.parametrize("flags", [[], ["--show-saved", "--no-modules"]], ids=["modules",
+                                                                             "saved_flat"])
+def test_graph_of_new_toys_names_the_nodes_as_torch(name, flags, tmp_path, capsys):
+    """``minigrad graph bn|lstm|attention``: the minigrad drawing has exactly the node labels of
+    the torch drawing (node names, parameter names and shapes; saved tensors when shown)."""
+    assert main(["graph", name, "--format", "dot", "--out", str(tmp_path), *flags]) == 0
+    ours = _node_labels((tmp_path / f"{name}_minigrad.dot").read_text())
+    theirs = _node_labels((tmp_path / f"{name}_torch.dot").read_text())
+    assert TORCH_NODES[name] <= set(theirs), theirs
+    assert ours == theirs
+    assert "MkldnnRnnLayerBackward0" not in theirs  # the lstm toy is float64: no fused node
