@@ -82,6 +82,22 @@ class _NormBase(Module):
     def _check_input_dim(self, input) -> None:
         raise NotImplementedError
 
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs) -> None:
+        """A checkpoint of format version 1 or without a version (a plain dict, such as
+        ``dict(model.named_parameters())``, has no ``_metadata``) may lack
+        ``num_batches_tracked``, which version 2 added: the current counter is kept (0 for a
+        fresh module), so the key is not reported missing. Everything else as
+        `Module._load_from_state_dict`. Mirrors ``torch.nn.modules.batchnorm._NormBase``."""
+        version = local_metadata.get("version", None)
+        if (version is None or version < 2) and self.track_running_stats:
+            key = prefix + "num_batches_tracked"
+            if key not in state_dict:
+                state_dict[key] = (self.num_batches_tracked if self.num_batches_tracked is not None
+                                   else Tensor._make(np.array(0, dtype=np.int64)))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
+
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
                 f"affine={self.affine}, bias={self.bias is not None}, "
