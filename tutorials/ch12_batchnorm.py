@@ -107,6 +107,8 @@ batch_mean, batch_var = X4.mean((0, 2, 3)), X4.var((0, 2, 3))  # NumPy: biased v
 assert np.allclose(to_numpy(mg["running_mean"]), 0.9 * 0 + 0.1 * batch_mean)
 assert np.allclose(to_numpy(mg["running_var"]), 0.9 * 1 + 0.1 * batch_var * n / (n - 1))
 assert np.allclose(to_numpy(mg["output var per channel"]), batch_var / (batch_var + 1e-5))
+(mean_v, count_v), after = mg["versions before (mean, count)"], mg["versions after (mean, count)"]
+assert after == (mean_v, count_v + 1)  # add_(1) counts; the kernel's write does not
 
 # %% [markdown]
 # Three things to read in that output:
@@ -194,10 +196,11 @@ assert mg["count after train + no_grad"] == 2 and not mg["eval output == train o
 #
 # The guess says `eval()` does not matter without dropout. Let us train the BatchNorm CNN of
 # `minigrad demo --model cnn-bn` for two epochs on the digits (the same initial weights and
-# batches in both libraries; float64, so that the two libraries stay equal to ~1e-12 over the
-# whole training: in float32 a ReLU input within rounding of 0 can fall on different sides in
-# the two libraries and the runs drift apart by ~1e-2), then classify the test images one at
-# a time, as a demo app or a serving loop would: once in `eval()` mode, once forgetting it.
+# batches in both libraries; float64, so that the two runs stay equal to many digits: in
+# float32 a ReLU input within rounding of 0 can fall on different sides of the kink in the two
+# libraries, and the runs slowly drift apart, as the last column of `minigrad demo --model
+# cnn-bn` shows), then classify the test images one at a time, as a demo app or a serving
+# loop would: once in `eval()` mode, once forgetting it.
 
 # %%
 X_train, X_test, Y_train, Y_test = load_digits_split(0)
@@ -240,6 +243,13 @@ def accuracy_one_at_a_time(lib, model, n_images=120):
     with lib.no_grad():
         preds = [int(model(lib.tensor(X_test[i:i + 1])).argmax()) for i in range(n_images)]
     return float(np.mean(np.array(preds) == Y_test[:n_images]))
+
+
+def accuracy_of_the_test_set(lib, model):
+    """In eval() mode a batch gives the same answers as one image at a time: one call."""
+    with lib.no_grad():
+        preds = to_numpy(model(lib.tensor(X_test)).argmax(1))
+    return float(np.mean(preds == Y_test))
 
 
 def alone_vs_in_a_batch(lib, model):
@@ -336,8 +346,8 @@ def checkpoints(lib):
     missing = params_only.load_state_dict(dict(model.named_parameters()), strict=False)
     return {"state_dict keys of BN layer 1": [k for k in model.state_dict() if k[0] == "1"],
             "missing keys (params only)": missing.missing_keys,
-            "accuracy, full state_dict": accuracy_one_at_a_time(lib, full),
-            "accuracy, parameters only": accuracy_one_at_a_time(lib, params_only)}
+            "accuracy, full state_dict": accuracy_of_the_test_set(lib, full),
+            "accuracy, parameters only": accuracy_of_the_test_set(lib, params_only)}
 
 
 mg, pt = side_by_side(checkpoints, rtol=1e-6, atol=1e-9)
