@@ -152,3 +152,37 @@ def test_cli_demo_model_prints_its_layout_and_target(capsys, monkeypatch):
 def test_run_demo_rejects_an_unknown_model():
     with pytest.raises(ValueError, match="unknown demo model 'gru'"):
         run_demo(model="gru")
+
+
+@pytest.mark.parametrize("build,shape", [("build_cnn_bn", (16, 1, 8, 8)),
+                                         ("build_lstm_classifier", (16, 8, 8)),
+                                         ("build_transformer_classifier", (16, 8, 8))])
+@pytest.mark.parametrize("opt", ["sgd", "adam"])
+def test_demo_models_train_alike_in_float64(build, shape, opt):
+    """The demo's new networks, three steps in float64 with train_step: same losses, graphs,
+    parameters, gradients and buffers (float32 runs drift apart slowly: a ReLU input within
+    rounding of 0 may fall on different sides of the kink, and Adam's first steps turn tiny
+    gradient differences into steps of size lr)."""
+    from minigrad import toy_models
+    from minigrad.demo import make_optimizer, max_state_diff
+
+    make = getattr(toy_models, build)
+    rng = np.random.default_rng(2)
+    torch.manual_seed(2)
+    t_model, m_model = make(torch).double(), make(minigrad).double()
+    m_model.load_state_dict(t_model.state_dict())
+    t_opt = make_optimizer(torch, t_model, opt, 0.01)
+    m_opt = make_optimizer(minigrad, m_model, opt, 0.01)
+    for step in range(3):
+        x = rng.random(shape)
+        y = rng.integers(0, 10, shape[0])
+        lt = train_step(torch, t_model, t_opt, x, y)
+        lm = train_step(minigrad, m_model, m_opt, x, y)
+        compare(lm.item(), lt.item(), f"loss[{step}]", rtol=1e-10, atol=1e-12)
+        compare(graph_trace(lm), graph_trace(lt), f"graph[{step}]")
+        ours = dict(m_model.named_parameters())
+        for name, p in t_model.named_parameters():
+            compare(to_numpy(ours[name].grad), to_numpy(p.grad), f"step{step}.{name}.grad",
+                    rtol=1e-8, atol=1e-10)
+        assert max_state_diff(m_model, t_model) < 1e-9
+    assert list(m_model.state_dict()) == list(t_model.state_dict())
