@@ -1,0 +1,380 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # What backward keeps: saved tensors, their hooks, and checkpointing
+#
+# The guess: *"the graph keeps every intermediate result alive until backward, so the memory of
+# a forward pass is the price of autograd, and nothing can be done about it."* Each node keeps
+# only what its derivative formula needs, and some keep nothing at all. How a kept tensor is
+# stored is yours to decide (saved-tensor hooks), it can be moved away (`save_on_cpu`), or not
+# kept at all and computed again when backward needs it (checkpointing). This chapter watches
+# each of these happen, in minigrad and PyTorch.
+
+# %%
+import gc
+import re
+import weakref
+
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+
+import minigrad
+from minigrad.parity import graph_nodes
+from minigrad.tutorial import (
+    output_dir,
+    quote,
+    same_error,
+    save_figure,
+    save_graph,
+    shown,
+    side_by_side,
+)
+from minigrad.viz import make_dot
+
+OUT = output_dir(10)
+print(f"figures for this chapter go to {shown(OUT)}")
+print(f"minigrad {minigrad.__version__}, torch {torch.__version__}")
+
+
+def canonical(dot) -> str:
+    """DOT source with node ids (different on every run) renamed N0, N1... (as in chapter 8)."""
+    names = {}
+    return re.sub(r"\b\d{6,}\b", lambda m: names.setdefault(m.group(0), f"N{len(names)}"),
+                  dot.source)
+
+
+def forward(lib):
+    """``sum(exp(x * w) + 1)`` on two leaves: the example of the first sections."""
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    w = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    y = x * w
+    z = y.exp()
+    return x, w, y, z, (z + 1).sum()
+
+
+# %% [markdown]
+# ## What each node keeps
+#
+# A node's saved values are its `_saved_<name>` attributes (chapter 8 drew them with
+# `show_saved`). `MulBackward0` keeps both factors (`d(x*w)/dx = w`), `ExpBackward0` keeps its
+# *result* (`d exp(y)/dy = exp(y)`), `AddBackward0` only the number `alpha` and `SumBackward0`
+# only a shape: no tensor.
+
+# %%
+def what_nodes_save(lib):
+    x, w, y, z, s = forward(lib)
+    kept = {n.name(): [a for a in dir(n) if a.startswith("_saved_")]
+            for n in graph_nodes([s.grad_fn]) if "AccumulateGrad" not in n.name()}
+    return {**kept,
+            "_saved_self is x": y.grad_fn._saved_self is x,
+            "_saved_result is z": z.grad_fn._saved_result is z,
+            "its grad_fn is z.grad_fn": z.grad_fn._saved_result.grad_fn is z.grad_fn}
+
+
+mg, pt = side_by_side(what_nodes_save)
+assert mg["MulBackward0"] == ["_saved_other", "_saved_self"]
+assert mg["_saved_self is x"] and not mg["_saved_result is z"] and mg["its grad_fn is z.grad_fn"]
+
+# %% [markdown]
+# A saved input comes back as the very tensor `x`. A saved *output* comes back as a new tensor
+# object whose `grad_fn` is the node itself: the node cannot hold `z` (which holds the node),
+# or the two would keep each other alive. Drawn with `show_saved=True` (saved tensors in
+# orange; a saved leaf is linked to its blue box), the same picture in both libraries:
+
+# %%
+dots = {}
+for lib in (minigrad, torch):
+    x, w, y, z, s = forward(lib)
+    dots[lib.__name__] = make_dot(s, params={"x": x, "w": w}, show_saved=True)
+save_graph(dots["minigrad"], OUT / "saved_tensors_minigrad")
+assert canonical(dots["minigrad"]) == canonical(dots["torch"])
+assert canonical(dots["minigrad"]).count("dir=none") == 3  # 3 saved tensors, 1 of them orange
+
+# %% [markdown]
+# ## Pack and unpack, step by step
+#
+# Inside `with autograd.graph.saved_tensors_hooks(pack, unpack):` every tensor an op saves is
+# handed to `pack`, and the node keeps whatever `pack` returns; backward hands that back to
+# `unpack` and uses the tensor it returns. A log of both hooks, and a node pre-hook (chapter 7)
+# that logs each node as it starts, show when each one runs:
+
+# %%
+def traced(lib):
+    log = []
+
+    def name(t):  # which tensor it is, told by its first value
+        return {1.0: "x", 0.5: "w"}.get(t.tolist()[0], "z")
+
+    def pack(t):
+        log.append(f"pack {name(t)}" + (f" ({t.grad_fn.name()})" if t.grad_fn else ""))
+        return t
+
+    def unpack(t):
+        log.append(f"unpack {name(t)}")
+        return t
+
+    with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
+        log.append("-- forward")
+        x, w, y, z, s = forward(lib)
+    for node in (z.grad_fn, y.grad_fn):
+        node.register_prehook(lambda grads, node=node: log.append(f"run {node.name()}"))
+    log.append("-- read _saved_other")
+    y.grad_fn._saved_other
+    log.append("-- backward")
+    s.backward()
+    return {f"step {i}": line for i, line in enumerate(log)}
+
+
+mg, pt = side_by_side(traced)
+assert list(mg.values()) == ["-- forward", "pack w", "pack x", "pack z (ExpBackward0)",
+                             "-- read _saved_other", "unpack w", "-- backward",
+                             "run ExpBackward0", "unpack z", "run MulBackward0", "unpack w",
+                             "unpack x"]
+
+# %% [markdown]
+# Three packs in the forward (`w` and `x` for the product, `z` the result of `exp`), each at the
+# moment its op runs. Reading `_saved_other` unpacks too. In backward each node unpacks its
+# tensors when it starts, after its pre-hooks: nothing is unpacked before it is needed. In
+# minigrad the hooks are chosen when the tensor is saved (`SavedTensor.__init__`), and
+# `_unpack_hooked` calls `unpack`:
+
+# %%
+quote(minigrad.autograd.graph.SavedTensor._unpack_hooked, "data = unpack(packed)",
+      "result of type")
+
+# %% [markdown]
+# ## After backward: freed, and a second backward refused
+#
+# Here `pack` returns a box around the tensor, and a weak reference tells whether the box is
+# still alive. Backward drops each node's packed values as soon as the node has run (unless
+# `retain_graph=True`, chapter 4). A second backward then has nothing to unpack:
+
+# %%
+class Box:
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+
+def freed(lib, retain):
+    boxes, unpacks = [], []
+
+    def pack(t):
+        box = Box(t)
+        boxes.append(weakref.ref(box))
+        return box
+
+    def unpack(box):
+        unpacks.append(1)
+        return box.tensor
+
+    with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
+        s = forward(lib)[-1]
+    gc.collect()
+    before = sum(b() is not None for b in boxes)
+    s.backward(retain_graph=retain)
+    gc.collect()
+    out = {"boxes alive before backward": before,
+           "after backward": sum(b() is not None for b in boxes), "unpacks": len(unpacks)}
+    if retain:
+        s.backward()
+        out["unpacks after a 2nd backward"] = len(unpacks)
+    return out
+
+
+mg, pt = side_by_side(freed, False)
+assert (mg["boxes alive before backward"], mg["after backward"]) == (3, 0)
+mg, pt = side_by_side(freed, True)
+assert mg["after backward"] == 3 and mg["unpacks after a 2nd backward"] == 6
+
+
+def twice(lib):
+    with lib.autograd.graph.saved_tensors_hooks(Box, lambda box: box.tensor):
+        s = forward(lib)[-1]
+    s.backward()
+    s.backward()
+
+
+same_error(twice, "Trying to backward through the graph a second time")
+
+# %% [markdown]
+# With `retain_graph=True` the boxes survive and each backward unpacks every value again
+# (3 + 3), still from one pack.
+#
+# ## `save_on_cpu`: hooks that move the values
+#
+# `autograd.graph.save_on_cpu(pin_memory=False)` is a pair of hooks that packs each tensor on
+# the CPU and unpacks it onto its device: a GPU model keeps its activations in host memory.
+# On a CPU tensor the "copy" is the tensor itself, except with `pin_memory=True`, which copies
+# it. Hooked values have no version check (their hooks own them), which an in-place change
+# after the forward makes visible: `a` is multiplied by 10 after `a * a` saved it.
+
+# %%
+def changed_after_forward(lib, how):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    hooks = lib.enable_grad() if how == "no hooks" else lib.autograd.graph.save_on_cpu(
+        pin_memory="True" in how)
+    with hooks:
+        a = x * 1.0
+        y = (a * a).sum()  # d/dx = 2a
+    with lib.no_grad():
+        a.mul_(10)
+    y.backward()
+    return {f"{how}: x.grad": x.grad}
+
+
+side_by_side(changed_after_forward, "save_on_cpu(pin_memory=False)")
+side_by_side(changed_after_forward, "save_on_cpu(pin_memory=True)")
+same_error(changed_after_forward, "modified by an inplace operation", "no hooks")
+
+# %% [markdown]
+# Without hooks backward refuses (chapter 3). With `pin_memory=False` it uses the changed
+# values (`2 * 10a`, no error); with `pin_memory=True` the copy made at save time (`2a`).
+#
+# ## Checkpointing: keep less, compute again
+#
+# `utils.checkpoint.checkpoint(block, x, use_reentrant=...)` keeps only the block's inputs and
+# runs `block` again in backward. The block below multiplies and takes `sin` four times; each
+# `sin` keeps its input. We count calls of `block`, weak references tell which intermediates
+# are alive between forward and backward, and an outer pack hook counts the bytes saved (inside
+# a checkpoint the checkpoint's own hooks are the innermost pair, so the outer hook sees what
+# the checkpoint itself keeps).
+
+# %%
+def memory(lib, mode):
+    calls, inner = [], []
+    saved = {"tensors": 0, "bytes": 0}
+
+    def block(h):
+        calls.append(1)
+        for _ in range(4):
+            m = h * 1.5
+            inner.append(weakref.ref(m))
+            h = m.sin()
+        return h
+
+    def pack(t):
+        saved["tensors"] += 1
+        saved["bytes"] += t.numel() * t.dtype.itemsize
+        return t
+
+    x = lib.tensor(np.linspace(-1, 1, 1000, dtype=np.float32), requires_grad=True)
+    with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        y = block(x) if mode == "plain" else lib.utils.checkpoint.checkpoint(
+            block, x, use_reentrant=mode == "reentrant")
+    loss = y.sum()
+    gc.collect()
+    out = {"output's node": y.grad_fn.name(), "block calls after forward": len(calls),
+           "intermediates alive": sum(r() is not None for r in inner),
+           "saved tensors (outer hook)": saved["tensors"], "saved bytes": saved["bytes"]}
+    loss.backward()
+    GRADS[lib.__name__, mode] = x.grad.numpy()
+    return out | {"block calls after backward": len(calls), "x.grad[:3]": x.grad[:3]}
+
+
+GRADS, results = {}, {}
+for mode in ("plain", "reentrant", "non-reentrant"):
+    print(f"{mode}:")
+    results[mode], _ = side_by_side(memory, mode)
+plain, reentrant, nonre = results["plain"], results["reentrant"], results["non-reentrant"]
+assert plain["intermediates alive"] == 4 and plain["saved bytes"] == 4 * 1000 * 4
+for r in (reentrant, nonre):
+    assert r["intermediates alive"] == 0 and r["saved bytes"] == 1000 * 4
+    assert (r["block calls after forward"], r["block calls after backward"]) == (1, 2)
+for (lib_name, mode), grad in GRADS.items():  # 1,000 values each, all the same
+    assert np.allclose(grad, GRADS["minigrad", "plain"], atol=1e-6), (lib_name, mode)
+
+fig, ax = plt.subplots(figsize=(6, 3))
+ax.bar(list(results), [r["saved bytes"] / 1000 for r in results.values()],
+       color=["grey", "tab:blue", "tab:green"])
+ax.set_ylabel("kB saved for backward")
+ax.set_title("Four sin(1.5 h) on 1,000 floats: what waits for backward")
+save_figure(fig, OUT / "saved_bytes.png")
+
+# %% [markdown]
+# Without checkpointing the four inputs of `sin` wait for backward (16,000 bytes). Checkpointed,
+# only the block's input is kept (4,000 bytes), and `block` runs twice: once in the forward,
+# once in the backward. The gradients are the same. The two variants get there differently:
+#
+# * `use_reentrant=True` runs `block` under `no_grad` inside a custom Function; its node,
+#   `CheckpointFunctionBackward`, calls `block` again with grad enabled and runs a nested
+#   backward through the fresh graph.
+# * `use_reentrant=False` records `block`'s graph as usual (the output's node is `SinBackward0`)
+#   inside saved-tensor hooks whose `pack` returns an empty placeholder. The first `unpack` of a
+#   backward runs `block` again and fills the placeholders.
+#
+# The log of the non-reentrant variant: the recomputation starts when the last `sin`'s node
+# needs its input:
+
+# %%
+def recompute_log(lib):
+    log = []
+
+    def block(h):
+        log.append("block runs")
+        return h.sin().sin()
+
+    x = lib.tensor([0.5, 1.0], requires_grad=True)
+    y = lib.utils.checkpoint.checkpoint(block, x, use_reentrant=False)
+    y.grad_fn.register_prehook(lambda grads: log.append(f"run {y.grad_fn.name()}"))
+    log.append("-- backward")
+    y.sum().backward()
+    return {"log": log}
+
+
+mg, pt = side_by_side(recompute_log)
+assert mg["log"] == ["block runs", "-- backward", "run SinBackward0", "block runs"]
+quote(minigrad.utils.checkpoint._checkpoint_hook.__init__, "if not frame.is_recomputed[gid]",
+      "frame.is_recomputed[gid] = True")
+
+# %% [markdown]
+# The reentrant variant's graph is one node for the whole block. Its nested backward writes
+# `.grad`, so it cannot serve `autograd.grad`, which returns gradients instead; the
+# non-reentrant one can:
+
+# %%
+def reentrant_graph(lib):
+    x = lib.tensor([0.5, 1.0], requires_grad=True)
+    return lib.utils.checkpoint.checkpoint(lambda h: h.sin().sin(), x, use_reentrant=True), x
+
+
+dots = {}
+for lib in (minigrad, torch):
+    y, x = reentrant_graph(lib)
+    dots[lib.__name__] = make_dot(y, params={"x": x})
+save_graph(dots["minigrad"], OUT / "reentrant_checkpoint_minigrad")
+assert canonical(dots["minigrad"]) == canonical(dots["torch"])
+assert "CheckpointFunctionBackward" in dots["minigrad"].source
+
+
+def grad_through(lib, reentrant):
+    x = lib.tensor([0.5, 1.0], requires_grad=True)
+    y = lib.utils.checkpoint.checkpoint(lambda h: h.sin().sin(), x, use_reentrant=reentrant)
+    return {"autograd.grad": lib.autograd.grad(y.sum(), x)[0]}
+
+
+same_error(grad_through, "incompatible with .grad()", True)
+side_by_side(grad_through, False)
+
+# %% [markdown]
+# ## What to remember
+#
+# * A node keeps what its formula needs (`_saved_*`): inputs as themselves, outputs as new
+#   tensors with the node as `grad_fn`; `add` and `sum` keep no tensor.
+# * `saved_tensors_hooks(pack, unpack)`: `pack` once per saved tensor in the forward, `unpack`
+#   when its node starts in backward (or `_saved_x` is read). Backward frees the packed values;
+#   a second backward raises, unless `retain_graph=True`.
+# * `save_on_cpu` is such a pair of hooks; hooked values are not version-checked.
+# * `checkpoint` keeps the inputs and runs the block again in backward: less memory, one more
+#   forward. Prefer `use_reentrant=False` (`autograd.grad` works, the graph is the usual one).
+# * More: the concept pages on saved-tensor hooks and checkpointing.
