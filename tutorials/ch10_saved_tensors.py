@@ -22,7 +22,6 @@
 
 # %%
 import gc
-import re
 import weakref
 
 import matplotlib.pyplot as plt
@@ -47,13 +46,6 @@ print(f"figures for this chapter go to {shown(OUT)}")
 print(f"minigrad {minigrad.__version__}, torch {torch.__version__}")
 
 
-def canonical(dot) -> str:
-    """DOT source with node ids (different on every run) renamed N0, N1... (as in chapter 8)."""
-    names = {}
-    return re.sub(r"\b\d{6,}\b", lambda m: names.setdefault(m.group(0), f"N{len(names)}"),
-                  dot.source)
-
-
 def forward(lib):
     """``sum(exp(x * w) + 1)`` on two leaves: the example of the first sections."""
     x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -69,14 +61,15 @@ def forward(lib):
 # A node's saved values are its `_saved_<name>` attributes (chapter 8 drew them with
 # `show_saved`). `MulBackward0` keeps both factors (`d(x*w)/dx = w`), `ExpBackward0` keeps its
 # *result* (`d exp(y)/dy = exp(y)`), `AddBackward0` only the number `alpha` and `SumBackward0`
-# only a shape: no tensor.
+# only a shape: no tensor (a `_raw_saved_<name>` attribute exists for each saved tensor).
 
 # %%
 def what_nodes_save(lib):
     x, w, y, z, s = forward(lib)
-    kept = {n.name(): [a for a in dir(n) if a.startswith("_saved_")]
-            for n in graph_nodes([s.grad_fn]) if "AccumulateGrad" not in n.name()}
-    return {**kept,
+    nodes = [n for n in graph_nodes([s.grad_fn]) if "AccumulateGrad" not in n.name()]
+    kept = {n.name(): [a for a in dir(n) if a.startswith("_saved_")] for n in nodes}
+    return {**kept, "of them tensors": [sum(a.startswith("_raw_saved_") for a in dir(n))
+                                        for n in nodes],
             "_saved_self is x": y.grad_fn._saved_self is x,
             "_saved_result is z": z.grad_fn._saved_result is z,
             "its grad_fn is z.grad_fn": z.grad_fn._saved_result.grad_fn is z.grad_fn}
@@ -84,24 +77,14 @@ def what_nodes_save(lib):
 
 mg, pt = side_by_side(what_nodes_save)
 assert mg["MulBackward0"] == ["_saved_other", "_saved_self"]
+assert mg["of them tensors"] == [0, 0, 1, 2]
 assert mg["_saved_self is x"] and not mg["_saved_result is z"] and mg["its grad_fn is z.grad_fn"]
 
 # %% [markdown]
 # A saved input comes back as the very tensor `x`. A saved *output* comes back as a new tensor
 # object whose `grad_fn` is the node itself: the node cannot hold `z` (which holds the node),
-# or the two would keep each other alive. Drawn with `show_saved=True` (saved tensors in
-# orange; a saved leaf is linked to its blue box), the same picture in both libraries:
-
-# %%
-dots = {}
-for lib in (minigrad, torch):
-    x, w, y, z, s = forward(lib)
-    dots[lib.__name__] = make_dot(s, params={"x": x, "w": w}, show_saved=True)
-save_graph(dots["minigrad"], OUT / "saved_tensors_minigrad")
-assert canonical(dots["minigrad"]) == canonical(dots["torch"])
-assert canonical(dots["minigrad"]).count("dir=none") == 3  # 3 saved tensors, 1 of them orange
-
-# %% [markdown]
+# or the two would keep each other alive.
+#
 # ## Pack and unpack, step by step
 #
 # Inside `with autograd.graph.saved_tensors_hooks(pack, unpack):` every tensor an op saves is
@@ -130,28 +113,31 @@ def traced(lib):
     for node in (z.grad_fn, y.grad_fn):
         node.register_prehook(lambda grads, node=node: log.append(f"run {node.name()}"))
     log.append("-- read _saved_other")
-    y.grad_fn._saved_other
+    read = y.grad_fn._saved_other
     log.append("-- backward")
     s.backward()
-    return {f"step {i}": line for i, line in enumerate(log)}
+    return {f"step {i}": line for i, line in enumerate(log)} | {
+        "_saved_other is w": read is w, "... equal to w": read.tolist() == w.tolist()}
 
 
 mg, pt = side_by_side(traced)
 assert list(mg.values()) == ["-- forward", "pack w", "pack x", "pack z (ExpBackward0)",
                              "-- read _saved_other", "unpack w", "-- backward",
                              "run ExpBackward0", "unpack z", "run MulBackward0", "unpack w",
-                             "unpack x"]
+                             "unpack x", False, True]
 
 # %% [markdown]
 # Three packs in the forward (`w` and `x` for the product, `z` the result of `exp`), each at the
-# moment its op runs. Reading `_saved_other` unpacks too. In backward each node unpacks its
+# moment its op runs. Reading `_saved_other` unpacks too, and gives a new tensor object
+# (`unpack` returned `w` itself, yet what the node hands out is a new tensor with `w`'s values
+# and history). In backward each node unpacks its
 # tensors when it starts, after its pre-hooks: nothing is unpacked before it is needed. In
 # minigrad the hooks are chosen when the tensor is saved (`SavedTensor.__init__`), and
 # `_unpack_hooked` calls `unpack`:
 
 # %%
 quote(minigrad.autograd.graph.SavedTensor._unpack_hooked, "data = unpack(packed)",
-      "result of type")
+      "out = Tensor._make")
 
 # %% [markdown]
 # ## After backward: freed, and a second backward refused
@@ -170,32 +156,20 @@ def freed(lib, retain):
     boxes, unpacks = [], []
 
     def pack(t):
-        box = Box(t)
-        boxes.append(weakref.ref(box))
+        boxes.append(weakref.ref(box := Box(t)))
         return box
 
-    def unpack(box):
-        unpacks.append(1)
-        return box.tensor
-
-    with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
+    with lib.autograd.graph.saved_tensors_hooks(pack, lambda box: unpacks.append(1) or box.tensor):
         s = forward(lib)[-1]
-    gc.collect()
-    before = sum(b() is not None for b in boxes)
+    alive = [sum(b() is not None for b in boxes)]
     s.backward(retain_graph=retain)
     gc.collect()
-    out = {"boxes alive before backward": before,
-           "after backward": sum(b() is not None for b in boxes), "unpacks": len(unpacks)}
-    if retain:
-        s.backward()
-        out["unpacks after a 2nd backward"] = len(unpacks)
-    return out
+    alive.append(sum(b() is not None for b in boxes))
+    return {f"retain_graph={retain}: boxes alive before/after": alive, "unpacks": len(unpacks)}
 
 
-mg, pt = side_by_side(freed, False)
-assert (mg["boxes alive before backward"], mg["after backward"]) == (3, 0)
-mg, pt = side_by_side(freed, True)
-assert mg["after backward"] == 3 and mg["unpacks after a 2nd backward"] == 6
+assert side_by_side(freed, False)[0]["retain_graph=False: boxes alive before/after"] == [3, 0]
+assert side_by_side(freed, True)[0]["retain_graph=True: boxes alive before/after"] == [3, 3]
 
 
 def twice(lib):
@@ -208,8 +182,7 @@ def twice(lib):
 same_error(twice, "Trying to backward through the graph a second time")
 
 # %% [markdown]
-# With `retain_graph=True` the boxes survive and each backward unpacks every value again
-# (3 + 3), still from one pack.
+# With `retain_graph=True` the boxes survive, and a second backward unpacks them again.
 #
 # ## `save_on_cpu`: hooks that move the values
 #
@@ -233,8 +206,8 @@ def changed_after_forward(lib, how):
     return {f"{how}: x.grad": x.grad}
 
 
-side_by_side(changed_after_forward, "save_on_cpu(pin_memory=False)")
-side_by_side(changed_after_forward, "save_on_cpu(pin_memory=True)")
+for how in ("save_on_cpu(pin_memory=False)", "save_on_cpu(pin_memory=True)"):
+    side_by_side(changed_after_forward, how)
 same_error(changed_after_forward, "modified by an inplace operation", "no hooks")
 
 # %% [markdown]
@@ -244,55 +217,49 @@ same_error(changed_after_forward, "modified by an inplace operation", "no hooks"
 # ## Checkpointing: keep less, compute again
 #
 # `utils.checkpoint.checkpoint(block, x, use_reentrant=...)` keeps only the block's inputs and
-# runs `block` again in backward. The block below multiplies and takes `sin` four times; each
-# `sin` keeps its input. We count calls of `block`, weak references tell which intermediates
-# are alive between forward and backward, and an outer pack hook counts the bytes saved (inside
-# a checkpoint the checkpoint's own hooks are the innermost pair, so the outer hook sees what
-# the checkpoint itself keeps).
+# runs `block` again in backward. Our block takes `sin(1.5 h)` four times; each `sin` keeps its
+# input. We count the calls of `block`; weak references tell which intermediates are alive
+# between forward and backward; an outer pack hook adds up the bytes saved (inside a
+# checkpoint, the checkpoint's own hooks are innermost: the outer one sees what it keeps).
 
 # %%
 def memory(lib, mode):
-    calls, inner = [], []
-    saved = {"tensors": 0, "bytes": 0}
+    calls, inner, saved = [], [], []
 
     def block(h):
         calls.append(1)
         for _ in range(4):
-            m = h * 1.5
-            inner.append(weakref.ref(m))
+            inner.append(weakref.ref(m := h * 1.5))
             h = m.sin()
         return h
 
     def pack(t):
-        saved["tensors"] += 1
-        saved["bytes"] += t.numel() * t.dtype.itemsize
+        saved.append(t.numel() * t.dtype.itemsize)
         return t
 
     x = lib.tensor(np.linspace(-1, 1, 1000, dtype=np.float32), requires_grad=True)
     with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
         y = block(x) if mode == "plain" else lib.utils.checkpoint.checkpoint(
             block, x, use_reentrant=mode == "reentrant")
-    loss = y.sum()
     gc.collect()
     out = {"output's node": y.grad_fn.name(), "block calls after forward": len(calls),
-           "intermediates alive": sum(r() is not None for r in inner),
-           "saved tensors (outer hook)": saved["tensors"], "saved bytes": saved["bytes"]}
-    loss.backward()
+           "intermediates alive": sum(r() is not None for r in inner), "saved bytes": sum(saved)}
+    y.sum().backward()
     GRADS[lib.__name__, mode] = x.grad.numpy()
-    return out | {"block calls after backward": len(calls), "x.grad[:3]": x.grad[:3]}
+    return out | {"block calls after backward": len(calls)}
 
 
 GRADS, results = {}, {}
 for mode in ("plain", "reentrant", "non-reentrant"):
     print(f"{mode}:")
-    results[mode], _ = side_by_side(memory, mode)
-plain, reentrant, nonre = results["plain"], results["reentrant"], results["non-reentrant"]
-assert plain["intermediates alive"] == 4 and plain["saved bytes"] == 4 * 1000 * 4
-for r in (reentrant, nonre):
-    assert r["intermediates alive"] == 0 and r["saved bytes"] == 1000 * 4
-    assert (r["block calls after forward"], r["block calls after backward"]) == (1, 2)
-for (lib_name, mode), grad in GRADS.items():  # 1,000 values each, all the same
-    assert np.allclose(grad, GRADS["minigrad", "plain"], atol=1e-6), (lib_name, mode)
+    results[mode] = side_by_side(memory, mode)[0]
+assert results["plain"]["intermediates alive"] == 4 and results["plain"]["saved bytes"] == 16000
+for mode in ("reentrant", "non-reentrant"):
+    assert results[mode]["intermediates alive"] == 0 and results[mode]["saved bytes"] == 4000
+    assert results[mode]["block calls after forward"] == 1
+    assert results[mode]["block calls after backward"] == 2
+for key, grad in GRADS.items():  # 1,000 gradients each, the same in all six runs
+    assert np.allclose(grad, GRADS["minigrad", "plain"], atol=1e-6), key
 
 fig, ax = plt.subplots(figsize=(6, 3))
 ax.bar(list(results), [r["saved bytes"] / 1000 for r in results.values()],
@@ -302,59 +269,42 @@ ax.set_title("Four sin(1.5 h) on 1,000 floats: what waits for backward")
 save_figure(fig, OUT / "saved_bytes.png")
 
 # %% [markdown]
-# Without checkpointing the four inputs of `sin` wait for backward (16,000 bytes). Checkpointed,
-# only the block's input is kept (4,000 bytes), and `block` runs twice: once in the forward,
-# once in the backward. The gradients are the same. The two variants get there differently:
-#
-# * `use_reentrant=True` runs `block` under `no_grad` inside a custom Function; its node,
-#   `CheckpointFunctionBackward`, calls `block` again with grad enabled and runs a nested
-#   backward through the fresh graph.
-# * `use_reentrant=False` records `block`'s graph as usual (the output's node is `SinBackward0`)
-#   inside saved-tensor hooks whose `pack` returns an empty placeholder. The first `unpack` of a
-#   backward runs `block` again and fills the placeholders.
-#
-# The log of the non-reentrant variant: the recomputation starts when the last `sin`'s node
-# needs its input:
+# Without checkpointing the four inputs of `sin` wait for backward (16,000 bytes); checkpointed,
+# only the block's input (4,000 bytes), and `block` runs twice, the second time in backward.
+# The gradients are the same. The non-reentrant variant (`use_reentrant=False`) records the
+# usual graph (its output's node is `SinBackward0`) under hooks whose `pack` keeps an empty
+# placeholder; the first `unpack` of a backward runs `block` again to fill them. A log shows
+# that the recomputation starts when the last `sin`'s node needs its input:
 
 # %%
 def recompute_log(lib):
     log = []
-
-    def block(h):
-        log.append("block runs")
-        return h.sin().sin()
-
     x = lib.tensor([0.5, 1.0], requires_grad=True)
-    y = lib.utils.checkpoint.checkpoint(block, x, use_reentrant=False)
+    y = lib.utils.checkpoint.checkpoint(lambda h: log.append("block runs") or h.sin().sin(), x,
+                                        use_reentrant=False)
     y.grad_fn.register_prehook(lambda grads: log.append(f"run {y.grad_fn.name()}"))
-    log.append("-- backward")
     y.sum().backward()
     return {"log": log}
 
 
-mg, pt = side_by_side(recompute_log)
-assert mg["log"] == ["block runs", "-- backward", "run SinBackward0", "block runs"]
+assert side_by_side(recompute_log)[0]["log"] == ["block runs", "run SinBackward0", "block runs"]
+quote(minigrad.utils.checkpoint._checkpoint_hook.__init__, "holder = _Holder()", "return holder")
 quote(minigrad.utils.checkpoint._checkpoint_hook.__init__, "if not frame.is_recomputed[gid]",
-      "frame.is_recomputed[gid] = True")
+      "frame.recompute_fn(*args)")
 
 # %% [markdown]
-# The reentrant variant's graph is one node for the whole block. Its nested backward writes
-# `.grad`, so it cannot serve `autograd.grad`, which returns gradients instead; the
+# The reentrant variant is one node for the whole block, `CheckpointFunctionBackward`, whose
+# `backward` calls `block` again under `enable_grad` and runs a nested backward, which writes
+# `.grad`. So it cannot serve `autograd.grad` (which returns gradients instead); the
 # non-reentrant one can:
 
 # %%
-def reentrant_graph(lib):
-    x = lib.tensor([0.5, 1.0], requires_grad=True)
-    return lib.utils.checkpoint.checkpoint(lambda h: h.sin().sin(), x, use_reentrant=True), x
-
-
-dots = {}
-for lib in (minigrad, torch):
-    y, x = reentrant_graph(lib)
-    dots[lib.__name__] = make_dot(y, params={"x": x})
-save_graph(dots["minigrad"], OUT / "reentrant_checkpoint_minigrad")
-assert canonical(dots["minigrad"]) == canonical(dots["torch"])
-assert "CheckpointFunctionBackward" in dots["minigrad"].source
+quote(minigrad.utils.checkpoint.CheckpointFunction.backward, "with grad_mode.enable_grad():",
+      "outputs = ctx.run_function")
+quote(minigrad.utils.checkpoint.CheckpointFunction.backward, "backward([o for o, _ in pairs]")
+x = minigrad.tensor([0.5, 1.0], requires_grad=True)
+y = minigrad.utils.checkpoint.checkpoint(lambda h: h.sin().sin(), x, use_reentrant=True)
+save_graph(make_dot(y, params={"x": x}), OUT / "reentrant_checkpoint")
 
 
 def grad_through(lib, reentrant):
