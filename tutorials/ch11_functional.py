@@ -84,6 +84,7 @@ mg, pt = side_by_side(rows)
 assert np.allclose(mg["jacobian"].numpy(), J_TRUE, atol=1e-6)
 assert np.allclose(mg["v @ J"].numpy(), np.array([1.0, -1.0]) @ J_TRUE, atol=1e-6)
 assert (mg["vjp: backward passes"], mg["jacobian: backward passes"]) == (1, 2)
+assert mg["its shape"] == (2, 3)
 
 # %% [markdown]
 # ## `jvp`: a column from two backward passes
@@ -167,7 +168,8 @@ quote(minigrad.autograd.functional.jvp, "dummies = tuple(zeros_like", "grads = _
 # ## Second order: `hessian`, `hvp`, `vhp`
 #
 # For a scalar function, `hessian` is the `jacobian` of the gradient; `vhp` is one backward
-# pass through the gradient's graph (`v @ H`); `hvp` applies the trick once more (`H @ v`).
+# pass through the gradient's graph (`v @ H`); `hvp` applies the trick once more (`H @ v`), as
+# minigrad's `_second_order` (quoted below) shows.
 # The energy `E(a) = sum(a^3) + a0 * a1` has `H = [[6 a0, 1], [1, 6 a1]]`, symmetric, so both
 # products agree:
 
@@ -179,13 +181,15 @@ def energy(a):
 def second_order(lib):
     F = lib.autograd.functional
     a, v = lib.tensor([1.0, -2.0]), lib.tensor([1.0, 2.0])
-    return {"hessian": F.hessian(energy, a), "hvp: H @ v": F.hvp(energy, a, v)[1],
-            "vhp: v @ H": F.vhp(energy, a, v)[1]}
+    gradient = lambda t: lib.autograd.grad(energy(t), t, create_graph=True)[0]  # noqa: E731
+    return {"hessian": F.hessian(energy, a), "jacobian of the gradient": F.jacobian(gradient, a),
+            "hvp: H @ v": F.hvp(energy, a, v)[1], "vhp: v @ H": F.vhp(energy, a, v)[1]}
 
 
 mg, pt = side_by_side(second_order)
 H_TRUE = np.array([[6.0, 1.0], [1.0, -12.0]])
 assert np.allclose(mg["hessian"].numpy(), H_TRUE)
+assert np.allclose(mg["jacobian of the gradient"].numpy(), H_TRUE)
 assert np.allclose(mg["hvp: H @ v"].numpy(), H_TRUE @ [1.0, 2.0])
 assert np.allclose(mg["vhp: v @ H"].numpy(), mg["hvp: H @ v"].numpy())
 
@@ -197,6 +201,7 @@ for ax, (title, m) in zip(axes, [("jacobian of W @ sin(x)", rows(minigrad)["jaco
         ax.text(j, i, f"{value:.2f}", ha="center", va="center")
     ax.set_title(title)
 save_figure(fig, OUT / "jacobian_and_hessian.png")
+quote(minigrad.autograd.functional._second_order, "jac = _grad(outputs", "\"double_back\")")
 
 # %% [markdown]
 # ## `create_graph`: results you can differentiate
