@@ -285,22 +285,27 @@ quote(minigrad.utils.checkpoint._checkpoint_hook.__init__, "if not frame.is_reco
 # %% [markdown]
 # The reentrant variant is one node for the whole block, `CheckpointFunctionBackward`, whose
 # `backward` calls `block` again under `enable_grad` and runs a nested backward, which writes
-# `.grad`. So it cannot serve `autograd.grad` (which returns gradients instead); the
-# non-reentrant one can:
+# `.grad`. In the drawing, the line from `x` straight into the node is the one tensor the node
+# saved, `x` itself. Writing `.grad`, the node cannot serve `autograd.grad` (which returns
+# gradients instead); the non-reentrant variant can:
 
 # %%
 quote(minigrad.utils.checkpoint.CheckpointFunction.backward, "with grad_mode.enable_grad():",
       "outputs = ctx.run_function")
 quote(minigrad.utils.checkpoint.CheckpointFunction.backward, "backward([o for o, _ in pairs]")
-x = minigrad.tensor([0.5, 1.0], requires_grad=True)
-y = minigrad.utils.checkpoint.checkpoint(lambda h: h.sin().sin(), x, use_reentrant=True)
-save_graph(make_dot(y, params={"x": x}), OUT / "reentrant_checkpoint")
 
 
-def grad_through(lib, reentrant):
+def grad_through(lib, reentrant, draw=False):
     x = lib.tensor([0.5, 1.0], requires_grad=True)
     y = lib.utils.checkpoint.checkpoint(lambda h: h.sin().sin(), x, use_reentrant=reentrant)
+    if draw:
+        save_graph(make_dot(y, params={"x": x}), OUT / f"reentrant_checkpoint_{lib.__name__}")
+        return {"saved_tensors of the node": len(y.grad_fn.saved_tensors),
+                "it is x": y.grad_fn.saved_tensors[0] is x}
     return {"autograd.grad": lib.autograd.grad(y.sum(), x)[0]}
+
+
+assert side_by_side(grad_through, True, draw=True)[0]["it is x"]
 
 
 same_error(grad_through, "incompatible with .grad()", True)

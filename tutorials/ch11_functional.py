@@ -196,10 +196,12 @@ assert np.allclose(mg["vhp: v @ H"].numpy(), mg["hvp: H @ v"].numpy())
 fig, axes = plt.subplots(1, 2, figsize=(7, 3))
 for ax, (title, m) in zip(axes, [("jacobian of W @ sin(x)", rows(minigrad)["jacobian"]),
                                  ("hessian of E at (1, -2)", mg["hessian"])]):
-    ax.imshow(m.numpy(), cmap="coolwarm")
+    top = np.abs(m.numpy()).max()
+    ax.imshow(m.numpy(), cmap="coolwarm", vmin=-top, vmax=top)
     for (i, j), value in np.ndenumerate(m.numpy()):
-        ax.text(j, i, f"{value:.2f}", ha="center", va="center")
-    ax.set_title(title)
+        ax.text(j, i, f"{value:.2f}".replace("-0.00", "0.00"), ha="center", va="center")
+    ax.set(title=title, xticks=range(m.shape[1]), yticks=range(m.shape[0]),
+           xlabel="input index", ylabel="output index" if "jacobian" in title else "input index")
 save_figure(fig, OUT / "jacobian_and_hessian.png")
 quote(minigrad.autograd.functional._second_order, "jac = _grad(outputs", "\"double_back\")")
 
