@@ -26,11 +26,9 @@ CHAPTERS = sorted((ROOT / "tutorials").glob("ch[0-9][0-9]_*.py"))
 TIME_LIMIT = 60  # seconds; chapters are meant to take < 30 s on 2 cores (slack for busy CI)
 
 
-def test_chapters_in_order():
+def test_twelve_chapters_in_order():
     numbers = [c.number for c in chapters()]
-    assert numbers[:9] == list(range(1, 10)), numbers
-    assert numbers == sorted(set(numbers)), numbers
-    assert 12 in numbers, numbers  # BatchNorm, train() and eval()
+    assert numbers == list(range(1, 13)), numbers
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
