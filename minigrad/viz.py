@@ -38,7 +38,7 @@ import graphviz
 from graphviz.quoting import quote
 
 __all__ = ["make_dot", "track_modules", "ModuleTracker", "render", "GraphvizNotFoundError",
-           "INSTALL_HINT"]
+           "INSTALL_HINT", "trace_backward", "BackwardTrace"]
 
 SAVED_PREFIX = "_saved_"
 NODE_ATTR = dict(style="filled", shape="box", align="left", fontsize="10", ranksep="0.1",
@@ -678,3 +678,8 @@ def graph_page(model: str, out_dir: str, fmt: str = "svg", show_saved: bool = Fa
         f.write(page)
     files.append(page_path)
     return {"files": files, "hint": hint}
+
+
+# ---------------------------------------------------------------------------- backward traces
+# (defined in viz_trace, which uses make_dot above: imported last)
+from .viz_trace import BackwardTrace, trace_backward  # noqa: E402

@@ -19,10 +19,10 @@ How the events are observed:
 * **hook calls** (both libraries, the same code): the user's hooks found in the hook tables of
   the graph's nodes and tensors are wrapped for the duration of the backward, so each call is
   recorded with its arguments and its return value, then the tables are restored. Module full
-  backward hooks and backward pre-hooks run inside the post-hooks of ``BackwardHookFunctionBackward``
-  nodes (``torch/utils/hooks.py::BackwardHook``, which minigrad mirrors); they are recorded one by
-  one under the module's name. Hooks on an intermediate tensor are visible in PyTorch only
-  through the tensor itself: pass it in ``params``.
+  backward hooks and backward pre-hooks run inside the post-hooks of
+  ``BackwardHookFunctionBackward`` nodes (``torch/utils/hooks.py::BackwardHook``, which minigrad
+  mirrors); they are recorded one by one under the module's name. Hooks on an intermediate
+  tensor are visible in PyTorch only through the tensor itself: pass it in ``params``.
 
 Event types (``event["type"]``): ``begin`` (roots, dependency counts), ``node`` (a node leaves the
 ready queue: ``queue`` left behind it, ``waiting`` nodes that got some but not all of their
@@ -512,6 +512,7 @@ class _TorchWatch:
         self.nodes = nodes
         self.started: set = set()
         self.graded: set = set()
+        self.fed_leaves: set = set()  # nodes that got a gradient (AccumulateGrad writes .grad)
         self.released: set = set()
         self.ran: list = []
         self.ready: list = []  # (-seq, order, id)
@@ -580,7 +581,7 @@ class _TorchWatch:
         self.rec.node(k, [r[2] for r in sorted(self.ready)])
 
     def _grad(self, k) -> None:
-        if k in self.graded:
+        if k in self.graded or k not in self.fed_leaves:  # (no gradient came: none written)
             return
         self.graded.add(k)
         rec = self.rec
@@ -589,12 +590,14 @@ class _TorchWatch:
 
     def _pre(self, k, grad_outputs):
         self._start(k)
+        if grad_outputs and grad_outputs[0] is not None:
+            self.fed_leaves.add(k)
         self.rec.add(type="run", node=k, grads=[self.rec.summary(g) for g in grad_outputs])
         return None
 
     def _post(self, k, grad_inputs, grad_outputs):
         rec = self.rec
-        if hasattr(self.nodes[k], "variable") and grad_outputs and grad_outputs[0] is not None:
+        if hasattr(self.nodes[k], "variable"):
             self._grad(k)
         for i, (child, nr) in enumerate(self.nodes[k].next_functions):
             c = rec.id_of(child)
