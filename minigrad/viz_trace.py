@@ -148,15 +148,17 @@ class BackwardTrace:
         version: the library's version.
         graph: ``{"nodes": [...], "edges": [...], "roots": [...]}``. A node is ``{"id", "name"
             (type name), "label" (``name#id``), "seq" (``_sequence_nr()``, None for
-            ``AccumulateGrad``), "saved" (names of saved tensors), "tensor" (a leaf's name or
-            None), "module" (qualified name of the module that made it, when tracked), "deps"
-            (edges pointing at it)}``; an edge is ``{"id", "src", "dst", "slot" (index in
-            ``src.next_functions``), "input_nr"}``: the gradient flows from ``src`` to ``dst``.
+            ``AccumulateGrad``), "saved" (names of saved tensors), "freed" (they were freed
+            before this backward), "tensor" (a leaf's name or None), "module" (qualified name
+            of the module that made it, when tracked), "deps" (edges pointing at it)}``; an
+            edge is ``{"id", "src", "dst", "slot" (index in ``src.next_functions``),
+            "input_nr"}``: the gradient flows from ``src`` to ``dst``.
         events: the steps, in order (see the module docstring for their types).
         notes: what was observed and what was derived.
         error: ``{"type", "message", "step"}`` when backward raised, else None.
-        svg: the drawing of `minigrad.viz.make_dot` (Graphviz ``dot -Tsvg``) with ids
-            ``n<id>`` / ``e<id>`` on node and edge groups, or None without Graphviz.
+        svg: the drawing of `minigrad.viz.make_dot` (Graphviz ``dot -Tsvg``) with
+            ``data-n`` / ``data-e`` (node / edge id) on node and edge groups, or None without
+            Graphviz.
     """
 
     library: str
@@ -417,9 +419,10 @@ def _backward_hook_of(fn):
     return None
 
 
-def _saved_tensor_names(fn) -> list:
-    """Names of the tensors ``fn`` saved (``_raw_saved_<name>``, which only tensors have)."""
-    names = []
+def _saved_tensor_names(fn) -> tuple:
+    """``(names, freed)``: names of the tensors ``fn`` saved (``_raw_saved_<name>``, which only
+    tensors have), and whether they were freed already (by an earlier backward)."""
+    names, freed = [], False
     for a in dir(fn):
         if a.startswith("_raw_saved_"):
             name = a[len("_raw_saved_"):]
@@ -427,10 +430,10 @@ def _saved_tensor_names(fn) -> list:
                 getattr(fn, "_saved_" + name)
             except AttributeError:  # (a custom Function's node lists what it cannot show)
                 continue
-            except RuntimeError:  # stale or already freed: still a saved tensor
-                pass
+            except RuntimeError as e:  # stale or already freed: still a saved tensor
+                freed = freed or "freed" in str(e)
             names.append(name)
-    return sorted(names)
+    return sorted(names), freed
 
 
 class _MinigradWatch:
@@ -662,11 +665,12 @@ def _graph(nodes, roots, names, tracker) -> dict:
         seq = n._sequence_nr()
         var = getattr(n, "variable", None)
         tensor = None
+        saved, freed = _saved_tensor_names(n)
         if var is not None:
             tensor = names.get(id(var)) or "(" + ", ".join(str(int(s)) for s in var.shape) + ")"
         recs.append({"id": k, "name": name, "label": f"{name}#{k}",
                      "seq": None if seq >= UINT64_MAX else int(seq),
-                     "saved": _saved_tensor_names(n), "tensor": tensor,
+                     "saved": saved, "freed": freed, "tensor": tensor,
                      "module": tracker.owner.get(id(n)) if tracker is not None else None,
                      "deps": deps[k]})
     return {"nodes": recs, "edges": edges, "roots": [index[id(r)] for r in roots]}
@@ -676,7 +680,8 @@ _NODE_RE = re.compile(r'<g id="node\d+" class="node">\s*<title>([^<]*)</title>')
 _EDGE_RE = re.compile(r'<g id="edge\d+" class="edge">\s*<title>([^<]*)</title>')
 _DOT_ID = r'("(?:[^"\\]|\\.)*"|[\w.]+)'
 _SAVED_EDGE_RE = re.compile(rf"^\t{_DOT_ID} -> {_DOT_ID} \[[^\]]*dir=none", re.M)
-_SAVED_NODE_RE = re.compile(rf"^\t{_DOT_ID} \[.*fillcolor=(?:orange|red)\b", re.M)
+_SAVED_NODE_RE = re.compile(
+    rf'^\t{_DOT_ID} \[(?:"(?:[^"\\]|\\.)*"|[^\]"])*?fillcolor=(?:orange|red)\b', re.M)
 
 
 def _unquote(dot_id: str) -> str:
@@ -684,9 +689,10 @@ def _unquote(dot_id: str) -> str:
 
 
 def _svg(dot, nodes, graph) -> str | None:
-    """``dot`` drawn as SVG, its groups renamed: ``n<id>`` for backward nodes, ``e<id>`` for
-    the edges between them, ``s<k>`` with ``data-fns`` for saved tensors; the XML prologue,
-    fixed sizes and Graphviz's ``<title>`` ids (memory addresses) are dropped."""
+    """``dot`` drawn as SVG, its groups marked: ``data-n`` (node id) on backward nodes,
+    ``data-e`` (edge id) on the edges between them, ``data-fns`` (the nodes that saved it) on
+    saved tensors and their edges; the XML prologue, fixed sizes, element ids and Graphviz's
+    ``<title>`` texts (memory addresses) are dropped."""
     try:
         svg = dot.pipe(format="svg").decode("utf-8")
     except Exception:  # noqa: BLE001 - no Graphviz: the page shows the events only
@@ -703,13 +709,13 @@ def _svg(dot, nodes, graph) -> str | None:
         title = html.unescape(m.group(1))
         if title in fn_ids:
             k = fn_ids[title]
-            return (f'<g id="n{k}" class="node fn" data-n="{k}">'
+            return (f'<g class="node fn" data-n="{k}">'
                     f"<title>{html.escape(graph['nodes'][k]['label'])}</title>")
         if title in saved_of and title in orange:
             s = saved_ids.setdefault(title, len(saved_ids))
             fns = " ".join(map(str, saved_of[title]))
-            return f'<g id="s{s}" class="node saved" data-fns="{fns}"><title>saved</title>'
-        return '<g class="node"><title>tensor</title>'
+            return f'<g class="node saved" data-s="{s}" data-fns="{fns}"><title>saved</title>'
+        return '<g class="node tensor"><title>tensor</title>'
 
     by_pair: dict = {}
     for e in graph["edges"]:  # make_dot draws child -> parent
@@ -720,17 +726,17 @@ def _svg(dot, nodes, graph) -> str | None:
         pair = (fn_ids.get(tail), fn_ids.get(head))
         ids = by_pair.get(pair)
         if ids:
-            return f'<g id="e{ids.pop(0)}" class="edge flow"><title>gradient</title>'
+            return f'<g class="edge flow" data-e="{ids.pop(0)}"><title>gradient</title>'
         if pair[0] is not None and head in saved_of:
             return (f'<g class="edge saved" data-fns="{pair[0]}"><title>saved by '
                     f"{html.escape(graph['nodes'][pair[0]]['label'])}</title>")
         return '<g class="edge"><title>edge</title>'
 
     svg = svg[svg.find("<svg"):]
-    svg = re.sub(r'<svg width="[^"]*" height="[^"]*"', "<svg", svg, count=1)
     svg = re.sub(r"<!--.*?-->\n?", "", svg, flags=re.S)
     svg = _NODE_RE.sub(node, svg)
-    return _EDGE_RE.sub(edge, svg)
+    svg = _EDGE_RE.sub(edge, svg)
+    return re.sub(r' id="(?:graph|clust|node|edge|a_)\w*"', "", svg)  # (two drawings share a page)
 
 
 # ---------------------------------------------------------------------------- entry point
