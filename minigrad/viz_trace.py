@@ -44,6 +44,7 @@ import html
 import json
 import math
 import re
+import warnings
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -899,8 +900,11 @@ def toy_traces(name: str, *, hooks: bool = True, seed: int = 0, libs=("minigrad"
             out.register_hook(_noop_tensor_hook)
         loss = (out ** 2).mean()
         named = {**dict(model.named_parameters()), "out": out}  # (out: its hook is seen)
-        traces.append(trace_backward(loss, params=named,
-                                     modules=tracker, values_max=values_max))
+        with warnings.catch_warnings():  # the first module's input needs no gradient: its
+            # full hook fires with the output's (both libraries warn, at every call)
+            warnings.filterwarnings("ignore", "Full backward hook is firing", UserWarning)
+            traces.append(trace_backward(loss, params=named, modules=tracker,
+                                         values_max=values_max))
     return traces
 
 
