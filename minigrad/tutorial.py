@@ -297,8 +297,9 @@ def save_backward_page(scenario, stem, title: str | None = None, height: int = 6
 
         page = html.escape(path.read_text(encoding="utf-8"), quote=True)
         label = html.escape(title or "backward, step by step", quote=True)
-        display(HTML(f'<iframe srcdoc="{page}" title="{label}" style="width:100%;'
-                     f'height:{height}px;border:1px solid #ccc" loading="lazy"></iframe>'))
+        display(HTML(f'<div class="backward-page"><iframe srcdoc="{page}" title="{label}" '
+                     f'style="width:100%;height:{height}px;border:1px solid #ccc" '
+                     'loading="lazy"></iframe></div>'))  # (a bare iframe makes IPython warn)
     assert diff is None, f"minigrad and PyTorch traces differ at observable event {diff}"
     return ours, theirs
 
