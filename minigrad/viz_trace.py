@@ -171,6 +171,7 @@ class BackwardTrace:
     svg: str | None = None
 
     def to_dict(self) -> dict:
+        """The trace as nested dicts and lists (what `to_json` writes)."""
         return asdict(self)
 
     def to_json(self, path=None, **kwargs) -> str:
@@ -183,6 +184,7 @@ class BackwardTrace:
 
     @classmethod
     def from_dict(cls, data: dict) -> BackwardTrace:
+        """The trace back from `to_dict` (or from the parsed JSON of `to_json`)."""
         return cls(**data)
 
     def observable(self, values: bool = True) -> list:
@@ -761,7 +763,8 @@ def trace_backward(loss, gradient=None, retain_graph=None, *, params=None, modul
 
     Args:
         loss: a minigrad or torch tensor with a ``grad_fn``.
-        gradient, retain_graph: passed to ``backward`` (PyTorch's meaning).
+        gradient: passed to ``backward`` (the gradient of ``loss``; None for a scalar).
+        retain_graph: passed to ``backward`` (keep the saved tensors for another backward).
         params: names for tensors, e.g. ``dict(model.named_parameters())`` (as `make_dot`):
             leaves are named after them, and hooks on the intermediate tensors in it are
             recorded in PyTorch traces too.
