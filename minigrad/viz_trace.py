@@ -850,15 +850,16 @@ def trace_backward(loss, gradient=None, retain_graph=None, *, params=None, modul
 
 # ---------------------------------------------------------------------------- toy networks
 def toy_traces(name: str, *, hooks: bool = True, seed: int = 0, libs=("minigrad", "torch"),
-               values_max: int = 16) -> list:
+               values_max: int = 16, device: str = "cpu") -> list:
     """`trace_backward` of toy network ``name`` (`minigrad.toy_models`) with each library in
     ``libs``, on the loss ``(model(x) ** 2).mean()``, with the same weights (PyTorch's, copied
     into the minigrad twin with ``load_state_dict``) and the same input.
 
     With ``hooks``, every submodule gets a full backward hook and a backward pre-hook, every
     parameter a post-accumulate-grad hook and the output a tensor hook (all return None), so
-    the trace shows where each kind fires. Without torch only the minigrad trace is made.
-    Returns the traces in the order of ``libs``.
+    the trace shows where each kind fires. ``device``: where the PyTorch side runs (minigrad
+    runs on NumPy). Without torch only the minigrad trace is made. Returns the traces in the
+    order of ``libs``.
     """
     import minigrad
 
@@ -873,7 +874,8 @@ def toy_traces(name: str, *, hooks: bool = True, seed: int = 0, libs=("minigrad"
             libs = [lib for lib in libs if lib != "torch"]
         else:
             torch.manual_seed(seed)
-            built["torch"] = (torch, *toy.build(torch))
+            model, x = toy.build(torch)
+            built["torch"] = (torch, model.to(device), x.to(device))
     if "minigrad" in libs:
         minigrad.manual_seed(seed)
         model, x = toy.build(minigrad)
@@ -893,7 +895,7 @@ def toy_traces(name: str, *, hooks: bool = True, seed: int = 0, libs=("minigrad"
             for p in model.parameters():
                 p.register_post_accumulate_grad_hook(_noop_post_accumulate_hook)
         tracker = viz.track_modules(model)
-        if label == "torch":  # (the unregistered layers of ``stuck`` get PyTorch's weights too)
+        if label == "torch":  # (stuck's unregistered layers: each library's own random draw)
             torch.manual_seed(seed + 1)
         else:
             minigrad.manual_seed(seed + 1)

@@ -50,8 +50,8 @@ def both(scenario, **kw):
 # ------------------------------------------------------------------ toy networks
 @pytest.mark.parametrize("hooks", [False, True], ids=["plain", "hooked"])
 @pytest.mark.parametrize("name", list(TOY_MODELS))
-def test_toy_network_traces_match(name, hooks):
-    mg, th = toy_traces(name, hooks=hooks)
+def test_toy_network_traces_match(name, hooks, device):
+    mg, th = toy_traces(name, hooks=hooks, device=device)
     # stuck: its unregistered layers get fresh random weights in each library's forward
     assert_same(mg, th, values=name != "stuck")
     for trace in (mg, th):
