@@ -26,6 +26,9 @@ Extras, off by default so the default output stays torchviz's: ``show_versions``
 current ``_version`` of each saved tensor, stale ones red), ``show_hooks`` (nodes and tensors
 with hooks get a double border and a ``hooks:`` line) and ``modules`` (clusters per submodule,
 recorded by `track_modules` with forward hooks during the forward pass).
+
+`trace_backward` (from `minigrad.viz_trace`) records one backward pass step by step, for
+minigrad and PyTorch graphs, and writes a page that plays it (``trace.to_html(path)``).
 """
 
 from __future__ import annotations

@@ -361,7 +361,10 @@ class _Recorder:
             ev["returned"] = rec.summary(ret)
             return ret
 
-        functools.update_wrapper(hook, fn) if hasattr(fn, "__name__") else None
+        if hasattr(fn, "__name__"):
+            functools.update_wrapper(hook, fn)
+        else:  # a callable object: error messages name it as before
+            hook.__name__ = repr(fn)
         hook._minigrad_traced = True
         return hook
 
