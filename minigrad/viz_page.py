@@ -74,6 +74,8 @@ white-space:pre-wrap;word-break:break-all}
 .flow.active polygon{fill:#e65100;stroke:#e65100}
 .saved.freed{opacity:.35} .saved.freed polygon{fill:#ddd}
 .nograph li.active{background:#ffb74d} .nograph li.done{color:#2e7d32}
+@media (max-width:900px){main{flex-direction:column} .cols{flex-direction:column}
+aside{max-height:none}}
 """
 
 JS = r"""
