@@ -81,6 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
     graph.add_argument("--modules", action=argparse.BooleanOptionalAction, default=True,
                        help="group nodes into one cluster per submodule (default; "
                        "--no-modules draws a flat graph)")
+    graph.add_argument("--html", metavar="PATH", default=None,
+                       help="also write a page that plays one backward pass step by step "
+                       "(ready queue, gradients, hooks, freed tensors), minigrad and PyTorch "
+                       "side by side")
     doctor = sub.add_parser("doctor", help="run one step of a model (built-in or "
                             "file.py:factory, minigrad or torch) and report unregistered "
                             "modules, bad gradients and NaN/Inf, with a verdict")
@@ -225,10 +229,34 @@ def cmd_graph(args) -> int:
         kind = "DOT source" if path.endswith(".dot") else "page" if path.endswith(
             ".html") else "image"
         print(f"  {label + ':':<19} {path}  ({kind})")
+    if args.html:
+        print(trace_page_line(args.model, args.html))
     if result["hint"]:
         print(result["hint"], file=sys.stderr)
         return 1
     return 0
+
+
+def trace_page_line(model: str, path: str) -> str:
+    """Write the step-by-step backward page of toy ``model`` (`minigrad.viz_trace.toy_traces`)
+    to ``path``; return the line that says where it is and whether both libraries agree."""
+    import os
+
+    from .viz_trace import toy_traces
+
+    traces = toy_traces(model)
+    folder = os.path.dirname(path)
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+    traces[0].to_html(path, *traces[1:], title=f"{model}: backward, step by step")
+    steps = len(traces[0].events)
+    if len(traces) == 1:
+        verdict = "minigrad only (PyTorch is not installed)"
+    else:
+        diff = traces[0].first_difference(traces[1])
+        verdict = ("minigrad and PyTorch record the same events" if diff is None
+                   else f"first difference at observable event {diff}")
+    return f"  {'step by step:':<19} {path}  (page: {steps} steps; {verdict})"
 
 
 def cmd_doctor(args) -> int:

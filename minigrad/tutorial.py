@@ -37,7 +37,8 @@ import numpy as np
 
 __all__ = ["Chapter", "chapters", "find_chapter", "tutorials_dir", "parse_cells", "run_chapter",
            "output_dir", "side_by_side", "same_error", "quote", "save_figure", "save_graph",
-           "in_notebook", "shown", "name_cells_after_chapters", "QUOTE_MISSES"]
+           "in_notebook", "shown", "name_cells_after_chapters", "QUOTE_MISSES",
+           "save_backward_page"]
 
 OUT_ENV = "MINIGRAD_TUTORIAL_OUT"
 SHOWN_ENV = "MINIGRAD_TUTORIAL_OUT_SHOWN"
@@ -265,6 +266,42 @@ def save_graph(dot, stem, alt: str | None = None) -> Path:
         text = alt or f"Backward graph drawn by make_dot ({Path(path).stem.replace('_', ' ')})"
         _display_image(Path(path), "image/svg+xml", text)
     return Path(path)
+
+
+def save_backward_page(scenario, stem, title: str | None = None, height: int = 640) -> tuple:
+    """Trace one backward pass on minigrad and on PyTorch and write the page that plays both
+    side by side (`minigrad.viz_trace.BackwardTrace.to_html`) to ``stem.html``; print where and
+    whether the two traces agree; embed the page in a notebook (an ``iframe``, ``height``
+    pixels high), which is how the documentation site shows it.
+
+    ``scenario(lib)`` builds a graph with ``lib`` and returns ``minigrad.viz.trace_backward(...)``
+    of it. Returns ``(minigrad trace, torch trace)``.
+
+    Raises AssertionError when the traces differ (nodes, hooks, gradients or error).
+    """
+    import html
+
+    import minigrad
+
+    from .parity import torch_lib
+
+    ours, theirs = scenario(minigrad), scenario(torch_lib())
+    path = Path(f"{stem}.html")
+    ours.to_html(path, theirs, title=title)
+    diff = ours.first_difference(theirs)
+    print(f"step-by-step page written: {shown(path)} ({len(ours.events)} steps; "
+          + ("minigrad and PyTorch record the same events)" if diff is None else
+             f"first difference at observable event {diff})"))
+    if in_notebook():
+        from IPython.display import HTML, display
+
+        page = html.escape(path.read_text(encoding="utf-8"), quote=True)
+        label = html.escape(title or "backward, step by step", quote=True)
+        display(HTML(f'<div class="backward-page"><iframe srcdoc="{page}" title="{label}" '
+                     f'style="width:100%;height:{height}px;border:1px solid #ccc" '
+                     'loading="lazy"></iframe></div>'))  # (a bare iframe makes IPython warn)
+    assert diff is None, f"minigrad and PyTorch traces differ at observable event {diff}"
+    return ours, theirs
 
 
 def name_cells_after_chapters() -> None:

@@ -26,6 +26,9 @@ Extras, off by default so the default output stays torchviz's: ``show_versions``
 current ``_version`` of each saved tensor, stale ones red), ``show_hooks`` (nodes and tensors
 with hooks get a double border and a ``hooks:`` line) and ``modules`` (clusters per submodule,
 recorded by `track_modules` with forward hooks during the forward pass).
+
+`trace_backward` (from `minigrad.viz_trace`) records one backward pass step by step, for
+minigrad and PyTorch graphs, and writes a page that plays it (``trace.to_html(path)``).
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ import graphviz
 from graphviz.quoting import quote
 
 __all__ = ["make_dot", "track_modules", "ModuleTracker", "render", "GraphvizNotFoundError",
-           "INSTALL_HINT"]
+           "INSTALL_HINT", "trace_backward", "BackwardTrace"]
 
 SAVED_PREFIX = "_saved_"
 NODE_ATTR = dict(style="filled", shape="box", align="left", fontsize="10", ranksep="0.1",
@@ -678,3 +681,8 @@ def graph_page(model: str, out_dir: str, fmt: str = "svg", show_saved: bool = Fa
         f.write(page)
     files.append(page_path)
     return {"files": files, "hint": hint}
+
+
+# ---------------------------------------------------------------------------- backward traces
+# (defined in viz_trace, which uses make_dot above: imported last)
+from .viz_trace import BackwardTrace, trace_backward  # noqa: E402

@@ -25,8 +25,16 @@ import torch
 
 import minigrad
 from minigrad.parity import graph_trace
-from minigrad.tutorial import output_dir, quote, same_error, save_graph, shown, side_by_side
-from minigrad.viz import make_dot
+from minigrad.tutorial import (
+    output_dir,
+    quote,
+    same_error,
+    save_backward_page,
+    save_graph,
+    shown,
+    side_by_side,
+)
+from minigrad.viz import make_dot, trace_backward
 
 OUT = output_dir(2)
 print(f"figures for this chapter go to {shown(OUT)}")
@@ -223,6 +231,29 @@ mg, pt = side_by_side(with_gradient)
 a, b, c = (minigrad.tensor(v, requires_grad=True) for v in ([1.0, 2.0], [3.0, 4.0], [0.5, 0.1]))
 out = (a * b + c.exp()).sum()
 save_graph(make_dot(out, params={"a": a, "b": b, "c": c}), OUT / "order_example")
+
+# %% [markdown]
+# ## Watching the engine, step by step
+#
+# The drawing shows what backward *will* traverse. `minigrad.viz.trace_backward` records the
+# traversal itself: each node leaving the ready queue (and what is left in the queue, newest
+# first), the gradient sent along each edge, the dependency counts going down, `.grad` written,
+# saved tensors freed. The page below plays the same backward in minigrad (its engine reports
+# every step) and in PyTorch (recorded with node hooks, as Python sees it); step through it
+# with the arrow keys and watch `ExpBackward0` leave the queue before `MulBackward0`:
+
+# %%
+def traced_order(lib):
+    a, b, c = (lib.tensor(v, requires_grad=True) for v in ([1.0, 2.0], [3.0, 4.0], [0.5, 0.1]))
+    out = (a * b + c.exp()).sum()
+    return trace_backward(out, params={"a": a, "b": b, "c": c})
+
+
+mg_trace, pt_trace = save_backward_page(traced_order, OUT / "engine_steps",
+                                        title="(a * b + c.exp()).sum(): backward, step by step")
+started = [mg_trace.graph["nodes"][e["node"]]["name"] for e in mg_trace.events
+           if e["type"] == "node"]
+print("nodes in the order they ran:", ", ".join(started))
 
 # %% [markdown]
 # ## What to remember

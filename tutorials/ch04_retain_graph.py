@@ -32,12 +32,13 @@ from minigrad.tutorial import (
     output_dir,
     quote,
     same_error,
+    save_backward_page,
     save_figure,
     save_graph,
     shown,
     side_by_side,
 )
-from minigrad.viz import make_dot
+from minigrad.viz import make_dot, trace_backward
 
 OUT = output_dir(4)
 print(f"figures for this chapter go to {shown(OUT)}")
@@ -121,13 +122,37 @@ mg, pt = side_by_side(retained)
 assert np.allclose(mg["after 2nd"].numpy(), pt["after 2nd"].numpy())
 
 # %% [markdown]
-# In minigrad the engine releases a node's saved values right after running it, unless
-# `retain_graph` is set (`_call_node` in `minigrad/autograd/engine.py`); a released
-# `SavedTensor` raises the error above when unpacked:
+# In minigrad the engine releases a node's saved values right after running it (and its
+# post-hooks, which may still read them), unless `retain_graph` is set (`_call_node` in
+# `minigrad/autograd/engine.py`); a released `SavedTensor` raises the error above when
+# unpacked:
 
 # %%
 quote(minigrad.autograd.engine._call_node, "if not retain_graph", "_release_variables")
 quote(minigrad.autograd.graph.SavedTensor._check, "if self._freed", "raise RuntimeError")
+
+# %% [markdown]
+# ### The second backward, step by step
+#
+# `minigrad.viz.trace_backward` records a backward pass as it runs. Here it records the
+# *second* backward of `(x * x).sum()`: the page starts with the saved `self` and `other` greyed
+# (the first backward freed them), `SumBackward0` runs (it saved no tensor), and the run stops
+# at `MulBackward0`, the first node that needs a freed value; the red button jumps to that step.
+# Both libraries stop at the same step with the same error:
+
+# %%
+def second_backward(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    y.backward()
+    return trace_backward(y, params={"x": x})
+
+
+mg_trace, pt_trace = save_backward_page(second_backward, OUT / "second_backward_steps",
+                                        title="(x * x).sum(), second backward", height=520)
+failed = mg_trace.events[mg_trace.error["step"]]
+print(f"backward failed at step {mg_trace.error['step']}, in "
+      f"{mg_trace.graph['nodes'][failed['node']]['name']}: {mg_trace.error['message'][:52]}...")
 
 # %% [markdown]
 # ## Higher-order gradients: `create_graph=True`

@@ -35,9 +35,16 @@ import torch
 
 import minigrad
 from minigrad.parity import graph_trace
-from minigrad.parity.hooks import compare_traces, format_trace, hook_traces
-from minigrad.tutorial import output_dir, quote, save_graph, shown, side_by_side
-from minigrad.viz import make_dot
+from minigrad.parity.hooks import compare_traces, format_trace, hook_traces, paired_models
+from minigrad.tutorial import (
+    output_dir,
+    quote,
+    save_backward_page,
+    save_graph,
+    shown,
+    side_by_side,
+)
+from minigrad.viz import make_dot, trace_backward
 
 OUT = output_dir(7)
 print(f"figures for this chapter go to {shown(OUT)}")
@@ -128,6 +135,47 @@ save_graph(make_dot(fc(x_in), params={**dict(fc.named_parameters()), "x": x_in})
 # %%
 quote(minigrad.nn.Module._call_impl, "if full_hooks or pre_hooks",
       "args = bw_hook.setup_input_hook")
+
+# %% [markdown]
+# ### The hooks firing, step by step
+#
+# `minigrad.viz.trace_backward` records one backward pass of the MLP, with a full backward
+# pre-hook and hook on each layer, a tensor hook on the input and a post-accumulate-grad hook
+# on `0.weight`. The hook calls appear in the page's log as they happen (click one to jump to
+# its step): each module's pre-hook fires in the post-hook of the `BackwardHookFunctionBackward`
+# node around its output, its full hook in the one around its input, and `0.weight`'s hook
+# right after its `.grad` is written, before layer 0's full hook. minigrad and PyTorch (same
+# weights) record the same calls with the same gradients:
+
+# %%
+models = dict(zip(("minigrad", "torch"), paired_models(mlp)))
+
+
+def hooked_backward(lib):
+    model = models[lib.__name__]
+
+    def pre_hook(module, grad_output):
+        return None
+
+    def full_hook(module, grad_input, grad_output):
+        return None
+
+    for layer in model.children():
+        layer.register_full_backward_pre_hook(pre_hook)
+        layer.register_full_backward_hook(full_hook)
+    model[0].weight.register_post_accumulate_grad_hook(lambda param: None)
+    x_in = lib.tensor(x, requires_grad=True)
+    x_in.register_hook(lambda grad: None)
+    out = model(x_in).sum()
+    return trace_backward(out, params={"x": x_in, **dict(model.named_parameters())},
+                          modules=model)
+
+
+mg_steps, pt_steps = save_backward_page(hooked_backward, OUT / "hooks_steps",
+                                        title="MLP with backward hooks, step by step")
+for e in mg_steps.events:
+    if e["type"] == "hook":
+        print(f"step {e['step']:>3}: {e['kind']:<15} on {e['where']}")
 
 # %% [markdown]
 # ## Full vs legacy module hooks

@@ -11,6 +11,11 @@ Mirrors ``torch/csrc/autograd/engine.cpp`` (single-threaded CPU path):
 Per node the order is: tensor hooks registered on its outputs, ``retain_grad``, node pre-hooks,
 the node itself, (for ``AccumulateGrad``) post-accumulate-grad hooks, node post-hooks.
 Everything is iterative, so graphs of any depth run without ``RecursionError``.
+
+`observer` lets a tracer (`minigrad.viz_trace.trace_backward`) watch a run: when it is not None
+the engine calls its ``on_*`` methods at each step (node taken from the ready queue, node run,
+gradient sent along an edge, ``.grad`` written, saved tensors released). When it is None (always,
+outside a trace) the engine only tests it, once per node and once per edge.
 """
 
 from __future__ import annotations
@@ -24,6 +29,13 @@ from . import anomaly_mode, grad_mode, graph
 from .graph import EXEC_INFO, AccumulateGrad, GradientEdge, SavedTensor, edge_of, zeros_grad
 
 _task_ids = itertools.count()  # numbers each backward (EXEC_INFO.task_id)
+
+#: None, or an object with the methods ``on_begin(roots, deps)``, ``on_node(node, heap)``,
+#: ``on_run(node, grads)``, ``on_grad(node)``, ``on_release(node)``,
+#: ``on_send(node, i, child, input_nr, grad, deps_left, buffer)`` and ``on_end()`` (see
+#: `minigrad.viz_trace`). It must not keep references to the gradients it is shown: the engine
+#: counts references to decide whether a gradient may be updated in place.
+observer = None
 
 
 def _edge(t):
@@ -232,6 +244,8 @@ def _call_node(node, grads, retain_graph):
     custom = node._forward_cls is not None  # a custom Function's node
     is_acc = type(node) is AccumulateGrad  # (no subclasses; an isinstance that fails costs more)
     prefetched = False
+    if observer is not None:
+        observer.on_run(node, grads)
     if not custom:  # PyTorch's generated nodes unpack every saved variable first, so a stale,
         for v in node._saved.values():  # freed or in-place-detached one fails even when unused
             if type(v) is SavedTensor and (v._freed or v._vc.value != v._saved_version or (
@@ -255,12 +269,12 @@ def _call_node(node, grads, retain_graph):
                                           storage=False)  # `grads` (and `raw`)
         # (one gradient, the common case: a plain call, cheaper than unpacking a list)
         outs = node.backward(grads[0]) if len(grads) == 1 else node.backward(*grads)
+        if is_acc and observer is not None:
+            observer.on_grad(node)
     if prefetched:  # a value the node did not read must not be taken by a later read
         for v in node._saved.values():
             if type(v) is SavedTensor:
                 v._prefetched = None
-    if not retain_graph:
-        node._release_variables()
     if is_acc and hooked and node.variable._post_accumulate_grad_hooks:
         for fn in list(node.variable._post_accumulate_grad_hooks.values()):
             _check_post_accumulate_result(fn(node.variable), node.variable)
@@ -268,6 +282,10 @@ def _call_node(node, grads, retain_graph):
         new = fn(tuple(outs), raw)
         if new is not None:
             outs = tuple(_check_hook_tuple(fn, new, tuple(outs)))
+    if not retain_graph:  # after the post hooks, which may still read saved tensors (as
+        node._release_variables()  # PyTorch's evaluate_function: release after call_function)
+        if observer is not None:
+            observer.on_release(node)
     return outs
 
 
@@ -328,6 +346,9 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
     # which only schedules the ones that lead to an input
     roots_pruned = set(root_nodes) if needed is not None and len(root_edges) == 1 else ()
     heapq.heapify(heap)
+    obs = observer
+    if obs is not None:
+        obs.on_begin(root_nodes, deps)
     info = EXEC_INFO  # (a hook may run a nested backward: restored below)
     prev_mode, prev_info = grad_mode.is_grad_enabled(), (
         info.needed, info.reachable, info.task_id, info.accumulate)
@@ -345,6 +366,8 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                 else:
                     node = heapq.heappop(heap)[2]
                 grads = buffers.pop(node, None) or [None] * (len(node._out_meta) or 1)
+                if obs is not None:
+                    obs.on_node(node, heap)
                 is_acc = type(node) is AccumulateGrad  # (see _call_node)
                 tensor_hooks = graph.tables_made and (  # (see _call_node)
                     node._tensor_pre_hooks or node._retains_grad or (
@@ -396,6 +419,8 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                             _add_to_buffer(buf, nr, g)
                     left = deps[child] - 1
                     deps[child] = left
+                    if obs is not None:
+                        obs.on_send(node, i, child, nr, g, left, buffers.get(child))
                     if not left:
                         if not heap and ready is None:
                             ready = child
@@ -406,6 +431,8 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                         heapq.heappush(heap, (-child._seq, next(counter), child))
                 outs = g = grads = None  # the buffers now own the gradients (see _sole_owner)
     finally:
+        if obs is not None:
+            obs.on_end()
         grad_mode._set(prev_mode)
         info.needed, info.reachable, info.task_id, info.accumulate = prev_info
     return results

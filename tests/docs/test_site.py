@@ -204,6 +204,8 @@ def test_build_with_executed_chapters_shows_outputs_and_figures(tmp_path, reques
         assert not re.search(r"Out\[\d+\]:", text), ch.name
         if "written: " in text:
             assert "written: minigrad-out/tutorials/" in text, ch.name
+        if "step-by-step page written: " in text:  # the page itself is embedded, playable
+            assert re.search(r"<iframe [^>]*srcdoc=\"&lt;!DOCTYPE html&gt;", page), ch.name
     case_study = _text((site / "tutorials" / "ch09_case_study" / "index.html").read_text(
         encoding="utf-8"))
     assert re.search(r"at tutorials/ch09_case_study\.py:\d+: ", case_study)
