@@ -182,11 +182,21 @@ def test_200_node_graph_steps_under_100_ms(page, tmp_path):
     print(f"200-node page: {path.stat().st_size} bytes, {len(times)} steps, median "
           f"{median:.1f} ms, mean {mean:.1f} ms, max {times[-1]:.1f} ms per step")
     assert mean < STEP_BUDGET_MS and median < STEP_BUDGET_MS
-    # a step driven by a real click, including the repaint
-    ms = page.evaluate("""() => new Promise(done => {
-        const t0 = performance.now();
-        document.getElementById('next').click();
-        requestAnimationFrame(() => requestAnimationFrame(() => done(performance.now() - t0)));
-    })""")
-    assert ms < 2 * STEP_BUDGET_MS, ms  # (two frames of the display clock included)
+    # steps driven by real clicks, including the repaint; the median of several, because one
+    # click on a loaded machine (CI runs two test workers on two cores) can wait for the CPU
+    clicks = sorted(page.evaluate("""() => new Promise(done => {
+        const out = [];
+        minigradTrace.go(0);  // from the start, so that every click moves a step
+        const click = () => {
+            const t0 = performance.now();
+            document.getElementById('next').click();
+            requestAnimationFrame(() => requestAnimationFrame(() => {
+                out.push(performance.now() - t0);
+                if (out.length < 7) click(); else done(out);
+            }));
+        };
+        click();
+    })"""))
+    ms = clicks[len(clicks) // 2]
+    assert ms < 2 * STEP_BUDGET_MS, clicks  # (two frames of the display clock included)
     page.screenshot(path=str(tmp_path / "chain.png"))
