@@ -17,7 +17,7 @@ from .._tensor import Tensor, contiguous_strides, empty_strided
 from ..autograd import grad_mode
 from ..autograd.graph import _is_dense
 
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2}  # ("V": bfloat16, from ml_dtypes)
 _PY_SCALARS = (float, int, bool)
 _WRAPPED_DTYPES = {float: np.float64, int: np.int64, bool: np.bool_}
 
