@@ -145,14 +145,14 @@ def result_dtype(*operands) -> np.dtype:
             if isinstance(b, Tensor) and b._data.ndim:
                 if da == b._data.dtype:  # (dimensioned tensors are never wrapped)
                     return da
-            elif da.kind == "f" and (type(b) is float or isinstance(b, Tensor) and
+            elif da.kind in "fV" and (type(b) is float or isinstance(b, Tensor) and
                                      b._wrapped_number):
                 return da  # float tensor with a Python scalar: the tensor's dtype
     best = None  # (category, priority)
     dtypes: dict = {}
     for x in operands:
         if isinstance(x, Tensor) and x._wrapped_number:
-            dt = x._data.dtype if x._data.dtype.kind != "f" else _defaults.FLOAT
+            dt = x._data.dtype if x._data.dtype.kind not in "fV" else _defaults.FLOAT
             prio = 0
         elif isinstance(x, Tensor):
             dt = x._data.dtype

@@ -173,7 +173,7 @@ def _log_softmax_kernel(x: np.ndarray, d: int) -> np.ndarray:
 
 def _float_only(name: str, input, d: int) -> None:
     """PyTorch's NotImplementedError for (log_)softmax of an integer/bool tensor."""
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         kernel = f"{name}_lastdim_kernel_impl" if d == max(input.ndim - 1, 0) else \
             f"{name}_kernel_impl"
         legacy = input.dtype._legacy[:-len("Tensor")]

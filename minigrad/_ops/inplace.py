@@ -20,6 +20,7 @@ import warnings
 
 import numpy as np
 
+from .._type_promotion import can_cast
 from .._tensor import Tensor, view_rebase_message
 from ..autograd import grad_mode
 from ..autograd import graph as _graph
@@ -110,9 +111,9 @@ def _write(self: Tensor, r: Tensor, overlap_ok: bool = False, where=None) -> Non
     if r.shape != self.shape:
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
                            f"shape {list(r.shape)}")
-    if r._data.dtype.kind == "f" and self._data.dtype.kind != "f":
-        raise RuntimeError(f"result type Float can't be cast to the desired output type "
-                           f"{self.dtype._legacy[:-6]}")
+    if r._data.dtype != self._data.dtype and not can_cast(r.dtype, self.dtype):
+        raise RuntimeError(f"result type {r.dtype._scalar_name} can't be cast to the desired "
+                           f"output type {self.dtype._scalar_name}")
     if not self._data.size:  # nothing to write (an empty expanded view is fine too)
         return
     if not self._data.flags.writeable:  # a view of an expanded array

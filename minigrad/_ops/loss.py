@@ -445,7 +445,7 @@ def mse_loss(input, target, reduction: str = "mean") -> Tensor:
     red = reduction_enum(reduction)
     input, target = _broadcast_pair(input, target)
     dt = result_dtype(input, target)  # (PyTorch's promotion: float32 input + int64 target)
-    if dt.kind != "f":  # PyTorch's kernel is float-only
+    if dt.kind not in "fV":  # PyTorch's kernel is float-only
         name = {"i": "Long", "u": "Byte", "b": "Bool"}[dt.kind] if dt != np.int32 else "Int"
         raise NotImplementedError(f"\"mse_cpu\" not implemented for '{name}'")
     diff = input._data.astype(dt, copy=False) - target._data.astype(dt, copy=False)

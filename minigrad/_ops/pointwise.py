@@ -54,7 +54,7 @@ def _binary(a, b):
         ta = a if isinstance(a, Tensor) else wrap_scalar(a) if is_scalar(a) else as_tensor(a)
         tb = b if isinstance(b, Tensor) else wrap_scalar(b) if is_scalar(b) else as_tensor(b)
     da = ta._data
-    if tb._wrapped_number and da.dtype.kind == "f":  # a float tensor and a number (`x * 0.9`):
+    if tb._wrapped_number and da.dtype.kind in "fV":  # a float tensor and a number (`x * 0.9`):
         return ta, tb, da, tb._data.astype(da.dtype, copy=False)  # the tensor's dtype (cast())
     dt = result_dtype(ta, tb)
     broadcast_shapes(da.shape, tb._data.shape)
@@ -136,7 +136,7 @@ def _check_alpha(dt: np.dtype, alpha) -> None:
     result (RuntimeError)."""
     if isinstance(alpha, (bool, np.bool_)) and dt != np.bool_:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    if np.dtype(dt).kind not in "fc" and not isinstance(alpha, (int, np.integer, np.bool_)):
+    if np.dtype(dt).kind not in "fcV" and not isinstance(alpha, (int, np.integer, np.bool_)):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
 
@@ -235,10 +235,10 @@ def div(input, other, *, rounding_mode=None):
             if rounding_mode == "trunc":
                 res = np.trunc(res)
         out = Tensor._make(res.astype(x.dtype))
-        if out._data.dtype.kind == "f":
+        if out._data.dtype.kind in "fV":
             record(DivBackward2, out, (a, b), a, b, rounding_mode)
         return out
-    if x.dtype.kind != "f":  # (integers and bools: the default dtype)
+    if x.dtype.kind not in "fV":  # (integers and bools: the default dtype)
         x, y = x.astype(_defaults.FLOAT), y.astype(_defaults.FLOAT)
     out = Tensor._make(quietly(np.divide, x, y))
     record(DivBackward0, out, (a, b), a, b)
@@ -555,7 +555,7 @@ def _unary(node_cls, fn, float_only=True, name=None):
 
     def op(input):
         arr = input._data
-        if float_only and arr.dtype.kind != "f":
+        if float_only and arr.dtype.kind not in "fV":
             arr = arr.astype(_defaults.FLOAT)
         out = Tensor._make(quietly(fn, arr))
         node = record(node_cls, out, (input,), input) if node_cls is not None else None
@@ -604,7 +604,7 @@ def _sign(x):
     if x.dtype == np.bool_:
         return x.copy()
     out = np.sign(x)
-    return np.where(np.isnan(out), 0, out) if out.dtype.kind == "f" else out
+    return np.where(np.isnan(out), 0, out) if out.dtype.kind in "fV" else out
 
 
 abs = _no_bool(_unary(AbsBackward0, np.abs, float_only=False),
@@ -915,7 +915,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     a, b = input._data, other._data
     close = np.equal(a, b)
     if a.dtype != np.bool_:
-        if a.dtype.kind not in "fc":
+        if a.dtype.kind not in "fcV":
             a, b = a.astype(np.float64), b.astype(np.float64)
         with quiet_fp():
             near = np.abs(a - b) <= atol + rtol * np.abs(b)
@@ -945,7 +945,7 @@ def _logical(fn):
         a, b = as_tensor(input), as_tensor(other)
         if a._data.dtype == np.bool_ and b._data.dtype == np.bool_:
             return Tensor._make(fn(a._data, b._data))
-        if a._data.dtype.kind == "f" or b._data.dtype.kind == "f":
+        if a._data.dtype.kind in "fV" or b._data.dtype.kind in "fV":
             raise TypeError("unsupported operand for bitwise op on floating point tensors")
         return Tensor._make(fn(a._data, b._data))
 
@@ -976,7 +976,7 @@ def isfinite(input):
 def _invert(self):
     if self._data.dtype == np.bool_:
         return Tensor._make(~self._data)
-    if self._data.dtype.kind == "f":
+    if self._data.dtype.kind in "fV":
         raise TypeError("~ (bitwise_not) is only supported for integer and boolean tensors")
     return Tensor._make(~self._data)
 

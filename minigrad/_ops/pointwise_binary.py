@@ -148,7 +148,7 @@ def _check_tensor(fname, other):
 def _float_pair(input, other, fname):
     _check_tensor(fname, other)
     a, b, x, y = _binary(input, other)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         x, y = x.astype(np.float32), y.astype(np.float32)
     return a, b, x, y
 
@@ -159,7 +159,7 @@ def hypot(input, other):
     integer tensors."""
     _check_tensor("hypot", other)
     for t in (input, other):
-        if t._data.dtype.kind != "f":
+        if t._data.dtype.kind not in "fV":
             raise NotImplementedError(f'"hypot_cpu" not implemented for '
                                       f"'{t.dtype._legacy[:-len('Tensor')]}'")
     a, b, x, y = _float_pair(input, other, "hypot")

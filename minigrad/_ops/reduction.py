@@ -134,7 +134,7 @@ def _check_nonempty(fn: str, input, dim, dims, all_error=RuntimeError) -> None:
 
 
 def _check_float(fn, t, dtype=None):
-    if t._data.dtype.kind != "f" and (dtype is None or not dtype.is_floating_point):
+    if t._data.dtype.kind not in "fV" and (dtype is None or not dtype.is_floating_point):
         raise RuntimeError(f"{fn}(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {t.dtype._legacy[:-6]}")
 
@@ -433,7 +433,7 @@ class StdBackward0(VarBackward0):
 
 
 def _var(input, dim, unbiased, keepdim, correction, std):
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         raise RuntimeError("std and var only support floating point and complex dtypes")
     if isinstance(dim, bool):  # var(unbiased) positional form
         unbiased, dim = dim, None
@@ -490,7 +490,7 @@ class LogsumexpBackward0(Node):
 def logsumexp(input, dim, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(x)))`` over ``dim``, computed stably (``torch.logsumexp``)."""
     dims = normalize_dims(dim, input.ndim)
-    a = input._data if input._data.dtype.kind == "f" else input._data.astype(np.float32)
+    a = input._data if input._data.dtype.kind in "fV" else input._data.astype(np.float32)
     m = np.max(a, axis=dims, keepdims=True) if a.size else np.zeros((1,) * a.ndim, a.dtype)
     m = np.where(np.isfinite(m), m, 0)
     with quiet_fp():  # (a row of -inf: log(0) = -inf, silently)

@@ -272,7 +272,7 @@ class LogcumsumexpBackward0(Node):
 def _scan(name, node_cls, kernel, float_only=False):
     def op(input, dim, *, dtype=None):
         arr = _int_to_long(input._data, dtype) if not float_only else input._data
-        if float_only and arr.dtype.kind != "f":
+        if float_only and arr.dtype.kind not in "fV":
             raise NotImplementedError(f'"{name}_out_cpu" not implemented for '
                                       f"'{input.dtype._legacy[:-len('Tensor')]}'")
         d = normalize_dim(dim, input.ndim)
@@ -350,7 +350,7 @@ class StdMeanBackward0(VarMeanBackward0):
 
 def _var_mean(input, dim, unbiased, keepdim, correction, std):
     fn = "std_mean" if std else "var_mean"
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         raise RuntimeError(f"{fn} only support floating point and complex dtypes")
     if isinstance(dim, bool):
         unbiased, dim = dim, None
@@ -483,12 +483,12 @@ def _vector_norm(input, ord, dim, keepdim, dtype, node_cls, fname="linalg.vector
     arr = input._data
     dt = _as_dtype(dtype)
     if dt is not None:
-        if arr.dtype.kind == "f" and np.dtype(dt.np).itemsize < arr.dtype.itemsize:
+        if arr.dtype.kind in "fV" and np.dtype(dt.np).itemsize < arr.dtype.itemsize:
             raise RuntimeError(f"{fname}: the dtype of the input ({input.dtype._c_name}) "
                                f"should be convertible without narrowing to the specified "
                                f"dtype ({dt._c_name})")
         arr = arr.astype(dt.np)  # (computed in dtype: no ToCopyBackward0, as PyTorch)
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         raise RuntimeError(f"{fname}: Expected a floating point or complex tensor as input. "
                            f"Got {input.dtype._legacy[:-len('Tensor')]}")
     dims = _reduce_dims(dim, input.ndim)

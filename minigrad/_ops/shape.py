@@ -23,6 +23,7 @@ from ._util import (
     attach,
     copy_preserving,
     internal_overlap,
+    quietly,
     normalize_dim,
     normalize_dims,
     result_dtype,
@@ -464,7 +465,8 @@ def to_dtype(self, dtype, copy: bool = False) -> Tensor:
     np_dt = D.to_numpy_dtype(dtype)
     if self._data.dtype == np_dt and not copy:
         return self
-    out = Tensor._make(copy_preserving(self._data, np_dt))  # (a dense tensor keeps its layout)
+    # (a dense tensor keeps its layout; out-of-range values become inf silently, as PyTorch)
+    out = Tensor._make(quietly(copy_preserving, self._data, np_dt))
     if out.dtype.is_floating_point:
         record(ToCopyBackward0, out, (self,), self.dtype)
     return out

@@ -56,18 +56,19 @@ def sample(lib, name, shape=(3,)):
 
 # -------------------------------------------------------------------------- dtype objects
 def test_dtype_objects_and_aliases():
+    """Every dtype and alias, spelled out: name, is_floating_point, itemsize, is_signed,
+    is_complex, to_real(). bfloat16 answers these without ml_dtypes too."""
     def scenario(lib):
-        names = NAMES + ["short", "int", "long", "half", "float", "double"]
-        return {n: (dname(getattr(lib, n)), getattr(lib, n).is_floating_point,
-                    getattr(lib, n).itemsize, getattr(lib, n).is_signed,
-                    getattr(lib, n).is_complex, repr(getattr(lib, n)).split(".")[0],
-                    dname(getattr(lib, n).to_real()))
-                for n in names}
+        dtypes = [lib.bool, lib.uint8, lib.int8, lib.int16, lib.short, lib.int32, lib.int,
+                  lib.int64, lib.long, lib.float16, lib.half, lib.bfloat16, lib.float32,
+                  lib.float, lib.float64, lib.double]
+        return [(dname(d), d.is_floating_point, d.itemsize, d.is_signed, d.is_complex,
+                 repr(d).split(".")[0], dname(d.to_real())) for d in dtypes]
 
     a, b = run_both(scenario)
-    prefixes = {v[5] for v in a.values()}, {v[5] for v in b.values()}
+    prefixes = {v[5] for v in a}, {v[5] for v in b}
     assert prefixes == ({"minigrad"}, {"torch"})  # the module's own name, as dtypes print
-    compare({k: v[:5] + v[6:] for k, v in a.items()}, {k: v[:5] + v[6:] for k, v in b.items()})
+    compare([v[:5] + v[6:] for v in a], [v[:5] + v[6:] for v in b])
 
 
 def test_alias_identity():
@@ -217,7 +218,7 @@ def test_tensor_type_strings():
 
 def test_tensor_type_conversion():
     def scenario(lib):
-        x = lib.tensor([1.5, -2.25, 3.0], requires_grad=True)
+        x = lib.tensor([1.5, 2.25, 3.0], requires_grad=True)  # (uint8: no negatives)
         out = {"same_dtype": x.type(lib.float32) is x,
                "same_name": x.type("torch.FloatTensor") is x,
                "keyword": dname(x.type(dtype=lib.float64)),
@@ -259,7 +260,8 @@ def test_conversion_methods_and_grads(device):
     """Each conversion method: dtype, values, ToCopyBackward0 for a floating result (none for an
     integer one, which does not require grad), and the gradient cast back to float32."""
     def scenario(lib, device):
-        x = lib.tensor([1.5, -2.75, 3.125, 0.0], device=device, requires_grad=True)
+        # (no negatives: a negative float cast to uint8 is undefined in C, so in PyTorch)
+        x = lib.tensor([1.5, 2.75, 3.125, 0.0], device=device, requires_grad=True)
         w = lib.tensor([1.0, 2.0, -3.0, 0.5], device=device)
         out = {}
         for m in CONVERSIONS:
@@ -271,8 +273,8 @@ def test_conversion_methods_and_grads(device):
                 x.grad = None
                 (y * w.to(y.dtype)).sum().backward()
                 entry += [dname(x.grad), values(x.grad)]
-                nxt = y.grad_fn.next_functions
-                entry.append([type(n).__name__ for n, _ in nxt])
+                if y.grad_fn is not None:  # (None for x.float(): x itself)
+                    entry.append([type(n).__name__ for n, _ in y.grad_fn.next_functions])
             out[m] = entry
         d = x.detach()
         out["same"] = [d.float() is d, d.double().double() is not d, d.half().half().dtype ==
@@ -280,6 +282,23 @@ def test_conversion_methods_and_grads(device):
         return out
 
     assert_parity(scenario, device=device)
+
+
+def test_conversion_methods_spelled_out():
+    """The conversion methods and ``is_signed`` called by name (the table above looks them up
+    with getattr)."""
+    def scenario(lib):
+        x = lib.tensor([1.5, 2.75, 100.0])  # (in range of every dtype: no UB casts)
+        outs = [x.half(), x.float(), x.double(), x.int(), x.short(), x.char(), x.byte(),
+                x.long(), x.bool()]
+        if HAVE_ML_DTYPES:
+            outs.append(x.bfloat16())
+        neg = lib.tensor([-2.75, -0.5, 7.9])  # (signed targets truncate toward zero)
+        outs += [neg.int(), neg.short(), neg.char(), neg.long()]
+        return [(dname(y), values(y), y.is_signed(), y.type()[len(y.type().split(".")[0]):])
+                for y in outs]
+
+    assert_parity(scenario)
 
 
 def test_conversion_grad_of_half_chain(device):
@@ -413,7 +432,7 @@ def test_factories_and_repr_of_new_dtypes():
             dt = getattr(lib, n)
             z = lib.zeros(2, 3, dtype=dt)
             out[n] = [dname(z), dname(lib.ones_like(z)), dname(lib.full((2,), 1, dtype=dt)),
-                      dname(lib.arange(4, dtype=dt)), repr(sample(lib, n)).replace(
+                      dname(lib.arange(4, dtype=dt)) if n != "bool" else None, repr(sample(lib, n)).replace(
                           "torch.", "minigrad."), values(lib.tensor([1, 0, 1], dtype=dt))]
         return out
 

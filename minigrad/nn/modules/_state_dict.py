@@ -324,7 +324,7 @@ def _restore_tensors(saved: list) -> None:
     for registry, name, t, data, version in saved:
         registry[name] = t
         if t is not None and (t._data.shape != data.shape or not np.array_equal(
-                t._data, data, equal_nan=t._data.dtype.kind == "f")):
+                t._data, data, equal_nan=t._data.dtype.kind in "fV")):
             t._data[...] = data
         if t is not None:
             t._vc.value = version
