@@ -392,7 +392,8 @@ class Tensor:
         return self.to(dtype)
 
     def is_signed(self) -> bool:
-        """True for signed dtypes: the floating ones and int8/16/32/64 (``torch.Tensor.is_signed``)."""
+        """True for a signed dtype: a floating one or int8/16/32/64
+        (``torch.Tensor.is_signed``)."""
         return self.dtype.is_signed
 
     def is_floating_point(self) -> bool:

@@ -39,12 +39,8 @@ class finfo:
         if not d.is_floating_point:
             raise TypeError("minigrad.finfo() requires a floating point input type. Use "
                             "minigrad.iinfo to handle 'minigrad.finfo'")
-        if d is _dtype.bfloat16:
-            import ml_dtypes  # (d.np below has already raised if it is missing)
-
-            info = ml_dtypes.finfo(d.np)
-        else:
-            info = np.finfo(d.np)
+        np_dtype = d.np  # (ImportError for bfloat16 without ml_dtypes)
+        info = _dtype._ml_dtypes.finfo(np_dtype) if d is _dtype.bfloat16 else np.finfo(np_dtype)
         self.bits = int(info.bits)
         self.eps = float(info.eps)
         self.max = float(info.max)

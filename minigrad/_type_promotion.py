@@ -49,6 +49,9 @@ def promote_types(type1, type2) -> _dtype.dtype:
     ca, cb = _category(a), _category(b)
     if ca != cb:  # (the higher category wins whole)
         return a if ca > cb else b
+    if _dtype.bfloat16 in (a, b):  # (read without its NumPy dtype, which ml_dtypes gives)
+        other = b if a is _dtype.bfloat16 else a
+        return _dtype.float32 if other is _dtype.float16 else other  # float32 or float64
     return _dtype.from_numpy_dtype(np.result_type(a.np, b.np))
 
 

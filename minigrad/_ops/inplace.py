@@ -20,8 +20,8 @@ import warnings
 
 import numpy as np
 
-from .._type_promotion import can_cast
 from .._tensor import Tensor, view_rebase_message
+from .._type_promotion import can_cast
 from ..autograd import grad_mode
 from ..autograd import graph as _graph
 from ..autograd.graph import Node, SavedTensor, _is_dense, edge_of, record

@@ -240,8 +240,9 @@ def test_tensor_type_conversion():
 def test_minigrad_type_names_accepted():
     """``t.type('minigrad.HalfTensor')``, the name minigrad prints, converts as PyTorch's
     ``'torch.HalfTensor'`` does (compared with torch's result)."""
-    import minigrad
     import torch
+
+    import minigrad
 
     x = np.array([1.5, 2.0], np.float32)
     ours = minigrad.tensor(x).type("minigrad.HalfTensor")
@@ -384,11 +385,13 @@ def test_half_precision_arithmetic(op, dtype):
 
 # ---------------------------------------------------------------------------------- errors
 def test_integer_tensors_cannot_require_grad():
+    def make(lib, name):
+        return err(lambda: lib.tensor([1, 2], dtype=getattr(lib, name), requires_grad=True),
+                   "Only Tensors of floating point and complex dtype can require gradients")
+
     def scenario(lib):
         msg = "floating point"
-        return [err(lambda: lib.tensor([1, 2], dtype=getattr(lib, n), requires_grad=True),
-                    "Only Tensors of floating point and complex dtype can require gradients")
-                for n in NAMES if not n.startswith(("float", "bfloat"))] + [
+        return [make(lib, n) for n in NAMES if not n.startswith(("float", "bfloat"))] + [
             err(lambda: sample(lib, "int8").requires_grad_(), msg),
             err(lambda: setattr(sample(lib, "uint8"), "requires_grad", True), msg)]
 
@@ -432,8 +435,9 @@ def test_factories_and_repr_of_new_dtypes():
             dt = getattr(lib, n)
             z = lib.zeros(2, 3, dtype=dt)
             out[n] = [dname(z), dname(lib.ones_like(z)), dname(lib.full((2,), 1, dtype=dt)),
-                      dname(lib.arange(4, dtype=dt)) if n != "bool" else None, repr(sample(lib, n)).replace(
-                          "torch.", "minigrad."), values(lib.tensor([1, 0, 1], dtype=dt))]
+                      dname(lib.arange(4, dtype=dt)) if n != "bool" else None,  # (no bool
+                      repr(sample(lib, n)).replace("torch.", "minigrad."),  # arange in torch)
+                      values(lib.tensor([1, 0, 1], dtype=dt))]
         return out
 
     assert_parity(scenario)
