@@ -9,7 +9,8 @@ floats is ``float32``, as in PyTorch.
 ``minigrad[bfloat16]`` extra), which gives NumPy a bfloat16 element type. Without it
 ``minigrad.bfloat16`` still exists (it prints and answers ``is_floating_point``), but making a
 tensor of it raises ImportError saying to install the package. NumPy reports bfloat16's kind
-as ``"V"``, not ``"f"``: code that asks "is this array floating?" uses `is_float_np`.
+as ``"V"``, not ``"f"``: code that asks "is this array floating?" uses `is_float_np`, or, in
+the op kernels, ``arr.dtype.kind in "fV"`` (no other kind-``"V"`` dtype is ever a tensor's).
 """
 
 from __future__ import annotations
