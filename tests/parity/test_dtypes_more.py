@@ -416,7 +416,15 @@ def test_integer_division_and_inplace_cast_errors():
             err(lambda: sample(lib, "bool").add_(sample(lib, "int32")),
                 "result type Int can't be cast to the desired output type Bool"),
             err(lambda: sample(lib, "uint8").mul_(sample(lib, "float16")),
-                "result type Half can't be cast to the desired output type Byte")]
+                "result type Half can't be cast to the desired output type Byte"),
+            # clamp_ with a number names the output type in C++, with a tensor as the rest
+            err(lambda: long_t.clamp_(0.5), "result type Float can't be cast to the desired "
+                "output type long int"),
+            err(lambda: sample(lib, "int8").clamp_(max=2.5), "output type signed char"),
+            err(lambda: sample(lib, "bool").clamp_(1), "result type Long can't be cast to the "
+                "desired output type bool"),
+            err(lambda: sample(lib, "int16").clamp_(lib.tensor(0.5)), "result type Float "
+                "can't be cast to the desired output type Short")]
         # allowed: a wider result of the same category is cast back into the tensor
         t = sample(lib, "int8")
         t.add_(sample(lib, "int64") * 50)
