@@ -391,6 +391,10 @@ class Tensor:
             raise TypeError("dtype must be a type, str, or dtype object")
         return self.to(dtype)
 
+    def element_size(self) -> int:
+        """Bytes per element: the dtype's ``itemsize`` (``torch.Tensor.element_size``)."""
+        return self.dtype.itemsize
+
     def is_signed(self) -> bool:
         """True for a signed dtype: a floating one or int8/16/32/64
         (``torch.Tensor.is_signed``)."""

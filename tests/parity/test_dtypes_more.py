@@ -296,8 +296,8 @@ def test_conversion_methods_spelled_out():
             outs.append(x.bfloat16())
         neg = lib.tensor([-2.75, -0.5, 7.9])  # (signed targets truncate toward zero)
         outs += [neg.int(), neg.short(), neg.char(), neg.long()]
-        return [(dname(y), values(y), y.is_signed(), y.type()[len(y.type().split(".")[0]):])
-                for y in outs]
+        return [(dname(y), values(y), y.is_signed(), y.element_size(),
+                 y.type()[len(y.type().split(".")[0]):]) for y in outs]
 
     assert_parity(scenario)
 
