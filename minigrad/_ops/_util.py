@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from .. import _defaults
+from .._dtype import BF16_NP
 from .._tensor import Tensor, contiguous_strides, empty_strided
 from ..autograd import grad_mode
 from ..autograd.graph import _is_dense
@@ -170,6 +171,13 @@ def result_dtype(*operands) -> np.dtype:
     return np.result_type(*dtypes[(cat, prio)])
 
 
+def sum_dtype(arr: np.ndarray):
+    """The ``dtype=`` for NumPy sums of ``arr``: float32 for bfloat16 (ml_dtypes adds bfloat16s
+    in bfloat16, whose 8-bit mantissa stops a long sum from growing; PyTorch accumulates them in
+    float32 and rounds once), None (the array's own) otherwise."""
+    return np.float32 if arr.dtype == BF16_NP else None
+
+
 def wrap_scalar(x) -> Tensor:
     """A Python number as a 0-dim "wrapped number" tensor, as PyTorch wraps scalar operands.
 
@@ -235,7 +243,8 @@ def sum_to(g: Tensor, shape: tuple) -> Tensor:
     # gradient of every linear layer comes this way)
     if dims:
         arr = g._data
-        g = Tensor._make(np.asarray(quietly(arr.sum, dims, None, None, True), dtype=arr.dtype))
+        g = Tensor._make(np.asarray(quietly(arr.sum, dims, sum_dtype(arr), None, True),
+                                    dtype=arr.dtype))
     return g._make_view(g._data.reshape(shape)) if g._data.shape != shape else g
 
 

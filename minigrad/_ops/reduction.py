@@ -24,6 +24,7 @@ from ._util import (
     quiet_numpy,
     saved_dims,
     saved_int,
+    sum_dtype,
 )
 from .scalar import div_scalar, mul_scalar
 
@@ -162,12 +163,13 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
         arr = arr.astype(dt.np)
     if dim is None:
         with quiet_fp():  # (inf + -inf is nan without a warning, as in PyTorch)
-            out = Tensor._make(np.asarray(arr.sum(), dtype=arr.dtype))
+            out = Tensor._make(np.asarray(arr.sum(dtype=sum_dtype(arr)), dtype=arr.dtype))
         record(SumBackward0, out, (input,), input)
         return out
     dims = _reduce_dims(dim, input.ndim)
     with quiet_fp():
-        out = Tensor._make(np.asarray(arr.sum(axis=dims, keepdims=keepdim), dtype=arr.dtype))
+        out = Tensor._make(np.asarray(arr.sum(axis=dims, dtype=sum_dtype(arr), keepdims=keepdim),
+                                      dtype=arr.dtype))
     record(SumBackward1, out, (input,), input, dim, dims, keepdim)
     return out
 
@@ -176,9 +178,9 @@ def _np_mean(arr: np.ndarray, axis=None, keepdims: bool = False):
     """NumPy's mean, without its RuntimeWarning for an empty reduction (PyTorch gives nan
     silently)."""
     if arr.size:
-        return arr.mean(axis=axis, keepdims=keepdims)
+        return arr.mean(axis=axis, dtype=sum_dtype(arr), keepdims=keepdims)
     with quiet_numpy():
-        return arr.mean(axis=axis, keepdims=keepdims)
+        return arr.mean(axis=axis, dtype=sum_dtype(arr), keepdims=keepdims)
 
 
 def mean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:

@@ -449,3 +449,23 @@ def test_factories_and_repr_of_new_dtypes():
         return out
 
     assert_parity(scenario)
+
+
+@pytest.mark.parametrize("dtype", ["float16"] + (["bfloat16"] if HAVE_ML_DTYPES else []))
+def test_long_reductions_accumulate_in_float32(dtype):
+    """Sums and means of 10,000 elements, and the softmax of such a row: PyTorch accumulates
+    float16/bfloat16 in float32 and rounds once (a bfloat16 accumulator would stop growing at
+    256), and so does minigrad; gradients through the broadcast sum too."""
+    arr = np.random.default_rng(1).random(10_000)
+
+    def scenario(lib):
+        x = lib.tensor(arr.tolist(), dtype=getattr(lib, dtype), requires_grad=True)
+        rows = x.reshape(10, 1000)
+        out = [values(x.sum()), values(x.mean()), values(rows.sum(1)), values(rows.mean(0)),
+               values(x.reshape(1, -1).softmax(-1).sum()),
+               values(x.reshape(1, -1).log_softmax(-1)[0, :5])]
+        (x.expand(300, 10_000) * 1).sum().backward()
+        return out + [dname(x.grad), values(x.grad[:5])]
+
+    eps = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}[dtype]
+    assert_parity(scenario, rtol=2 * eps, atol=2 * eps)
