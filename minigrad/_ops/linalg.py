@@ -185,6 +185,8 @@ def mm(input, mat2) -> Tensor:
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{input.dtype._c_name} != {mat2.dtype._c_name}")
+    if a.dtype == np.bool_:
+        raise NotImplementedError('"addmm_impl_cpu_" not implemented for \'Bool\'')
     out = Tensor._make(_in_dtype(a @ b, a))
     record(MmBackward0, out, (input, mat2), input, mat2)
     return out
@@ -255,6 +257,8 @@ def dot(input, other) -> Tensor:
     if input.dtype is not other.dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                            f"{_scalar_name(input)} and {_scalar_name(other)}")
+    if input._data.dtype == np.bool_:
+        raise NotImplementedError('"dot" not implemented for \'Bool\'')
     out = Tensor._make(np.asarray(np.dot(input._data, other._data)))
     record(DotBackward0, out, (input, other), input, other)
     return out

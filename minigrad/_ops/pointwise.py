@@ -147,19 +147,31 @@ def sub(input, other, *, alpha=1):
     Raises RuntimeError for bool tensors, as PyTorch does.
     """
     a, b, x, y = _binary(input, other)
-    if x.dtype == np.bool_:
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if a._data.dtype == np.bool_ or b._data.dtype == np.bool_:
+        _sub_bool_error(x.dtype == np.bool_)
     _check_alpha(x.dtype, alpha)
     out = Tensor._make(quietly(np.subtract, x, y if alpha == 1 else y * alpha))
     record(SubBackward0, out, (a, b), a, b, alpha)
     return out
 
 
+def _sub_bool_error(both: bool):
+    """PyTorch's refusal to subtract with a bool operand (a Python bool counts too)."""
+    if both:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If "
+                       "you are trying to invert a mask, use the `~` or `logical_not()` "
+                       "operator instead.")
+
+
 def rsub(input, other, *, alpha=1):
-    """``other - alpha * input`` (``torch.rsub``); scalar ``other`` gives ``RsubBackward1``."""
+    """``other - alpha * input`` (``torch.rsub``); scalar ``other`` gives ``RsubBackward1``.
+    RuntimeError for a bool operand, as `sub`."""
     if not is_scalar(other):
         return sub(other, input, alpha=alpha)
+    if input._data.dtype == np.bool_ or isinstance(other, (bool, np.bool_)):
+        _sub_bool_error(input._data.dtype == np.bool_ and isinstance(other, (bool, np.bool_)))
     dt = result_dtype(input, other)
     _check_alpha(dt, alpha)
     out = Tensor._make(np.subtract(np.asarray(other, dt), cast(input, dt) * alpha
@@ -226,9 +238,22 @@ def mul(input, other):
 
 
 def div(input, other, *, rounding_mode=None):
-    """True division (``torch.div``); integer inputs give float32; node ``DivBackward0``."""
+    """True division (``torch.div``); integer inputs give float32; node ``DivBackward0``.
+
+    ``rounding_mode`` "floor" / "trunc" keeps the promoted dtype (``DivBackward2``).
+
+    Raises:
+        RuntimeError: "ZeroDivisionError" for an integer division by zero with a rounding mode.
+        NotImplementedError: a rounding mode on two bools (PyTorch has no bool kernel).
+    """
     a, b, x, y = _binary(input, other)
     if rounding_mode is not None:
+        if x.dtype.kind in "biu":
+            if x.dtype == np.bool_:
+                raise NotImplementedError(f'"div_{rounding_mode}_cpu" not implemented for '
+                                          "'Bool'")
+            if np.any(y == 0):
+                raise RuntimeError("ZeroDivisionError")
         with quiet_fp():
             fn = np.floor_divide if rounding_mode == "floor" else np.divide
             res = fn(x, y)
@@ -316,9 +341,13 @@ class PowBackward2(Node):
 
 def pow(input, exponent):
     """``input ** exponent`` (``torch.pow``). Scalar exponent → ``PowBackward0``; tensor
-    exponent → ``PowBackward1``; scalar base → ``PowBackward2``."""
+    exponent → ``PowBackward1``; scalar base → ``PowBackward2``. NotImplementedError for a
+    bool tensor to a bool tensor power, or a Python bool to a bool tensor's (PyTorch has no
+    bool kernel)."""
     if is_scalar(input):
         dt = result_dtype(input, exponent)
+        if dt == np.bool_:
+            raise NotImplementedError('"pow" not implemented for \'Bool\'')
         out = Tensor._make(np.power(np.asarray(input, dt), cast(exponent, dt)))
         node = record(PowBackward2, out, (exponent,), input, exponent)
         if node:
@@ -329,10 +358,15 @@ def pow(input, exponent):
         if dt.kind == "i" and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         with quiet_fp():
-            out = Tensor._make(np.power(cast(input, dt), np.asarray(exponent, dt)))
+            res = np.power(cast(input, dt), np.asarray(exponent, dt))
+        if dt == np.bool_:  # (NumPy's bool ** bool is int8; PyTorch's stays bool)
+            res = res.astype(np.bool_)
+        out = Tensor._make(res)
         record(PowBackward0, out, (input,), input, exponent)
         return out
     a, b, x, y = _binary(input, exponent)
+    if x.dtype == np.bool_:  # (bool ** Python bool is allowed: the scalar branch above)
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
     with quiet_fp():
         out = Tensor._make(np.power(x, y))
     node = record(PowBackward1, out, (a, b), a, b)

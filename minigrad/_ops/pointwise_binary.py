@@ -60,6 +60,8 @@ class RemainderBackward1(FmodBackward1):
 def _mod(name, kernel, scalar_node, tensor_node):
     def op(input, other):
         a, b, x, y = _binary(input, other)
+        if x.dtype == np.bool_:
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'Bool\'')
         if np.result_type(x, y).kind in "biu" and np.any(y == 0):
             raise RuntimeError("ZeroDivisionError")
         out = Tensor._make(np.asarray(quietly(kernel, x, y)))

@@ -121,6 +121,57 @@ def test_binary_promotion_tensors(form_a, form_b):
     assert_parity(scenario)
 
 
+PAIR_OPS = {
+    "sub": lambda lib, a, b: a - b,
+    "div": lambda lib, a, b: a / b,
+    "floor_div": lambda lib, a, b: a // b,
+    "trunc_div": lambda lib, a, b: lib.div(a, b, rounding_mode="trunc"),
+    "remainder": lambda lib, a, b: a % b,
+    "pow": lambda lib, a, b: a ** b,
+    "maximum": lambda lib, a, b: lib.maximum(a, b),
+    "where": lambda lib, a, b: lib.where(a > 0, a, b),
+    "eq": lambda lib, a, b: a == b,
+    "lt": lambda lib, a, b: a < b,
+    "cat": lambda lib, a, b: lib.cat([a, b.reshape(-1)]),
+}
+
+
+@pytest.mark.parametrize("form_b", ["dim", "zero_dim"])
+def test_binary_ops_every_pair(form_b):
+    """More ops on every pair of dtypes (``b`` holds a 0): the result dtype and values, or
+    PyTorch's error (bool subtraction, integer division by zero with a rounding mode, no bool
+    kernel for pow/remainder/floor division)."""
+    def scenario(lib):
+        out = {}
+        for x, y in PAIRS:
+            a = lib.tensor([1, 2, 3], dtype=getattr(lib, x))
+            b = lib.tensor([2, 0, 1], dtype=getattr(lib, y))
+            b = b if form_b == "dim" else b[0]
+            for name, fn in PAIR_OPS.items():
+                try:
+                    r = fn(lib, a, b)
+                    out[f"{x},{y},{name}"] = (dname(r), values(r))
+                except (RuntimeError, NotImplementedError) as e:
+                    out[f"{x},{y},{name}"] = (type(e).__name__, str(e))
+        return out
+
+    assert_parity(scenario)
+
+
+def test_bool_matrix_products_and_subtraction():
+    def scenario(lib):
+        t = lib.tensor([True, False])
+        return [err(lambda: t @ t, '"dot" not implemented for \'Bool\''),
+                err(lambda: t[None] @ t[:, None], '"addmm_impl_cpu_" not implemented'),
+                err(lambda: 1 - t, "with a bool tensor is not supported"),
+                err(lambda: lib.tensor([1.5]) - True, "with a bool tensor is not supported"),
+                err(lambda: lib.rsub(t, True), "with two bool tensors is not supported"),
+                err(lambda: True ** t, '"pow" not implemented for \'Bool\''),
+                values(t ** True), dname(t ** True), dname(t % 2), dname(2 ** t)]
+
+    assert_parity(scenario)
+
+
 @pytest.mark.parametrize("form", ["dim", "zero_dim"])
 def test_binary_promotion_python_numbers(form):
     """A tensor of each dtype with a Python bool / int / float on either side: a number never
