@@ -171,11 +171,21 @@ def result_dtype(*operands) -> np.dtype:
     return np.result_type(*dtypes[(cat, prio)])
 
 
+_HALF = (np.dtype(np.float16),) + ((BF16_NP,) if BF16_NP is not None else ())
+
+
 def sum_dtype(arr: np.ndarray):
-    """The ``dtype=`` for NumPy sums of ``arr``: float32 for bfloat16 (ml_dtypes adds bfloat16s
-    in bfloat16, whose 8-bit mantissa stops a long sum from growing; PyTorch accumulates them in
-    float32 and rounds once), None (the array's own) otherwise."""
-    return np.float32 if arr.dtype == BF16_NP else None
+    """The ``dtype=`` for NumPy sums of ``arr``: float32 for float16 and bfloat16, None (the
+    array's own) otherwise. PyTorch's CPU kernels accumulate half-precision values in float32
+    and round once; ml_dtypes adds bfloat16s in bfloat16 (and np.cumsum float16s in float16),
+    whose short mantissa stops a long sum from growing (at 256 for bfloat16)."""
+    return np.float32 if arr.dtype in _HALF else None
+
+
+def widened(arr: np.ndarray) -> np.ndarray:
+    """``arr`` as a reduction kernel should read it: a float16 or bfloat16 array as float32
+    (see `sum_dtype`; the kernel casts its result back), any other array as it is."""
+    return arr.astype(np.float32) if arr.dtype in _HALF else arr
 
 
 def wrap_scalar(x) -> Tensor:

@@ -25,6 +25,7 @@ from ._util import (
     saved_dims,
     saved_int,
     sum_dtype,
+    widened,
 )
 from .scalar import div_scalar, mul_scalar
 
@@ -452,7 +453,7 @@ def _var(input, dim, unbiased, keepdim, correction, std):
                       "by output numel).", UserWarning, stacklevel=3)
     fn = np.std if std else np.var
     with quiet_numpy():
-        out = Tensor._make(np.asarray(fn(input._data, axis=dims, ddof=correction,
+        out = Tensor._make(np.asarray(fn(widened(input._data), axis=dims, ddof=correction,
                                          keepdims=keepdim), dtype=input._data.dtype))
     node = record(StdBackward0 if std else VarBackward0, out, (input,), input, dim, dims,
                   correction, keepdim, saved_corr)
@@ -493,13 +494,14 @@ def logsumexp(input, dim, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(x)))`` over ``dim``, computed stably (``torch.logsumexp``)."""
     dims = normalize_dims(dim, input.ndim)
     a = input._data if input._data.dtype.kind in "fV" else input._data.astype(np.float32)
+    out_dtype, a = a.dtype, widened(a)
     m = np.max(a, axis=dims, keepdims=True) if a.size else np.zeros((1,) * a.ndim, a.dtype)
     m = np.where(np.isfinite(m), m, 0)
     with quiet_fp():  # (a row of -inf: log(0) = -inf, silently)
         res = np.log(np.sum(np.exp(a - m), axis=dims, keepdims=True)) + m
     if not keepdim:
         res = np.squeeze(res, dims)
-    out = Tensor._make(np.asarray(res, dtype=a.dtype))
+    out = Tensor._make(np.asarray(res, dtype=out_dtype))
     node = record(LogsumexpBackward0, out, (input,), input, dim, dims, keepdim)
     if node:
         node._save("result", out, is_output=True)

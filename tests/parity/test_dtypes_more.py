@@ -512,9 +512,17 @@ def test_long_reductions_accumulate_in_float32(dtype):
     def scenario(lib):
         x = lib.tensor(arr.tolist(), dtype=getattr(lib, dtype), requires_grad=True)
         rows = x.reshape(10, 1000)
+        F = lib.nn.functional
+        zeros = lib.zeros(1000, dtype=lib.long)
         out = [values(x.sum()), values(x.mean()), values(rows.sum(1)), values(rows.mean(0)),
                values(x.reshape(1, -1).softmax(-1).sum()),
-               values(x.reshape(1, -1).log_softmax(-1)[0, :5])]
+               values(x.reshape(1, -1).log_softmax(-1)[0, :5]),
+               values(x.var()), values(x.std()), values(lib.var_mean(rows, 1)[0]),
+               values(x.norm()), values(x.norm(p=1)), values(x.cumsum(0)[-1]),
+               values(lib.logsumexp(x, 0)),
+               values(F.nll_loss(x.reshape(1000, 10), zeros, reduction="sum")),
+               values(F.binary_cross_entropy(x.clamp(0.01, 0.99), lib.ones_like(x))),
+               values(F.binary_cross_entropy_with_logits(x, lib.ones_like(x)))]
         (x.expand(300, 10_000) * 1).sum().backward()
         return out + [dname(x.grad), values(x.grad[:5])]
 
