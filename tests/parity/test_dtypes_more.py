@@ -528,3 +528,27 @@ def test_long_reductions_accumulate_in_float32(dtype):
 
     eps = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}[dtype]
     assert_parity(scenario, rtol=2 * eps, atol=2 * eps)
+
+
+@pytest.mark.parametrize("dtype", ["float16"] + (["bfloat16"] if HAVE_ML_DTYPES else []))
+def test_half_precision_state_dict_from_pytorch(dtype):
+    """A PyTorch model's half-precision state dict loads into the minigrad twin (bfloat16
+    through its bit patterns: torch gives no NumPy array for it), and the two forwards agree."""
+    import torch
+
+    import minigrad
+
+    torch.manual_seed(0)
+    theirs = getattr(torch.nn.Linear(4, 3), dtype)()
+    ours = getattr(minigrad.nn.Linear(4, 3), dtype)()
+    assert str(ours.load_state_dict(theirs.state_dict())) == "<All keys matched successfully>"
+    assert dname(ours.weight) == dtype
+    assert np.array_equal(values(ours.weight), values(theirs.weight))
+    x = np.linspace(-1, 1, 8).reshape(2, 4)
+    y_ours = ours(minigrad.tensor(x.tolist(), dtype=getattr(minigrad, dtype)))
+    y_theirs = theirs(torch.tensor(x.tolist(), dtype=getattr(torch, dtype)))
+    compare(values(y_ours), values(y_theirs), rtol=1e-2, atol=1e-2)
+    as_float = minigrad.nn.Linear(4, 3)  # (and into a float32 model: cast on load)
+    as_float.load_state_dict(theirs.state_dict())
+    assert dname(as_float.weight) == "float32"
+    assert np.array_equal(values(as_float.weight), values(theirs.weight))
