@@ -48,6 +48,9 @@ from ._random import (
 )
 from ._dtype import bool_ as bool  # noqa: A001  (minigrad.bool, like torch.bool)
 from ._dtype import dtype, float16, float32, float64, int32, int64, uint8
+from ._dtype import bfloat16, int8, int16  # (bfloat16 needs the optional ml_dtypes)
+from ._type_info import finfo, iinfo
+from ._type_promotion import can_cast, promote_types, result_type
 from ._memory_format import contiguous_format, memory_format, preserve_format
 from ._ops import activation as _activation  # noqa: F401  (attaches Tensor methods)
 from ._ops import indexing as _indexing  # noqa: F401
@@ -205,6 +208,7 @@ double = float64
 long = int64
 int = int32  # noqa: A001
 half = float16
+short = int16
 clip = clamp
 arctan2 = atan2
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
@@ -278,6 +282,9 @@ __all__ = [
     "expm1", "fix", "frac", "isinf", "isneginf", "isposinf", "log1p", "log2", "log10",
     "nan_to_num", "sinh", "tan", "trunc", "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
     "arctanh", "absolute", "negative",
+    # dtypes (issue 19)
+    "bfloat16", "int8", "int16", "short", "finfo", "iinfo", "can_cast", "promote_types",
+    "result_type",
     # reductions (issue 19)
     "count_nonzero", "cumprod", "cumsum", "logcumsumexp", "norm", "prod", "std_mean",
     "var_mean",

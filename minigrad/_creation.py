@@ -30,7 +30,7 @@ def _finish(arr: np.ndarray, requires_grad: bool, keep_layout: bool = False) -> 
     if keep_layout and not arr.size:  # an empty array's own strides (NumPy's 0s), as
         t._data = _empty_layout(arr, keep=True)  # torch.tensor(ndarray) keeps them
     if requires_grad:
-        if arr.dtype.kind != "f":
+        if not _dtype.is_float_np(arr.dtype):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                                "gradients")
         t._requires_grad = True
@@ -56,7 +56,7 @@ def _promote(dtypes) -> np.dtype:
     and within it the widest dtype (so ``[int64 tensor, 2.5]`` is float32, not float64)."""
     if not dtypes:
         return _defaults.FLOAT
-    cat = {"b": 0, "u": 1, "i": 1, "f": 2}
+    cat = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2}  # ("V": bfloat16, from ml_dtypes)
     top = max(cat[d.kind] for d in dtypes)
     return np.result_type(*[d for d in dtypes if cat[d.kind] == top])
 

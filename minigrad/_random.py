@@ -18,7 +18,7 @@ from ._tensor import Tensor
 
 
 def _float_only(name: str, dt: np.dtype) -> None:
-    if dt.kind != "f":
+    if dt.kind not in "fV":
         from ._tensor import _SCALAR_NAMES
 
         raise NotImplementedError(f'"{name}" not implemented for '
@@ -183,7 +183,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     rng = numpy_rng(generator, "multinomial")
     if input.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         from ._tensor import _SCALAR_NAMES
 
         raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "

@@ -28,10 +28,8 @@ NON_LEAF_GRAD_WARNING = (
 )
 
 # dtype names as PyTorch's C++ core prints them in the .grad dtype error
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-              "int32": "int", "uint8": "unsigned char", "bool": "bool"}
-_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-                 "int32": "Int", "uint8": "Byte", "bool": "Bool"}
+_CPP_NAMES = {d.name: d._c_name for d in _dtype._ALL}
+_SCALAR_NAMES = {d.name: d._scalar_name for d in _dtype._ALL}  # c10's ScalarType names
 
 
 _META_SUFFIX = {
@@ -369,11 +367,38 @@ class Tensor:
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
 
-    def type(self, dtype=None):
-        """Legacy type name, e.g. ``'minigrad.FloatTensor'``; with ``dtype`` converts."""
+    def type(self, dtype=None, non_blocking: bool = False, **kwargs):
+        """The legacy type name, or a conversion (``torch.Tensor.type``).
+
+        ``t.type()`` is ``'minigrad.FloatTensor'``, ``'minigrad.HalfTensor'``, ... : PyTorch's
+        ``'torch.FloatTensor'`` with minigrad's prefix, as dtypes print ``minigrad.float32``.
+        ``t.type(dtype)`` converts as ``t.to(dtype)`` (self when already of it); ``dtype`` may
+        be a dtype or a legacy name (``'minigrad.DoubleTensor'`` or ``'torch.DoubleTensor'``).
+
+        Raises:
+            ValueError: an unknown type name (``"invalid type: 'torch.Foo'"``).
+            TypeError: ``dtype`` is neither a type name nor a dtype.
+        """
         if dtype is None:
             return f"minigrad.{self.dtype._legacy}"
+        if isinstance(dtype, str):
+            prefix, _, legacy = dtype.rpartition(".")
+            found = [d for d in _dtype._ALL if d._legacy == legacy]
+            if prefix not in ("torch", "minigrad") or not found:
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = found[0]
+        elif not isinstance(dtype, (_dtype.dtype, type)) and not str(dtype).startswith("torch."):
+            raise TypeError("dtype must be a type, str, or dtype object")
         return self.to(dtype)
+
+    def element_size(self) -> int:
+        """Bytes per element: the dtype's ``itemsize`` (``torch.Tensor.element_size``)."""
+        return self.dtype.itemsize
+
+    def is_signed(self) -> bool:
+        """True for a signed dtype: a floating one or int8/16/32/64
+        (``torch.Tensor.is_signed``)."""
+        return self.dtype.is_signed
 
     def is_floating_point(self) -> bool:
         """True for float dtypes."""
@@ -789,7 +814,7 @@ class _Formatter:
     """Chooses one number format (int-like / fixed / scientific) and width for all elements."""
 
     def __init__(self, arr: np.ndarray):
-        self.floating = arr.dtype.kind == "f"
+        self.floating = _dtype.is_float_np(arr.dtype)
         self.int_mode, self.sci_mode, self.width = True, False, 1
         flat = arr.reshape(-1)
         if not self.floating:
@@ -856,7 +881,7 @@ def _format(t: Tensor) -> str:
     shared number format, 80-column wrapping, summarising above 1000 elements, then the
     ``dtype=``, ``grad_fn=<...>`` / ``requires_grad=True`` suffixes."""
     arr = t._data
-    if arr.dtype == np.float16:
+    if arr.dtype == np.float16 or arr.dtype == _dtype.BF16_NP:  # (printed as float32s)
         arr = arr.astype(np.float32)
     prefix = "tensor("
     suffixes = []

@@ -6,7 +6,9 @@ unpickler may build, ``weights_only=True``); minigrad writes a NumPy ``.npz`` zi
 holds only
 
 - ``__minigrad__.npy``: a uint8 array with a JSON *manifest* describing the object tree, and
-- ``t0.npy``, ``t1.npy`` ...: one plain array per tensor (float16/32/64, int32/64, uint8, bool),
+- ``t0.npy``, ``t1.npy`` ...: one plain array per tensor (float16/32/64, int8/16/32/64, uint8,
+  bool; a bfloat16 tensor is stored as its 16-bit patterns, a uint16 array, since ``.npy`` has
+  no bfloat16),
 
 and reads it back with ``np.load(..., allow_pickle=False)`` and a strict check of the manifest.
 Loading therefore never executes code from the file: object arrays, unknown entries, unknown
@@ -32,6 +34,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from . import _dtype
 from ._tensor import Tensor
 
 __all__ = ["save", "load", "from_torch", "to_torch", "SerializationError"]
@@ -39,7 +42,8 @@ __all__ = ["save", "load", "from_torch", "to_torch", "SerializationError"]
 FORMAT = "minigrad.save"
 VERSION = 1
 MANIFEST = "__minigrad__"
-DTYPES = ("float16", "float32", "float64", "int32", "int64", "uint8", "bool")
+DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+          "bool")
 MAX_MANIFEST_BYTES = 64 * 2**20
 
 
@@ -54,7 +58,8 @@ def _encode(obj, arrays: list, path: str):
         name = obj.dtype.name
         if name not in DTYPES:
             raise SerializationError(f"cannot save {path}: dtype {name} is not supported")
-        arrays.append(np.array(obj._data, order="C"))  # (ascontiguousarray makes 0-dim 1-dim)
+        arr = np.array(obj._data, order="C")  # (ascontiguousarray makes 0-dim 1-dim)
+        arrays.append(arr.view(np.uint16) if name == "bfloat16" else arr)
         return {"type": "tensor", "key": f"t{len(arrays) - 1}", "dtype": name,
                 "shape": list(obj.shape), "requires_grad": bool(obj._requires_grad)}
     if obj is None or isinstance(obj, (bool, str)):
@@ -116,7 +121,9 @@ def _decode(node, arrays, used: set, where: str, path: str = "obj"):
         if not isinstance(shape, list) or not all(isinstance(s, int) and s >= 0 for s in shape):
             _fail(where, f"tensor at {path} has a malformed shape {shape!r}")
         arr = arrays[key]
-        if arr.dtype != np.dtype(dtype) or list(arr.shape) != shape:
+        if dtype == "bfloat16" and arr.dtype == np.uint16:  # (its bit patterns, see above)
+            arr = arr.view(_dtype.bfloat16.np)  # (ImportError without ml_dtypes)
+        if arr.dtype != _dtype.to_numpy_dtype(_dtype._by_name(dtype)) or list(arr.shape) != shape:
             _fail(where, f"tensor at {path}: the stored array is {arr.dtype}{list(arr.shape)}, "
                          f"the manifest says {dtype}{shape}")
         used.add(key)
@@ -231,7 +238,14 @@ def from_torch(obj):
     """A copy of ``obj`` with every ``torch.Tensor`` replaced by a minigrad tensor (same values,
     dtype, shape and ``requires_grad``); containers and numbers are kept."""
     if hasattr(obj, "detach") and hasattr(obj, "cpu") and not isinstance(obj, Tensor):
-        t = Tensor._make(np.array(obj.detach().cpu().numpy(), copy=True))
+        src = obj.detach().cpu()
+        if str(src.dtype) == "torch.bfloat16":  # (no NumPy bfloat16 in torch: the bits)
+            import torch
+
+            arr = src.view(torch.int16).numpy().view(_dtype.bfloat16.np)
+        else:
+            arr = src.numpy()
+        t = Tensor._make(np.array(arr, copy=True))
         t._requires_grad = bool(obj.requires_grad) and t.dtype.is_floating_point
         return t
     if isinstance(obj, dict):
@@ -247,6 +261,9 @@ def to_torch(obj):
     import torch
 
     if isinstance(obj, Tensor):
+        if obj.dtype is _dtype.bfloat16:  # (through its bit patterns, as int16)
+            bits = torch.from_numpy(obj._data.view(np.int16).copy()).view(torch.bfloat16)
+            return bits.requires_grad_(obj._requires_grad)
         return torch.tensor(obj._data.copy(), requires_grad=obj._requires_grad)
     if isinstance(obj, dict):
         return type(obj)((k, to_torch(v)) for k, v in obj.items())

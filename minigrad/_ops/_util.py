@@ -13,11 +13,12 @@ import warnings
 import numpy as np
 
 from .. import _defaults
+from .._dtype import BF16_NP
 from .._tensor import Tensor, contiguous_strides, empty_strided
 from ..autograd import grad_mode
 from ..autograd.graph import _is_dense
 
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2}  # ("V": bfloat16, from ml_dtypes)
 _PY_SCALARS = (float, int, bool)
 _WRAPPED_DTYPES = {float: np.float64, int: np.int64, bool: np.bool_}
 
@@ -145,14 +146,14 @@ def result_dtype(*operands) -> np.dtype:
             if isinstance(b, Tensor) and b._data.ndim:
                 if da == b._data.dtype:  # (dimensioned tensors are never wrapped)
                     return da
-            elif da.kind == "f" and (type(b) is float or isinstance(b, Tensor) and
+            elif da.kind in "fV" and (type(b) is float or isinstance(b, Tensor) and
                                      b._wrapped_number):
                 return da  # float tensor with a Python scalar: the tensor's dtype
     best = None  # (category, priority)
     dtypes: dict = {}
     for x in operands:
         if isinstance(x, Tensor) and x._wrapped_number:
-            dt = x._data.dtype if x._data.dtype.kind != "f" else _defaults.FLOAT
+            dt = x._data.dtype if x._data.dtype.kind not in "fV" else _defaults.FLOAT
             prio = 0
         elif isinstance(x, Tensor):
             dt = x._data.dtype
@@ -168,6 +169,23 @@ def result_dtype(*operands) -> np.dtype:
     cat = best[0]
     prio = max(p for (c, p) in dtypes if c == cat)
     return np.result_type(*dtypes[(cat, prio)])
+
+
+_HALF = (np.dtype(np.float16),) + ((BF16_NP,) if BF16_NP is not None else ())
+
+
+def sum_dtype(arr: np.ndarray):
+    """The ``dtype=`` for NumPy sums of ``arr``: float32 for float16 and bfloat16, None (the
+    array's own) otherwise. PyTorch's CPU kernels accumulate half-precision values in float32
+    and round once; ml_dtypes adds bfloat16s in bfloat16 (and np.cumsum float16s in float16),
+    whose short mantissa stops a long sum from growing (at 256 for bfloat16)."""
+    return np.float32 if arr.dtype in _HALF else None
+
+
+def widened(arr: np.ndarray) -> np.ndarray:
+    """``arr`` as a reduction kernel should read it: a float16 or bfloat16 array as float32
+    (see `sum_dtype`; the kernel casts its result back), any other array as it is."""
+    return arr.astype(np.float32) if arr.dtype in _HALF else arr
 
 
 def wrap_scalar(x) -> Tensor:
@@ -235,7 +253,8 @@ def sum_to(g: Tensor, shape: tuple) -> Tensor:
     # gradient of every linear layer comes this way)
     if dims:
         arr = g._data
-        g = Tensor._make(np.asarray(quietly(arr.sum, dims, None, None, True), dtype=arr.dtype))
+        g = Tensor._make(np.asarray(quietly(arr.sum, dims, sum_dtype(arr), None, True),
+                                    dtype=arr.dtype))
     return g._make_view(g._data.reshape(shape)) if g._data.shape != shape else g
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
-from ._util import attach, normalize_dim, quietly, saved_int
+from ._util import attach, normalize_dim, quietly, saved_int, sum_dtype
 
 
 class ReluBackward0(Node):
@@ -163,17 +163,19 @@ def _shifted(x: np.ndarray, d: int) -> np.ndarray:
 
 def _softmax_kernel(x: np.ndarray, d: int) -> np.ndarray:
     e = np.exp(_shifted(x, d))
-    return (e / e.sum(axis=d, keepdims=True)).astype(x.dtype, copy=False)
+    return (e / e.sum(axis=d, dtype=sum_dtype(e), keepdims=True)).astype(x.dtype, copy=False)
 
 
 def _log_softmax_kernel(x: np.ndarray, d: int) -> np.ndarray:
     s = _shifted(x, d)  # (no classes: log(0), silently)
-    return (s - np.log(np.exp(s).sum(axis=d, keepdims=True))).astype(x.dtype, copy=False)
+    e = np.exp(s)
+    return (s - np.log(e.sum(axis=d, dtype=sum_dtype(e), keepdims=True))).astype(x.dtype,
+                                                                                  copy=False)
 
 
 def _float_only(name: str, input, d: int) -> None:
     """PyTorch's NotImplementedError for (log_)softmax of an integer/bool tensor."""
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         kernel = f"{name}_lastdim_kernel_impl" if d == max(input.ndim - 1, 0) else \
             f"{name}_kernel_impl"
         legacy = input.dtype._legacy[:-len("Tensor")]

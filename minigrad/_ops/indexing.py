@@ -201,7 +201,7 @@ def _is_advanced(ix) -> bool:
 
 def _as_index_array(ix) -> np.ndarray:
     arr = ix._data if isinstance(ix, Tensor) else np.asarray(ix)
-    if arr.dtype.kind == "f":
+    if arr.dtype.kind in "fV":
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     return arr
 

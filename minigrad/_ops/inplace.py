@@ -20,13 +20,15 @@ import warnings
 
 import numpy as np
 
+from .._dtype import from_numpy_dtype
 from .._tensor import Tensor, view_rebase_message
+from .._type_promotion import can_cast
 from ..autograd import grad_mode
 from ..autograd import graph as _graph
 from ..autograd.graph import Node, SavedTensor, _is_dense, edge_of, record
 from . import activation as A
 from . import pointwise as P
-from ._util import as_tensor, attach, internal_overlap
+from ._util import as_tensor, attach, internal_overlap, result_dtype
 from .indexing import IndexBackward0, _IndexNode
 from .scalar import mul_scalar
 
@@ -110,9 +112,9 @@ def _write(self: Tensor, r: Tensor, overlap_ok: bool = False, where=None) -> Non
     if r.shape != self.shape:
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
                            f"shape {list(r.shape)}")
-    if r._data.dtype.kind == "f" and self._data.dtype.kind != "f":
-        raise RuntimeError(f"result type Float can't be cast to the desired output type "
-                           f"{self.dtype._legacy[:-6]}")
+    if r._data.dtype != self._data.dtype and not can_cast(r.dtype, self.dtype):
+        raise RuntimeError(f"result type {r.dtype._scalar_name} can't be cast to the desired "
+                           f"output type {self.dtype._scalar_name}")
     if not self._data.size:  # nothing to write (an empty expanded view is fine too)
         return
     if not self._data.flags.writeable:  # a view of an expanded array
@@ -340,6 +342,27 @@ def _inplace_of(fn, doc_name):
     op.__name__ = doc_name
     op.__doc__ = f"In-place ``{doc_name[:-1]}``: modifies self, bumps ``_version``, returns self."
     return op
+
+
+_clamp_tensor_ = _inplace_of(P.clamp, "clamp_")
+
+
+def clamp_(self, min=None, max=None) -> Tensor:
+    """In-place ``clamp``: modifies self, bumps ``_version``, returns self.
+
+    Raises:
+        RuntimeError: a Python-number bound whose type promotes past self's dtype (a float
+            bound on an integer tensor): PyTorch's clamp_(Scalar) kernel names the output
+            type in C++ ("result type Float can't be cast to the desired output type long
+            int"); tensor bounds give the usual in-place message ("... type Long").
+    """
+    numbers = [b for b in (min, max) if b is not None and not isinstance(b, Tensor)]
+    if numbers:
+        common = from_numpy_dtype(result_dtype(self, *numbers))
+        if not can_cast(common, self.dtype):
+            raise RuntimeError(f"result type {common._scalar_name} can't be cast to the desired "
+                               f"output type {self.dtype._c_name}")
+    return _clamp_tensor_(self, min, max)
 
 
 class ZeroBackward0(Node):
@@ -857,7 +880,7 @@ attach(
     Tensor,
     add_=_inplace_of(P.add, "add_"), sub_=_inplace_of(P.sub, "sub_"),
     mul_=_inplace_of(P.mul, "mul_"), div_=_inplace_of(P.div, "div_"),
-    pow_=_inplace_of(P.pow, "pow_"), clamp_=_inplace_of(P.clamp, "clamp_"),
+    pow_=_inplace_of(P.pow, "pow_"), clamp_=clamp_,
     clamp_min_=_inplace_of(P.clamp_min, "clamp_min_"), exp_=_inplace_of(P.exp, "exp_"),
     neg_=_inplace_of(P.neg, "neg_"), sqrt_=_inplace_of(P.sqrt, "sqrt_"),
     sigmoid_=_inplace_of(P.sigmoid, "sigmoid_"), tanh_=_inplace_of(P.tanh, "tanh_"),

@@ -165,6 +165,12 @@ def _scalar_name(t) -> str:
     return t.dtype._legacy[:-6]  # 'Float', 'Double', 'Long' ...
 
 
+def _in_dtype(prod: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """A matrix product in its operands' dtype: ml_dtypes multiplies bfloat16 matrices into
+    float32 (PyTorch too accumulates in float32, then rounds the result to bfloat16)."""
+    return prod if prod.dtype == like.dtype else prod.astype(like.dtype)
+
+
 def mm(input, mat2) -> Tensor:
     """Matrix product of two 2-D tensors (``torch.mm``); node ``MmBackward0``.
 
@@ -179,7 +185,9 @@ def mm(input, mat2) -> Tensor:
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{input.dtype._c_name} != {mat2.dtype._c_name}")
-    out = Tensor._make(a @ b)
+    if a.dtype == np.bool_:
+        raise NotImplementedError('"addmm_impl_cpu_" not implemented for \'Bool\'')
+    out = Tensor._make(_in_dtype(a @ b, a))
     record(MmBackward0, out, (input, mat2), input, mat2)
     return out
 
@@ -204,7 +212,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
     if m1.dtype != m2.dtype:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
                            f"{_scalar_name(mat1)} and {_scalar_name(mat2)}")
-    prod = m1 @ m2
+    prod = _in_dtype(m1 @ m2, m1)
     if alpha != 1:
         prod = prod * alpha
     if beta != 0:  # (beta 0 ignores input, nan and inf included, as BLAS and PyTorch do)
@@ -232,7 +240,7 @@ def bmm(input, mat2) -> Tensor:
         raise RuntimeError(f"expected scalar type {_scalar_name(input)} but found "
                            f"{_scalar_name(mat2)}")
     else:
-        out = Tensor._make(np.matmul(input._data, mat2._data))
+        out = Tensor._make(_in_dtype(np.matmul(input._data, mat2._data), input._data))
     record(BmmBackward0, out, (input, mat2), input, mat2)
     return out
 
@@ -249,6 +257,8 @@ def dot(input, other) -> Tensor:
     if input.dtype is not other.dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                            f"{_scalar_name(input)} and {_scalar_name(other)}")
+    if input._data.dtype == np.bool_:
+        raise NotImplementedError('"dot" not implemented for \'Bool\'')
     out = Tensor._make(np.asarray(np.dot(input._data, other._data)))
     record(DotBackward0, out, (input, other), input, other)
     return out
@@ -268,7 +278,7 @@ def mv(input, vec) -> Tensor:
         v, m = _scalar_name(vec), _scalar_name(input)
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {v}, {m}, "
                            f"and {v}")
-    out = Tensor._make(input._data @ vec._data)
+    out = Tensor._make(_in_dtype(input._data @ vec._data, input._data))
     record(MvBackward0, out, (input, vec), input, vec)
     return out
 

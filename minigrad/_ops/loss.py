@@ -24,7 +24,7 @@ from .._tensor import Tensor
 from ..autograd.graph import Node, record
 from . import activation as A
 from . import pointwise as P
-from ._util import broadcast_shapes, quietly, result_dtype
+from ._util import broadcast_shapes, quietly, result_dtype, sum_dtype
 from .reduction import _np_mean
 from .scalar import add_scalar, div_scalar, mul_scalar
 
@@ -182,13 +182,14 @@ def _nll(input, target, weight, reduction: int, ignore_index: int, node_cls, cla
             losses = np.where(valid, losses, 0)
     # one sample (1-D input) is reduced like 'sum' even for 'none', as PyTorch does
     red = 2 if reduction == 0 and x.ndim == 1 else reduction
-    total = np.asarray(wt.sum(dtype=x.dtype) if red else 0, dtype=x.dtype)
+    acc = sum_dtype(x) or x.dtype  # (float32 for bfloat16, as PyTorch accumulates it)
+    total = np.asarray(wt.sum(dtype=acc) if red else 0, dtype=x.dtype)
     if red == 0:
         res = losses
     elif red == 2:
-        res = np.asarray(losses.sum(dtype=x.dtype))
+        res = np.asarray(losses.sum(dtype=acc))
     else:  # (all ignored: 0/0 = nan, silently)
-        res = np.asarray(quietly(np.divide, losses.sum(dtype=x.dtype), total), dtype=x.dtype)
+        res = np.asarray(quietly(np.divide, losses.sum(dtype=acc), total), dtype=x.dtype)
     out = Tensor._make(np.asarray(res, dtype=x.dtype))
     if input.requires_grad:  # (the backward writes grad * scale at the targets' positions)
         scale = -wt / total if red == 1 and total != 0 else -wt
@@ -445,7 +446,7 @@ def mse_loss(input, target, reduction: str = "mean") -> Tensor:
     red = reduction_enum(reduction)
     input, target = _broadcast_pair(input, target)
     dt = result_dtype(input, target)  # (PyTorch's promotion: float32 input + int64 target)
-    if dt.kind != "f":  # PyTorch's kernel is float-only
+    if dt.kind not in "fV":  # PyTorch's kernel is float-only
         name = {"i": "Long", "u": "Byte", "b": "Bool"}[dt.kind] if dt != np.int32 else "Int"
         raise NotImplementedError(f"\"mse_cpu\" not implemented for '{name}'")
     diff = input._data.astype(dt, copy=False) - target._data.astype(dt, copy=False)

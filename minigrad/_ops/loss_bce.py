@@ -16,7 +16,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
 from . import pointwise as P
-from ._util import quietly
+from ._util import quietly, sum_dtype
 from .loss import reduction_enum
 from .scalar import add_scalar, div_scalar, mul_scalar
 
@@ -30,7 +30,8 @@ def _log_sigmoid(a: np.ndarray) -> np.ndarray:
 def _reduce(loss: np.ndarray, red: int) -> np.ndarray:
     if red == 0:
         return loss
-    return np.asarray(loss.mean() if red == 1 else loss.sum(), dtype=loss.dtype)
+    acc = sum_dtype(loss)  # (float32 for bfloat16, as PyTorch accumulates it)
+    return np.asarray(loss.mean(dtype=acc) if red == 1 else loss.sum(dtype=acc), dtype=loss.dtype)
 
 
 def _finish(grad: Tensor, g: Tensor, weight, red: int, numel: int) -> Tensor:

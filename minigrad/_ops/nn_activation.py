@@ -113,7 +113,7 @@ _SCALAR = {"int64": "Long", "int32": "Int", "uint8": "Byte", "bool": "Bool", "fl
 
 def _float_kernel(name: str, input: Tensor) -> None:
     """PyTorch's NotImplementedError for a float-only kernel given an integer/bool tensor."""
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         raise NotImplementedError(f'"{name}" not implemented for '
                                   f"'{_SCALAR.get(input.dtype.name, input.dtype.name)}'")
 

@@ -54,7 +54,7 @@ def _binary(a, b):
         ta = a if isinstance(a, Tensor) else wrap_scalar(a) if is_scalar(a) else as_tensor(a)
         tb = b if isinstance(b, Tensor) else wrap_scalar(b) if is_scalar(b) else as_tensor(b)
     da = ta._data
-    if tb._wrapped_number and da.dtype.kind == "f":  # a float tensor and a number (`x * 0.9`):
+    if tb._wrapped_number and da.dtype.kind in "fV":  # a float tensor and a number (`x * 0.9`):
         return ta, tb, da, tb._data.astype(da.dtype, copy=False)  # the tensor's dtype (cast())
     dt = result_dtype(ta, tb)
     broadcast_shapes(da.shape, tb._data.shape)
@@ -136,7 +136,7 @@ def _check_alpha(dt: np.dtype, alpha) -> None:
     result (RuntimeError)."""
     if isinstance(alpha, (bool, np.bool_)) and dt != np.bool_:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    if np.dtype(dt).kind not in "fc" and not isinstance(alpha, (int, np.integer, np.bool_)):
+    if np.dtype(dt).kind not in "fcV" and not isinstance(alpha, (int, np.integer, np.bool_)):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
 
@@ -147,19 +147,31 @@ def sub(input, other, *, alpha=1):
     Raises RuntimeError for bool tensors, as PyTorch does.
     """
     a, b, x, y = _binary(input, other)
-    if x.dtype == np.bool_:
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if a._data.dtype == np.bool_ or b._data.dtype == np.bool_:
+        _sub_bool_error(x.dtype == np.bool_)
     _check_alpha(x.dtype, alpha)
     out = Tensor._make(quietly(np.subtract, x, y if alpha == 1 else y * alpha))
     record(SubBackward0, out, (a, b), a, b, alpha)
     return out
 
 
+def _sub_bool_error(both: bool):
+    """PyTorch's refusal to subtract with a bool operand (a Python bool counts too)."""
+    if both:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If "
+                       "you are trying to invert a mask, use the `~` or `logical_not()` "
+                       "operator instead.")
+
+
 def rsub(input, other, *, alpha=1):
-    """``other - alpha * input`` (``torch.rsub``); scalar ``other`` gives ``RsubBackward1``."""
+    """``other - alpha * input`` (``torch.rsub``); scalar ``other`` gives ``RsubBackward1``.
+    RuntimeError for a bool operand, as `sub`."""
     if not is_scalar(other):
         return sub(other, input, alpha=alpha)
+    if input._data.dtype == np.bool_ or isinstance(other, (bool, np.bool_)):
+        _sub_bool_error(input._data.dtype == np.bool_ and isinstance(other, (bool, np.bool_)))
     dt = result_dtype(input, other)
     _check_alpha(dt, alpha)
     out = Tensor._make(np.subtract(np.asarray(other, dt), cast(input, dt) * alpha
@@ -226,19 +238,32 @@ def mul(input, other):
 
 
 def div(input, other, *, rounding_mode=None):
-    """True division (``torch.div``); integer inputs give float32; node ``DivBackward0``."""
+    """True division (``torch.div``); integer inputs give float32; node ``DivBackward0``.
+
+    ``rounding_mode`` "floor" / "trunc" keeps the promoted dtype (``DivBackward2``).
+
+    Raises:
+        RuntimeError: "ZeroDivisionError" for an integer division by zero with a rounding mode.
+        NotImplementedError: a rounding mode on two bools (PyTorch has no bool kernel).
+    """
     a, b, x, y = _binary(input, other)
     if rounding_mode is not None:
+        if x.dtype.kind in "biu":
+            if x.dtype == np.bool_:
+                raise NotImplementedError(f'"div_{rounding_mode}_cpu" not implemented for '
+                                          "'Bool'")
+            if np.any(y == 0):
+                raise RuntimeError("ZeroDivisionError")
         with quiet_fp():
             fn = np.floor_divide if rounding_mode == "floor" else np.divide
             res = fn(x, y)
             if rounding_mode == "trunc":
                 res = np.trunc(res)
         out = Tensor._make(res.astype(x.dtype))
-        if out._data.dtype.kind == "f":
+        if out._data.dtype.kind in "fV":
             record(DivBackward2, out, (a, b), a, b, rounding_mode)
         return out
-    if x.dtype.kind != "f":  # (integers and bools: the default dtype)
+    if x.dtype.kind not in "fV":  # (integers and bools: the default dtype)
         x, y = x.astype(_defaults.FLOAT), y.astype(_defaults.FLOAT)
     out = Tensor._make(quietly(np.divide, x, y))
     record(DivBackward0, out, (a, b), a, b)
@@ -316,9 +341,13 @@ class PowBackward2(Node):
 
 def pow(input, exponent):
     """``input ** exponent`` (``torch.pow``). Scalar exponent → ``PowBackward0``; tensor
-    exponent → ``PowBackward1``; scalar base → ``PowBackward2``."""
+    exponent → ``PowBackward1``; scalar base → ``PowBackward2``. NotImplementedError for a
+    bool tensor to a bool tensor power, or a Python bool to a bool tensor's (PyTorch has no
+    bool kernel)."""
     if is_scalar(input):
         dt = result_dtype(input, exponent)
+        if dt == np.bool_:
+            raise NotImplementedError('"pow" not implemented for \'Bool\'')
         out = Tensor._make(np.power(np.asarray(input, dt), cast(exponent, dt)))
         node = record(PowBackward2, out, (exponent,), input, exponent)
         if node:
@@ -329,10 +358,15 @@ def pow(input, exponent):
         if dt.kind == "i" and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         with quiet_fp():
-            out = Tensor._make(np.power(cast(input, dt), np.asarray(exponent, dt)))
+            res = np.power(cast(input, dt), np.asarray(exponent, dt))
+        if dt == np.bool_:  # (NumPy's bool ** bool is int8; PyTorch's stays bool)
+            res = res.astype(np.bool_)
+        out = Tensor._make(res)
         record(PowBackward0, out, (input,), input, exponent)
         return out
     a, b, x, y = _binary(input, exponent)
+    if x.dtype == np.bool_:  # (bool ** Python bool is allowed: the scalar branch above)
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
     with quiet_fp():
         out = Tensor._make(np.power(x, y))
     node = record(PowBackward1, out, (a, b), a, b)
@@ -555,7 +589,7 @@ def _unary(node_cls, fn, float_only=True, name=None):
 
     def op(input):
         arr = input._data
-        if float_only and arr.dtype.kind != "f":
+        if float_only and arr.dtype.kind not in "fV":
             arr = arr.astype(_defaults.FLOAT)
         out = Tensor._make(quietly(fn, arr))
         node = record(node_cls, out, (input,), input) if node_cls is not None else None
@@ -604,7 +638,7 @@ def _sign(x):
     if x.dtype == np.bool_:
         return x.copy()
     out = np.sign(x)
-    return np.where(np.isnan(out), 0, out) if out.dtype.kind == "f" else out
+    return np.where(np.isnan(out), 0, out) if out.dtype.kind in "fV" else out
 
 
 abs = _no_bool(_unary(AbsBackward0, np.abs, float_only=False),
@@ -915,7 +949,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     a, b = input._data, other._data
     close = np.equal(a, b)
     if a.dtype != np.bool_:
-        if a.dtype.kind not in "fc":
+        if a.dtype.kind not in "fcV":
             a, b = a.astype(np.float64), b.astype(np.float64)
         with quiet_fp():
             near = np.abs(a - b) <= atol + rtol * np.abs(b)
@@ -945,7 +979,7 @@ def _logical(fn):
         a, b = as_tensor(input), as_tensor(other)
         if a._data.dtype == np.bool_ and b._data.dtype == np.bool_:
             return Tensor._make(fn(a._data, b._data))
-        if a._data.dtype.kind == "f" or b._data.dtype.kind == "f":
+        if a._data.dtype.kind in "fV" or b._data.dtype.kind in "fV":
             raise TypeError("unsupported operand for bitwise op on floating point tensors")
         return Tensor._make(fn(a._data, b._data))
 
@@ -976,7 +1010,7 @@ def isfinite(input):
 def _invert(self):
     if self._data.dtype == np.bool_:
         return Tensor._make(~self._data)
-    if self._data.dtype.kind == "f":
+    if self._data.dtype.kind in "fV":
         raise TypeError("~ (bitwise_not) is only supported for integer and boolean tensors")
     return Tensor._make(~self._data)
 

@@ -60,6 +60,8 @@ class RemainderBackward1(FmodBackward1):
 def _mod(name, kernel, scalar_node, tensor_node):
     def op(input, other):
         a, b, x, y = _binary(input, other)
+        if x.dtype == np.bool_:
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'Bool\'')
         if np.result_type(x, y).kind in "biu" and np.any(y == 0):
             raise RuntimeError("ZeroDivisionError")
         out = Tensor._make(np.asarray(quietly(kernel, x, y)))
@@ -148,7 +150,7 @@ def _check_tensor(fname, other):
 def _float_pair(input, other, fname):
     _check_tensor(fname, other)
     a, b, x, y = _binary(input, other)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         x, y = x.astype(np.float32), y.astype(np.float32)
     return a, b, x, y
 
@@ -159,7 +161,7 @@ def hypot(input, other):
     integer tensors."""
     _check_tensor("hypot", other)
     for t in (input, other):
-        if t._data.dtype.kind != "f":
+        if t._data.dtype.kind not in "fV":
             raise NotImplementedError(f'"hypot_cpu" not implemented for '
                                       f"'{t.dtype._legacy[:-len('Tensor')]}'")
     a, b, x, y = _float_pair(input, other, "hypot")

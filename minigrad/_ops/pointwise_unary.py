@@ -235,7 +235,7 @@ _frac_float = _unary(FracBackward0, _frac, float_only=False, name="frac")
 def frac(input):
     """``input - trunc(input)`` (``torch.frac``); node ``FracBackward0`` (gradient passes
     through). Float tensors only: NotImplementedError for integer and bool tensors, as PyTorch."""
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         raise NotImplementedError(f'"frac_cpu" not implemented for '
                                   f"'{input.dtype._legacy[:-len('Tensor')]}'")
     return _frac_float(input)
@@ -247,7 +247,7 @@ def round(input, *, decimals: int = 0):  # noqa: A001 - torch.round
     Integer tensors with decimals are refused as PyTorch (NotImplementedError)."""
     if decimals == 0:
         return P.round(input)
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         raise NotImplementedError(f'"round_cpu" not implemented for '
                                   f"'{input.dtype._legacy[:-len('Tensor')]}'")
     arr = input._data
@@ -274,7 +274,7 @@ def nan_to_num(input, nan: float = 0.0, posinf=None, neginf=None):
     dtype's largest / lowest finite value) (``torch.nan_to_num``); node ``NanToNumBackward0``.
     Integer and bool tensors are returned as a copy."""
     arr = input._data
-    if arr.dtype.kind != "f":
+    if arr.dtype.kind not in "fV":
         return Tensor._make(arr.copy())
     info = np.finfo(arr.dtype)
     hi = info.max if posinf is None else posinf

@@ -181,12 +181,12 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     dil = _pool_arg(dilation, "max_pool2d", "dilation")
     oh, ow = _check_pool(input, kernel, stride_, pad, dil, ceil_mode)
     x = _as4d(input._data)
-    low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    low = -np.inf if x.dtype.kind in "fV" else np.iinfo(x.dtype).min
     xp = _padded(x, kernel, stride_, pad, dil, (oh, ow), low)
     stack = _window_stack(xp, kernel, stride_, dil, (oh, ow))
     vals = stack.max(axis=0)
     arg = _first_argmax(stack, vals)  # the first maximum, as PyTorch's scan keeps it
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fV":
         arg = _special_windows(stack, vals, arg, kernel, stride_, pad, dil)
     ki, kj = np.divmod(arg, kernel[1])
     rows = np.arange(oh)[:, None] * stride_[0] - pad[0] + ki * dil[0]
@@ -411,7 +411,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
         bad = oh if oh < 0 else ow
         raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {shape}")
     x = input._data
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise NotImplementedError(f'"adaptive_max_pool2d" not implemented for '
                                   f"'{input.dtype._legacy[:-6]}'")
     h, w = x.shape[-2:]

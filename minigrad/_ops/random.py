@@ -93,7 +93,7 @@ def _fill_random(self: Tensor, values: np.ndarray, node_cls, others=()) -> Tenso
 
 
 def _float_only(self: Tensor, kernel: str) -> None:
-    if self._data.dtype.kind != "f":
+    if self._data.dtype.kind not in "fV":
         from .._tensor import _SCALAR_NAMES
 
         raise NotImplementedError(f'"{kernel}" not implemented for '

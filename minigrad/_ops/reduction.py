@@ -24,6 +24,8 @@ from ._util import (
     quiet_numpy,
     saved_dims,
     saved_int,
+    sum_dtype,
+    widened,
 )
 from .scalar import div_scalar, mul_scalar
 
@@ -134,7 +136,7 @@ def _check_nonempty(fn: str, input, dim, dims, all_error=RuntimeError) -> None:
 
 
 def _check_float(fn, t, dtype=None):
-    if t._data.dtype.kind != "f" and (dtype is None or not dtype.is_floating_point):
+    if t._data.dtype.kind not in "fV" and (dtype is None or not dtype.is_floating_point):
         raise RuntimeError(f"{fn}(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {t.dtype._legacy[:-6]}")
 
@@ -162,12 +164,13 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
         arr = arr.astype(dt.np)
     if dim is None:
         with quiet_fp():  # (inf + -inf is nan without a warning, as in PyTorch)
-            out = Tensor._make(np.asarray(arr.sum(), dtype=arr.dtype))
+            out = Tensor._make(np.asarray(arr.sum(dtype=sum_dtype(arr)), dtype=arr.dtype))
         record(SumBackward0, out, (input,), input)
         return out
     dims = _reduce_dims(dim, input.ndim)
     with quiet_fp():
-        out = Tensor._make(np.asarray(arr.sum(axis=dims, keepdims=keepdim), dtype=arr.dtype))
+        out = Tensor._make(np.asarray(arr.sum(axis=dims, dtype=sum_dtype(arr), keepdims=keepdim),
+                                      dtype=arr.dtype))
     record(SumBackward1, out, (input,), input, dim, dims, keepdim)
     return out
 
@@ -176,9 +179,9 @@ def _np_mean(arr: np.ndarray, axis=None, keepdims: bool = False):
     """NumPy's mean, without its RuntimeWarning for an empty reduction (PyTorch gives nan
     silently)."""
     if arr.size:
-        return arr.mean(axis=axis, keepdims=keepdims)
+        return arr.mean(axis=axis, dtype=sum_dtype(arr), keepdims=keepdims)
     with quiet_numpy():
-        return arr.mean(axis=axis, keepdims=keepdims)
+        return arr.mean(axis=axis, dtype=sum_dtype(arr), keepdims=keepdims)
 
 
 def mean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
@@ -433,7 +436,7 @@ class StdBackward0(VarBackward0):
 
 
 def _var(input, dim, unbiased, keepdim, correction, std):
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         raise RuntimeError("std and var only support floating point and complex dtypes")
     if isinstance(dim, bool):  # var(unbiased) positional form
         unbiased, dim = dim, None
@@ -450,7 +453,7 @@ def _var(input, dim, unbiased, keepdim, correction, std):
                       "by output numel).", UserWarning, stacklevel=3)
     fn = np.std if std else np.var
     with quiet_numpy():
-        out = Tensor._make(np.asarray(fn(input._data, axis=dims, ddof=correction,
+        out = Tensor._make(np.asarray(fn(widened(input._data), axis=dims, ddof=correction,
                                          keepdims=keepdim), dtype=input._data.dtype))
     node = record(StdBackward0 if std else VarBackward0, out, (input,), input, dim, dims,
                   correction, keepdim, saved_corr)
@@ -490,14 +493,15 @@ class LogsumexpBackward0(Node):
 def logsumexp(input, dim, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(x)))`` over ``dim``, computed stably (``torch.logsumexp``)."""
     dims = normalize_dims(dim, input.ndim)
-    a = input._data if input._data.dtype.kind == "f" else input._data.astype(np.float32)
+    a = input._data if input._data.dtype.kind in "fV" else input._data.astype(np.float32)
+    out_dtype, a = a.dtype, widened(a)
     m = np.max(a, axis=dims, keepdims=True) if a.size else np.zeros((1,) * a.ndim, a.dtype)
     m = np.where(np.isfinite(m), m, 0)
     with quiet_fp():  # (a row of -inf: log(0) = -inf, silently)
         res = np.log(np.sum(np.exp(a - m), axis=dims, keepdims=True)) + m
     if not keepdim:
         res = np.squeeze(res, dims)
-    out = Tensor._make(np.asarray(res, dtype=a.dtype))
+    out = Tensor._make(np.asarray(res, dtype=out_dtype))
     node = record(LogsumexpBackward0, out, (input,), input, dim, dims, keepdim)
     if node:
         node._save("result", out, is_output=True)

@@ -21,7 +21,15 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, record
 from . import pointwise as P
-from ._util import attach, normalize_dim, quiet_fp, quiet_numpy, saved_dims, saved_int
+from ._util import (
+    attach,
+    normalize_dim,
+    quiet_fp,
+    quiet_numpy,
+    saved_dims,
+    saved_int,
+    widened,
+)
 from .inplace import _inplace_of
 from .reduction import (
     VarBackward0,
@@ -272,12 +280,12 @@ class LogcumsumexpBackward0(Node):
 def _scan(name, node_cls, kernel, float_only=False):
     def op(input, dim, *, dtype=None):
         arr = _int_to_long(input._data, dtype) if not float_only else input._data
-        if float_only and arr.dtype.kind != "f":
+        if float_only and arr.dtype.kind not in "fV":
             raise NotImplementedError(f'"{name}_out_cpu" not implemented for '
                                       f"'{input.dtype._legacy[:-len('Tensor')]}'")
         d = normalize_dim(dim, input.ndim)
         with quiet_fp():
-            res = kernel(arr, axis=d) if arr.ndim else arr.copy()
+            res = kernel(widened(arr), axis=d) if arr.ndim else arr.copy()
         out = Tensor._make(np.asarray(res, dtype=arr.dtype))
         node = record(node_cls, out, (input,), input, dim, d)
         if node and node_cls is not CumsumBackward0:
@@ -350,7 +358,7 @@ class StdMeanBackward0(VarMeanBackward0):
 
 def _var_mean(input, dim, unbiased, keepdim, correction, std):
     fn = "std_mean" if std else "var_mean"
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         raise RuntimeError(f"{fn} only support floating point and complex dtypes")
     if isinstance(dim, bool):
         unbiased, dim = dim, None
@@ -366,9 +374,10 @@ def _var_mean(input, dim, unbiased, keepdim, correction, std):
                       UserWarning, stacklevel=3)
     with quiet_numpy():
         kernel = np.std if std else np.var
-        v = np.asarray(kernel(input._data, axis=dims, ddof=correction, keepdims=keepdim),
+        arr = widened(input._data)
+        v = np.asarray(kernel(arr, axis=dims, ddof=correction, keepdims=keepdim),
                        dtype=input._data.dtype)
-        m = np.asarray(input._data.mean(axis=dims, keepdims=keepdim), dtype=input._data.dtype)
+        m = np.asarray(arr.mean(axis=dims, keepdims=keepdim), dtype=input._data.dtype)
     outs = [Tensor._make(v), Tensor._make(m)]
     node = record(StdMeanBackward0 if std else VarMeanBackward0, outs, (input,), input, dim,
                   dims, correction, keepdim, saved_corr)
@@ -457,7 +466,7 @@ class NormBackward1(LinalgVectorNormBackward0):
 
 
 def _vector_norm_kernel(arr, ord, dims, keepdim):
-    a = np.abs(arr)
+    a = np.abs(widened(arr))
     with quiet_fp():
         if ord == 0:
             res = np.sum(a != 0, axis=dims, keepdims=keepdim).astype(arr.dtype)
@@ -483,12 +492,12 @@ def _vector_norm(input, ord, dim, keepdim, dtype, node_cls, fname="linalg.vector
     arr = input._data
     dt = _as_dtype(dtype)
     if dt is not None:
-        if arr.dtype.kind == "f" and np.dtype(dt.np).itemsize < arr.dtype.itemsize:
+        if arr.dtype.kind in "fV" and np.dtype(dt.np).itemsize < arr.dtype.itemsize:
             raise RuntimeError(f"{fname}: the dtype of the input ({input.dtype._c_name}) "
                                f"should be convertible without narrowing to the specified "
                                f"dtype ({dt._c_name})")
         arr = arr.astype(dt.np)  # (computed in dtype: no ToCopyBackward0, as PyTorch)
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         raise RuntimeError(f"{fname}: Expected a floating point or complex tensor as input. "
                            f"Got {input.dtype._legacy[:-len('Tensor')]}")
     dims = _reduce_dims(dim, input.ndim)

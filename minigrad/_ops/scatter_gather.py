@@ -346,7 +346,7 @@ def scatter_reduce(input, dim: int, index, src, reduce: str, *, include_self: bo
         hit[where] = True
         if not include_self:
             init = {"sum": 0, "mean": 0, "prod": 1, "amax": -np.inf, "amin": np.inf}[reduce]
-            if dt.kind != "f" and reduce in ("amax", "amin"):
+            if dt.kind not in "fV" and reduce in ("amax", "amin"):
                 info = np.iinfo(dt)
                 init = info.min if reduce == "amax" else info.max
             out[hit] = init
@@ -357,7 +357,7 @@ def scatter_reduce(input, dim: int, index, src, reduce: str, *, include_self: bo
             count = np.full(out.shape, 1 if include_self else 0, dtype=np.int64)
             np.add.at(count, where, 1)
             cnt = np.maximum(count, 1)
-            out = out / cnt if dt.kind == "f" else out // cnt
+            out = out / cnt if dt.kind in "fV" else out // cnt
             out = out.astype(dt)
     out = Tensor._make(out.reshape(input.shape))
     node = record(ScatterReduceBackward0, out, (input, src), input, dim, d, index, src, reduce,

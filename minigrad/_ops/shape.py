@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from .. import _dtype as _dt
 from .._memory_format import contiguous_format, preserve_format
 from .._tensor import Tensor
 from ..autograd import grad_mode
@@ -24,6 +25,7 @@ from ._util import (
     internal_overlap,
     normalize_dim,
     normalize_dims,
+    quietly,
     result_dtype,
     saved_dims,
     saved_int,
@@ -463,7 +465,8 @@ def to_dtype(self, dtype, copy: bool = False) -> Tensor:
     np_dt = D.to_numpy_dtype(dtype)
     if self._data.dtype == np_dt and not copy:
         return self
-    out = Tensor._make(copy_preserving(self._data, np_dt))  # (a dense tensor keeps its layout)
+    # (a dense tensor keeps its layout; out-of-range values become inf silently, as PyTorch)
+    out = Tensor._make(quietly(copy_preserving, self._data, np_dt))
     if out.dtype.is_floating_point:
         record(ToCopyBackward0, out, (self,), self.dtype)
     return out
@@ -842,11 +845,13 @@ def _transpose_fresh(self, dim0: int, dim1: int) -> Tensor:
     return out
 
 
-def _type_conv(np_dt):
+def _type_conv(dt):
+    """The method ``Tensor.float`` / ``half`` / ... converting to the minigrad dtype ``dt``."""
     def conv(self, memory_format=None):
-        return to_dtype(self, np_dt)
+        return to_dtype(self, dt)
 
-    conv.__doc__ = f"Convert to {np.dtype(np_dt).name} (returns self if already that dtype)."
+    conv.__doc__ = (f"Convert to {dt.name} (returns self if already that dtype); node "
+                    "``ToCopyBackward0`` when the result is floating (``torch.Tensor.to``).")
     return conv
 
 
@@ -857,8 +862,10 @@ attach(
     T=property(_T), mT=property(_mT), unsqueeze=unsqueeze, squeeze=squeeze, expand=expand,
     expand_as=expand_as, clone=clone, contiguous=contiguous, to=to, split=split, chunk=chunk,
     unbind=unbind, repeat=repeat, narrow=narrow, unsafe_chunk=unsafe_chunk,
-    float=_type_conv(np.float32), double=_type_conv(np.float64), half=_type_conv(np.float16),
-    long=_type_conv(np.int64), int=_type_conv(np.int32), bool=_type_conv(np.bool_),
+    float=_type_conv(_dt.float32), double=_type_conv(_dt.float64), half=_type_conv(_dt.float16),
+    long=_type_conv(_dt.int64), int=_type_conv(_dt.int32), bool=_type_conv(_dt.bool_),
+    bfloat16=_type_conv(_dt.bfloat16), short=_type_conv(_dt.int16), char=_type_conv(_dt.int8),
+    byte=_type_conv(_dt.uint8),
 )
 
 

@@ -174,7 +174,7 @@ def _at_rank(input, fn, dim, keepdim, rank_of, node_cls, result_cls, nan_policy=
         raise IndexError(f"{fn}(): Expected reduction dim {d} to have non-zero size.")
     a = input._data
     order = _stable_order(a, d, False)
-    nan = np.isnan(a) if a.dtype.kind == "f" else np.zeros(a.shape, bool)
+    nan = np.isnan(a) if a.dtype.kind in "fV" else np.zeros(a.shape, bool)
     valid = a.shape[d] - nan.sum(axis=d, keepdims=True)
     if nan_policy == "ignore":
         rank = np.where(valid > 0, rank_of(np.maximum(valid, 1)), 0)
@@ -203,11 +203,11 @@ def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):
 
 def _median_all(input, ignore_nan: bool) -> Tensor:
     a = input._data.reshape(-1)
-    if ignore_nan and a.dtype.kind == "f":
+    if ignore_nan and a.dtype.kind in "fV":
         a = a[~np.isnan(a)]
     if a.size == 0:
         val = np.array(np.nan, dtype=input._data.dtype)
-    elif not ignore_nan and a.dtype.kind == "f" and np.isnan(a).any():
+    elif not ignore_nan and a.dtype.kind in "fV" and np.isnan(a).any():
         val = np.array(np.nan, dtype=a.dtype)
     else:
         val = np.sort(a, kind="stable")[(a.size - 1) // 2]

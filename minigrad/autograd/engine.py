@@ -192,7 +192,8 @@ def _as_input_dtype(child, nr, g, node=None, i=0):
     else:
         return g
     have = g._data.dtype
-    if have is want or have == want or want.kind != "f":  # (`is`: the common, cheap case)
+    # (`is`: the common, cheap case; kind "V" is bfloat16's)
+    if have is want or have == want or want.kind not in "fV":
         return g
     return g.to(from_numpy_dtype(want))
 

@@ -726,8 +726,9 @@ def record(node_cls, outputs, inputs, *args):
         if out is None:
             continue
         arr = out._data
-        if arr.dtype.kind == "f":  # integer outputs (indices) are not differentiable:
-            out._requires_grad = True  # no gradient slot for them, as in PyTorch
+        if arr.dtype.kind in "fV":  # integer outputs (indices) are not differentiable:
+            out._requires_grad = True  # no gradient slot for them, as in PyTorch ("V":
+            # bfloat16, the only NumPy kind-V dtype minigrad holds)
             out._grad_fn = node
             out._output_nr = nr  # (stored even when 0: edge_of reads it, see SavedTensor)
             node._out_meta += ((arr.shape, arr.dtype),)

@@ -20,7 +20,7 @@ from .._tensor import Tensor
 
 
 def _is_float(t: Tensor) -> bool:
-    return t._data.dtype.kind == "f"
+    return t._data.dtype.kind in "fV"
 
 
 def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):

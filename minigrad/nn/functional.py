@@ -719,11 +719,11 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 
     _check_tensors("cosine_similarity", x1=x1, x2=x2)
     common = result_dtype(x1, x2)
-    if common.kind != "f":
+    if common.kind not in "fV":
         raise RuntimeError("expected common dtype to be floating point, yet common dtype is "
                            f"{from_numpy_dtype(common)._legacy[:-len('Tensor')]}")
     # (integer inputs are cast to the common dtype; float ones stay and promote later)
-    x1, x2 = (x if x._data.dtype.kind == "f" else x.to(from_numpy_dtype(common))
+    x1, x2 = (x if x._data.dtype.kind in "fV" else x.to(from_numpy_dtype(common))
               for x in (x1, x2))
     shape = _pw.broadcast_shapes(x1.shape, x2.shape)
     if tuple(x1.shape) != tuple(x2.shape):  # (ATen's expand_outplace: both, or neither)
@@ -745,7 +745,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
 
     _check_tensors("pairwise_distance", x1=x1, x2=x2)
     diff = x1 - x2  # (C++ adds a number: AddBackward1; to an integer difference, float32)
-    shifted = add_scalar(diff, eps) if diff._data.dtype.kind == "f" else _pw.add(diff, eps)
+    shifted = add_scalar(diff, eps) if diff._data.dtype.kind in "fV" else _pw.add(diff, eps)
     return _at_norm(shifted, p, max(x1.ndim, x2.ndim) - 1, keepdim)
 
 

@@ -310,3 +310,22 @@ def test_missing_manifest_is_refused(tmp_path):
     path = tmp_path / "plain.npz"
     write_npz(path, {"w": np.zeros(2)})
     assert "plain.npz" in str(load_fails(path, "no __minigrad__ entry"))
+
+
+@pytest.mark.parametrize("name", ["int8", "int16", "float16", "bfloat16"])
+def test_new_dtypes_roundtrip_and_convert(name, tmp_path):
+    """The dtypes of issue 19 are saved and loaded (bfloat16 as its 16-bit patterns), and
+    converted to and from PyTorch with their values."""
+    if name == "bfloat16":
+        pytest.importorskip("ml_dtypes")
+    values = [1.5, -2.0, 3.25, 0.0]
+    t = minigrad.tensor(values).to(getattr(minigrad, name))
+    path = tmp_path / "t.pt"
+    minigrad.save({"t": t}, path)
+    same_tree(minigrad.load(path), {"t": t})
+    theirs = torch.tensor(values).to(getattr(torch, name))
+    mine = to_torch(t)
+    assert mine.dtype == theirs.dtype and torch.equal(mine, theirs)
+    back = from_torch(theirs)
+    assert back.dtype is t.dtype
+    np.testing.assert_array_equal(to_numpy(back.double()), to_numpy(theirs.double()))

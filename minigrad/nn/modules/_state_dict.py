@@ -23,6 +23,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ... import _dtype
 from ..._tensor import Size, Tensor
 from ...autograd import grad_mode
 from ...autograd.graph import RemovableHandle
@@ -54,12 +55,16 @@ def _as_array(value):
     if hasattr(value, "detach") and hasattr(value, "numpy"):  # a torch tensor (any device)
         value = value.detach()
         value = value.cpu() if hasattr(value, "cpu") else value
+        if str(value.dtype) == "torch.bfloat16":  # (no NumPy bfloat16 in torch: its bits)
+            import torch
+
+            return value.view(torch.int16).numpy().view(_dtype.bfloat16.np)
         return np.asarray(value.numpy())
     try:
         arr = np.asarray(value)
     except Exception:  # noqa: BLE001 - anything NumPy cannot read is "not tensor-like"
         return None
-    return arr if arr.dtype.kind in "biuf" else None
+    return arr if arr.dtype.kind in "biuf" or _dtype.is_float_np(arr.dtype) else None
 
 
 class _WrappedLoadHook:
@@ -324,7 +329,7 @@ def _restore_tensors(saved: list) -> None:
     for registry, name, t, data, version in saved:
         registry[name] = t
         if t is not None and (t._data.shape != data.shape or not np.array_equal(
-                t._data, data, equal_nan=t._data.dtype.kind == "f")):
+                t._data, data, equal_nan=t._data.dtype.kind in "fV")):
             t._data[...] = data
         if t is not None:
             t._vc.value = version

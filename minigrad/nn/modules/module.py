@@ -631,6 +631,15 @@ class Module(_StateDictMixin):
         """Cast floating parameters and buffers to float64."""
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
 
+    def half(self) -> Module:
+        """Cast floating parameters and buffers to float16 (``torch.nn.Module.half``)."""
+        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
+    def bfloat16(self) -> Module:
+        """Cast floating parameters and buffers to bfloat16 (``torch.nn.Module.bfloat16``);
+        ImportError without the optional package ml_dtypes."""
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
+
     # ------------------------------------------------------------------ hooks and call
     def register_forward_pre_hook(self, hook, *, prepend: bool = False,
                                   with_kwargs: bool = False) -> RemovableHandle:
