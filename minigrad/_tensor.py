@@ -348,6 +348,23 @@ class Tensor:
 
     nelement = numel
 
+    def element_size(self) -> int:
+        """Bytes per element of this tensor's dtype (``Tensor.element_size``): 4 for float32,
+        8 for float64/int64, 1 for bool."""
+        return int(self._data.itemsize)
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element, the same as `element_size` (``Tensor.itemsize``)."""
+        return int(self._data.itemsize)
+
+    @property
+    def nbytes(self) -> int:
+        """``numel() * itemsize`` (``Tensor.nbytes``): the bytes this tensor's elements would
+        take, not the size of its storage, so a view or an ``expand`` counts only its own
+        elements (an expanded tensor counts repeated elements again)."""
+        return int(self._data.size) * int(self._data.itemsize)
+
     @property
     def device(self):
         """Always ``device(type='cpu')`` (a `minigrad.device`): minigrad computes with NumPy."""
