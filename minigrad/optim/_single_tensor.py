@@ -60,9 +60,20 @@ class SingleTensorOptimizer(Optimizer):
 
     Python scalars are cast to the parameter's dtype before they meet its arrays, as PyTorch's
     ops on a float32 tensor compute in float32.
+
+    The default ``_init_state`` makes ``step`` (see `step_state`) and a tensor of zeros like
+    the parameter for each name in ``_zero_state``; an optimizer with more state extends it.
+
+    Options the optimizers share: ``foreach`` (and ``fused`` where PyTorch has it) is accepted
+    and changes nothing, minigrad has one single-tensor path. ``capturable=True`` makes
+    ``step()`` raise PyTorch's AssertionError for CPU tensors (where the class names a
+    ``_capturable_message``). ``differentiable=True`` makes the first in-place update of a
+    leaf parameter that requires grad raise PyTorch's RuntimeError (PyTorch steps with grad
+    mode on then; see `check_param_inplace`); minigrad's update records no graph in any case.
     """
 
     _capturable_message: str | None = None
+    _zero_state: tuple[str, ...] = ()
 
     def step(self, closure=None):
         """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
@@ -84,7 +95,10 @@ class SingleTensorOptimizer(Optimizer):
         return loss
 
     def _init_state(self, p, group) -> None:
-        raise NotImplementedError
+        state = self.state[p]
+        state["step"] = step_state()
+        for name in self._zero_state:
+            state[name] = zeros_state(p)
 
     def _update(self, p, group, state: dict, g: np.ndarray, step: float) -> None:
         raise NotImplementedError

@@ -13,8 +13,6 @@ from ._single_tensor import (
     SingleTensorOptimizer,
     capturable_message,
     check_param_inplace,
-    step_state,
-    zeros_state,
 )
 
 __all__ = ["Adadelta"]
@@ -38,14 +36,16 @@ class Adadelta(SingleTensorOptimizer):
 
     Args: ``params``, ``lr=1.0``, ``rho=0.9``, ``eps=1e-6``, ``weight_decay=0``,
     ``foreach=None``; keyword ``capturable=False``, ``maximize=False``,
-    ``differentiable=False``. ``foreach`` is accepted and changes nothing (minigrad has one
-    single-tensor path); ``capturable=True`` makes ``step()`` raise PyTorch's AssertionError for
-    CPU tensors; ``differentiable=True`` makes the update of a leaf parameter that requires grad
-    raise PyTorch's RuntimeError (PyTorch steps with grad mode on then); minigrad's update
-    records no graph in any case.
+    ``differentiable=False``.
+    ``foreach``, ``capturable`` and ``differentiable`` behave as described in
+    `SingleTensorOptimizer` (accepted; PyTorch's AssertionError at ``step()``; PyTorch's
+    RuntimeError for the in-place update of a leaf that requires grad).
 
     Raises ValueError for a negative lr, eps or weight_decay, or a rho outside [0, 1].
     """
+
+    _capturable_message = _CAPTURABLE
+    _zero_state = ("square_avg", "acc_delta")
 
     def __init__(self, params, lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6,
                  weight_decay: float = 0, foreach=None, *, capturable: bool = False,
@@ -62,14 +62,6 @@ class Adadelta(SingleTensorOptimizer):
                     "maximize": maximize, "capturable": capturable, "foreach": foreach,
                     "differentiable": differentiable}
         super().__init__(params, defaults)
-
-    _capturable_message = _CAPTURABLE
-
-    def _init_state(self, p, group) -> None:
-        state = self.state[p]
-        state["step"] = step_state()
-        state["square_avg"] = zeros_state(p)
-        state["acc_delta"] = zeros_state(p)
 
     def _update(self, p, group, state, g, step) -> None:
         lr, rho, eps = group["lr"], group["rho"], group["eps"]

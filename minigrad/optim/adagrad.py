@@ -2,7 +2,8 @@
 
 Mirrors ``torch/optim/adagrad.py`` (``_single_tensor_adagrad``, PyTorch's CPU path for dense
 gradients), in the same order of float32 operations. As in PyTorch, the state of every
-parameter (``step`` and ``sum``) is made by the constructor, not by the first step.
+parameter (``step`` and ``sum``) is made by the constructor, not by the first step (that of a
+group added later by its first step, see `SingleTensorOptimizer`).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._single_tensor import SingleTensorOptimizer, lerp_, step_state, zeros_state
+from ._single_tensor import SingleTensorOptimizer, check_adam_like, lerp_, zeros_state
 
 __all__ = ["Adam"]
 
@@ -31,20 +31,13 @@ class Adam(SingleTensorOptimizer):
     The loop around the update (state, maximize, weight decay) is `SingleTensorOptimizer`'s.
     """
 
+    _zero_state = ("exp_avg", "exp_avg_sq")
+
     def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, amsgrad: bool = False, *, foreach=None,
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False,
                  fused=None, decoupled_weight_decay: bool = False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_adam_like(lr, eps, betas, weight_decay)
         if not (isinstance(betas[0], float) and isinstance(betas[1], float)):
             raise ValueError("betas must be either both floats or both Tensors")
         if differentiable:
@@ -56,12 +49,9 @@ class Adam(SingleTensorOptimizer):
         super().__init__(params, defaults)
 
     def _init_state(self, p, group) -> None:
-        state = self.state[p]
-        state["step"] = step_state()
-        state["exp_avg"] = zeros_state(p)
-        state["exp_avg_sq"] = zeros_state(p)
+        super()._init_state(p, group)
         if group["amsgrad"]:
-            state["max_exp_avg_sq"] = zeros_state(p)
+            self.state[p]["max_exp_avg_sq"] = zeros_state(p)
 
     def _update(self, p, group, state, g, step) -> None:
         lr, eps = group["lr"], group["eps"]

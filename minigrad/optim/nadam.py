@@ -42,15 +42,16 @@ class NAdam(SingleTensorOptimizer):
 
     Args: ``params``, ``lr=2e-3``, ``betas=(0.9, 0.999)``, ``eps=1e-8``, ``weight_decay=0``,
     ``momentum_decay=4e-3``, ``decoupled_weight_decay=False``; keyword ``foreach=None``,
-    ``maximize=False``, ``capturable=False``, ``differentiable=False``. ``foreach`` is accepted
-    and changes nothing (minigrad has one single-tensor path); ``capturable=True`` makes
-    ``step()`` raise PyTorch's AssertionError for CPU tensors; ``differentiable=True`` makes the
-    update of a leaf parameter that requires grad raise PyTorch's RuntimeError (PyTorch steps
-    with grad mode on then); minigrad's update records no graph in any case.
+    ``maximize=False``, ``capturable=False``, ``differentiable=False``.
+    ``foreach``, ``capturable`` and ``differentiable`` behave as described in
+    `SingleTensorOptimizer` (accepted; PyTorch's AssertionError at ``step()``; PyTorch's
+    RuntimeError for the in-place update of a leaf that requires grad).
 
     Raises ValueError for a negative lr, eps, weight_decay or momentum_decay, or a beta
     outside [0, 1).
     """
+
+    _capturable_message = capturable_message("params, mu_products and state_steps")
 
     def __init__(self, params, lr: float = 2e-3, betas=(0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, momentum_decay: float = 4e-3,
@@ -67,9 +68,7 @@ class NAdam(SingleTensorOptimizer):
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    _capturable_message = capturable_message("params, mu_products and state_steps")
-
-    def _init_state(self, p, group) -> None:
+    def _init_state(self, p, group) -> None:  # (mu_product between step and the moments)
         state = self.state[p]
         state["step"] = step_state()
         state["mu_product"] = Tensor._make(np.array(1.0, dtype=np.float32))

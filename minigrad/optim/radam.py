@@ -14,8 +14,6 @@ from ._single_tensor import (
     check_adam_like,
     check_param_inplace,
     lerp_,
-    step_state,
-    zeros_state,
 )
 
 __all__ = ["RAdam"]
@@ -40,14 +38,16 @@ class RAdam(SingleTensorOptimizer):
 
     Args: ``params``, ``lr=1e-3``, ``betas=(0.9, 0.999)``, ``eps=1e-8``, ``weight_decay=0``,
     ``decoupled_weight_decay=False``; keyword ``foreach=None``, ``maximize=False``,
-    ``capturable=False``, ``differentiable=False``. ``foreach`` is accepted and changes nothing
-    (minigrad has one single-tensor path); ``capturable=True`` makes ``step()`` raise PyTorch's
-    AssertionError for CPU tensors; ``differentiable=True`` makes the update of a leaf parameter
-    that requires grad raise PyTorch's RuntimeError (PyTorch steps with grad mode on then);
-    minigrad's update records no graph in any case.
+    ``capturable=False``, ``differentiable=False``.
+    ``foreach``, ``capturable`` and ``differentiable`` behave as described in
+    `SingleTensorOptimizer` (accepted; PyTorch's AssertionError at ``step()``; PyTorch's
+    RuntimeError for the in-place update of a leaf that requires grad).
 
     Raises ValueError for a negative lr, eps or weight_decay, or a beta outside [0, 1).
     """
+
+    _capturable_message = capturable_message()
+    _zero_state = ("exp_avg", "exp_avg_sq")
 
     def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
@@ -59,14 +59,6 @@ class RAdam(SingleTensorOptimizer):
                     "decoupled_weight_decay": decoupled_weight_decay,
                     "differentiable": differentiable}
         super().__init__(params, defaults)
-
-    _capturable_message = capturable_message()
-
-    def _init_state(self, p, group) -> None:
-        state = self.state[p]
-        state["step"] = step_state()
-        state["exp_avg"] = zeros_state(p)
-        state["exp_avg_sq"] = zeros_state(p)
 
     def _update(self, p, group, state, g, step) -> None:
         lr, eps = group["lr"], group["eps"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._single_tensor import SingleTensorOptimizer, lerp_, step_state, zeros_state
+from ._single_tensor import SingleTensorOptimizer, lerp_, zeros_state
 
 __all__ = ["RMSprop"]
 
@@ -34,6 +34,8 @@ class RMSprop(SingleTensorOptimizer):
     for a negative lr, eps, momentum, weight_decay or alpha.
     """
 
+    _zero_state = ("square_avg",)
+
     def __init__(self, params, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
                  weight_decay: float = 0, momentum: float = 0, centered: bool = False,
                  capturable: bool = False, foreach=None, maximize: bool = False,
@@ -52,9 +54,8 @@ class RMSprop(SingleTensorOptimizer):
         super().__init__(params, defaults)
 
     def _init_state(self, p, group) -> None:
+        super()._init_state(p, group)
         state = self.state[p]
-        state["step"] = step_state()
-        state["square_avg"] = zeros_state(p)
         if group["momentum"] > 0:
             state["momentum_buffer"] = zeros_state(p)
         if group["centered"]:
