@@ -90,7 +90,8 @@ class SingleTensorOptimizer(Optimizer):
                 step_t = state["step"]
                 bump_(step_t, 1, np.float32(1))
                 g = -p.grad._data if group["maximize"] else p.grad._data
-                g = _weight_decay(p, g, group)
+                if group["weight_decay"] != 0:
+                    g = _weight_decay(p, g, group)
                 self._update(p, group, state, g, float(step_t._data))
         return loss
 
@@ -105,11 +106,9 @@ class SingleTensorOptimizer(Optimizer):
 
 
 def _weight_decay(p, g: np.ndarray, group) -> np.ndarray:
-    """``g`` after the group's weight decay (``p`` shrunk in place when it is decoupled)."""
-    wd = group["weight_decay"]
-    if wd == 0:
-        return g
-    dt = p._data.dtype.type
+    """``g`` after the group's (nonzero) weight decay: ``p`` shrunk in place when it is
+    decoupled, else ``g + weight_decay * p``."""
+    wd, dt = group["weight_decay"], p._data.dtype.type
     if group.get("decoupled_weight_decay", False):
         check_param_inplace(p, group)
         p._data *= dt(1 - group["lr"] * wd)
