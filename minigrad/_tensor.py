@@ -346,6 +346,23 @@ class Tensor:
 
     nelement = numel
 
+    def element_size(self) -> int:
+        """Bytes per element of this tensor's dtype (``Tensor.element_size``): 4 for float32,
+        8 for float64/int64, 1 for bool."""
+        return int(self._data.itemsize)
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element, the same as `element_size` (``Tensor.itemsize``)."""
+        return int(self._data.itemsize)
+
+    @property
+    def nbytes(self) -> int:
+        """``numel() * itemsize`` (``Tensor.nbytes``): the bytes this tensor's elements would
+        take, not the size of its storage, so a view or an ``expand`` counts only its own
+        elements (an expanded tensor counts repeated elements again)."""
+        return int(self._data.size) * int(self._data.itemsize)
+
     @property
     def device(self):
         """Always ``device(type='cpu')`` (a `minigrad.device`): minigrad computes with NumPy."""
@@ -390,10 +407,6 @@ class Tensor:
         elif not isinstance(dtype, (_dtype.dtype, type)) and not str(dtype).startswith("torch."):
             raise TypeError("dtype must be a type, str, or dtype object")
         return self.to(dtype)
-
-    def element_size(self) -> int:
-        """Bytes per element: the dtype's ``itemsize`` (``torch.Tensor.element_size``)."""
-        return self.dtype.itemsize
 
     def is_signed(self) -> bool:
         """True for a signed dtype: a floating one or int8/16/32/64

@@ -16,7 +16,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
 from . import pointwise as P
-from ._util import quietly, sum_dtype
+from ._util import quietly, result_dtype, sum_dtype
 from .loss import reduction_enum
 from .scalar import add_scalar, div_scalar, mul_scalar
 
@@ -175,28 +175,60 @@ def _check_not_differentiable(fname, **tensors):
                                f"argument '{name}'. This input cannot have requires_grad True.")
 
 
+def _check_logits_dtypes(input, target, pos_weight) -> None:
+    """The dtype errors of PyTorch's composite kernel, in the order its steps raise them:
+    ``log_sigmoid(input)`` is float-only (NotImplementedError), ``pos_weight - 1`` and
+    ``1 - target`` refuse bool (RuntimeError), and ``(1 - target).mul_(input)`` cannot write a
+    float product into an integer target's dtype (RuntimeError)."""
+    from .nn_activation import _float_kernel
+
+    _float_kernel("log_sigmoid_cpu", input)
+    if pos_weight is not None:
+        P._check_bool_sub(pos_weight._data.dtype == np.bool_, False)
+    if target._data.dtype == np.bool_:  # (ATen's ``1 - target`` makes the 1 a bool too)
+        P._check_bool_sub(True, True)
+    if target._data.dtype.kind != "f":
+        raise RuntimeError(f"result type {input.dtype._legacy[:-6]} can't be cast to the "
+                           f"desired output type {target.dtype._legacy[:-6]}")
+
+
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction: str = "mean",
                                      pos_weight=None) -> Tensor:
     """Sigmoid + binary cross entropy in one stable op; node
     ``BinaryCrossEntropyWithLogitsBackward0`` with slots ``(self, target)``. ``weight`` and
     ``pos_weight`` broadcast against the loss. ValueError when target and input sizes differ
-    or for a bad reduction; RuntimeError if ``weight``/``pos_weight`` require grad."""
+    or for a bad reduction; RuntimeError if ``weight``/``pos_weight`` require grad.
+
+    dtypes as PyTorch's kernel, which computes ``(1 - target).mul_(input).sub_(log_sigmoid)``
+    in place: the loss has the **target's** dtype (a float32 input with a float64 target gives
+    a float64 loss, and the reverse a float32 one); ``log σ(input)`` is in the input's dtype,
+    also after ``mul_`` by ``(pos_weight - 1) * target + 1``; ``weight`` of any dtype. An
+    integer input raises NotImplementedError, a bool target or pos_weight and an integer
+    target RuntimeError (see `_check_logits_dtypes`)."""
     red = reduction_enum(reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape!r}) must be the same as input size "
                          f"({input.shape!r})")
     _check_not_differentiable("binary_cross_entropy_with_logits", weight=weight,
                               pos_weight=pos_weight)
-    x, t = input._data, target._data.astype(input._data.dtype, copy=False)
+    _check_logits_dtypes(input, target, pos_weight)
+    x, t = input._data, target._data
+    loss_dt = t.dtype
 
     def kernel():
-        log_sig = _log_sigmoid(x)
+        # input's dtype (float16 is computed in float32 and rounded, as PyTorch's CPU kernel)
+        log_sig = _log_sigmoid(x.astype(np.float32) if x.dtype == np.float16 else x)
+        log_sig = log_sig.astype(x.dtype, copy=False)
         if pos_weight is not None:
-            log_sig = log_sig * ((pos_weight._data - 1) * t + 1)
-        loss = (1 - t) * x - log_sig
+            log_weight_dt = result_dtype(pos_weight, target)  # PyTorch's promotion, not NumPy's
+            log_weight = ((pos_weight._data - 1) * t + 1).astype(log_weight_dt, copy=False)
+            log_sig = (log_sig * log_weight).astype(x.dtype, copy=False)  # (mul_: stays)
+        # each in-place step computes in the promoted dtype, then writes the target's dtype
+        loss = ((1 - t) * x).astype(loss_dt, copy=False)
+        loss = (loss - log_sig).astype(loss_dt, copy=False)
         if weight is not None:
-            loss = loss * weight._data
-        return _reduce(np.asarray(loss, dtype=x.dtype), red)
+            loss = (loss * weight._data).astype(loss_dt, copy=False)
+        return _reduce(loss, red)
 
     out = Tensor._make(quietly(kernel))
     record(BinaryCrossEntropyWithLogitsBackward0, out, (input, target), input, target, weight,
@@ -207,13 +239,13 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction: str 
 def binary_cross_entropy(input, target, weight=None, reduction: str = "mean") -> Tensor:
     """Binary cross entropy of probabilities ``input`` (in [0, 1]) against ``target``; node
     ``BinaryCrossEntropyBackward0`` with slots ``(self, target)``. ``weight`` must already
-    have the input's shape (``F.binary_cross_entropy`` expands it). RuntimeError for inputs
-    outside [0, 1]."""
+    have the input's shape (``F.binary_cross_entropy`` expands it) and may have any dtype (the
+    loss keeps the input's). RuntimeError for inputs outside [0, 1] and for a target whose
+    dtype is not the input's."""
     red = reduction_enum(reduction)
-    for other in (target, weight):
-        if other is not None and other.dtype != input.dtype:
-            raise RuntimeError(f"Found dtype {other.dtype._legacy[:-6]} but expected "
-                               f"{input.dtype._legacy[:-6]}")
+    if target.dtype != input.dtype:  # (``weight`` may have any dtype: the loss is mul_'d by it)
+        raise RuntimeError(f"Found dtype {target.dtype._legacy[:-6]} but expected "
+                           f"{input.dtype._legacy[:-6]}")
     _check_not_differentiable("binary_cross_entropy", weight=weight)
     x, t = input._data, target._data
     with np.errstate(invalid="ignore"):

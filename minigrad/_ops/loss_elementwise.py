@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
 from . import pointwise as P
-from ._util import quiet_fp
+from ._util import quiet_fp, result_dtype
 from .loss import _broadcast_pair, reduction_enum
 from .nn_activation import no_double_backward
 from .reduction import _np_mean
@@ -163,34 +164,68 @@ class HuberLossBackward0(_PointwiseLossNode):
     _param = "delta"
     _kernel = staticmethod(huber_loss_backward)
 
+    def backward(self, g):
+        x, t = self._get("self"), self._get("target")
+        if t._data.dtype != x._data.dtype:  # (checked by the backward kernel, not the forward)
+            raise RuntimeError(f"Found dtype {_scalar_name(t._data.dtype)} but expected "
+                               f"{_scalar_name(x._data.dtype)}")
+        return _PointwiseLossNode.backward(self, g)
 
-def _pointwise_loss(node_cls, input, target, red, param, fn):
+
+def _scalar_name(dt: np.dtype) -> str:
+    """PyTorch's C++ scalar-type name of a NumPy dtype (``Float``, ``Long``, ``Bool`` ...)."""
+    return from_numpy_dtype(dt)._legacy[:-6]
+
+
+def _loss_dtype(kernel: str, input: Tensor, target: Tensor, into_input: bool) -> np.dtype:
+    """The dtype of a smooth L1 / Huber loss, as PyTorch's kernels give it. Both compute in the
+    promoted dtype of input and target (float only: NotImplementedError naming ``kernel``);
+    smooth L1 returns that dtype, Huber writes into a tensor of the input's dtype
+    (``into_input``), so an integer input with a float target is RuntimeError."""
+    dt = result_dtype(input, target)
+    if into_input and dt.kind == "f" and input._data.dtype.kind != "f":
+        raise RuntimeError(f"result type {_scalar_name(dt)} can't be cast to the desired "
+                           f"output type {_scalar_name(input._data.dtype)}")
+    if dt.kind != "f":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_scalar_name(dt)}\'')
+    return input._data.dtype if into_input else dt
+
+
+def _pointwise_loss(node_cls, input, target, red, param, fn, kernel, into_input):
     input, target = _broadcast_pair(input, target)
-    d = input._data - target._data
+    out_dt = _loss_dtype(kernel, input, target, into_input)
+    work_dt = result_dtype(input, target)
+    d = input._data.astype(work_dt, copy=False) - target._data.astype(work_dt, copy=False)
     z = np.abs(d)
-    out = Tensor._make(_reduce(np.asarray(fn(z, param), d.dtype), red))
+    out = Tensor._make(_reduce(np.asarray(fn(z, param), work_dt).astype(out_dt, copy=False),
+                               red))
     record(node_cls, out, (input, target), input, target, red, param)
     return out
 
 
 def smooth_l1_loss(input: Tensor, target: Tensor, reduction: str, beta: float) -> Tensor:
     """Smooth L1 (``torch.nn.functional.smooth_l1_loss``): node ``SmoothL1LossBackward0``;
-    shapes that differ warn and broadcast. RuntimeError for a negative ``beta``."""
+    shapes that differ warn and broadcast. RuntimeError for a negative ``beta``. The loss has
+    the promoted dtype of input and target (float32 with an int64 target: float32)."""
     red = reduction_enum(reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     return _pointwise_loss(SmoothL1LossBackward0, input, target, red, beta,
-                           lambda z, b: np.where(z < b, 0.5 * z * z / (b or 1), z - 0.5 * b))
+                           lambda z, b: np.where(z < b, 0.5 * z * z / (b or 1), z - 0.5 * b),
+                           "smooth_l1_cpu", into_input=False)
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str, delta: float) -> Tensor:
     """Huber loss (``torch.nn.functional.huber_loss``): node ``HuberLossBackward0``; shapes
-    that differ warn and broadcast. RuntimeError for ``delta <= 0``."""
+    that differ warn and broadcast. RuntimeError for ``delta <= 0``. The loss has the input's
+    dtype (computed in the promoted one); its backward raises RuntimeError when the target's
+    dtype differs from the input's, as PyTorch's ``huber_loss_backward`` does."""
     red = reduction_enum(reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     return _pointwise_loss(HuberLossBackward0, input, target, red, delta,
-                           lambda z, dl: np.where(z < dl, 0.5 * z * z, dl * (z - 0.5 * dl)))
+                           lambda z, dl: np.where(z < dl, 0.5 * z * z, dl * (z - 0.5 * dl)),
+                           "huber_cpu", into_input=True)
 
 
 # ----------------------------------------------------------------------------- kl_div

@@ -141,28 +141,29 @@ def _check_alpha(dt: np.dtype, alpha) -> None:
                            "point number.")
 
 
+def _check_bool_sub(a_is_bool: bool, b_is_bool: bool) -> None:
+    """PyTorch refuses ``-`` when either operand is bool (RuntimeError), with one message for
+    two bool operands and another when only one is bool (a Python ``True`` counts as bool)."""
+    if a_is_bool and b_is_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if a_is_bool or b_is_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+
+
 def sub(input, other, *, alpha=1):
     """``input - alpha * other`` (``torch.sub``); node ``SubBackward0``.
 
-    Raises RuntimeError for bool tensors, as PyTorch does.
+    Raises RuntimeError when either operand is bool, as PyTorch does.
     """
     a, b, x, y = _binary(input, other)
-    if a._data.dtype == np.bool_ or b._data.dtype == np.bool_:
-        _sub_bool_error(x.dtype == np.bool_)
+    _check_bool_sub(a._data.dtype == np.bool_, b._data.dtype == np.bool_)
     _check_alpha(x.dtype, alpha)
     out = Tensor._make(quietly(np.subtract, x, y if alpha == 1 else y * alpha))
     record(SubBackward0, out, (a, b), a, b, alpha)
     return out
-
-
-def _sub_bool_error(both: bool):
-    """PyTorch's refusal to subtract with a bool operand (a Python bool counts too)."""
-    if both:
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                           "supported. Use the `^` or `logical_xor()` operator instead.")
-    raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If "
-                       "you are trying to invert a mask, use the `~` or `logical_not()` "
-                       "operator instead.")
 
 
 def rsub(input, other, *, alpha=1):
@@ -170,8 +171,7 @@ def rsub(input, other, *, alpha=1):
     RuntimeError for a bool operand, as `sub`."""
     if not is_scalar(other):
         return sub(other, input, alpha=alpha)
-    if input._data.dtype == np.bool_ or isinstance(other, (bool, np.bool_)):
-        _sub_bool_error(input._data.dtype == np.bool_ and isinstance(other, (bool, np.bool_)))
+    _check_bool_sub(input._data.dtype == np.bool_, isinstance(other, (bool, np.bool_)))
     dt = result_dtype(input, other)
     _check_alpha(dt, alpha)
     out = Tensor._make(np.subtract(np.asarray(other, dt), cast(input, dt) * alpha

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor
-from ._single_tensor import capturable_message, check_param_inplace, step_groups
-from .optimizer import Optimizer
-from .rmsprop import _bump
+from ._single_tensor import (
+    SingleTensorOptimizer,
+    capturable_message,
+    check_param_inplace,
+)
 
 __all__ = ["Adadelta"]
 
@@ -20,7 +21,7 @@ __all__ = ["Adadelta"]
 _CAPTURABLE = capturable_message(devices="['cuda', 'xpu', 'hpu', 'privateuseone']")
 
 
-class Adadelta(Optimizer):
+class Adadelta(SingleTensorOptimizer):
     """Adadelta (``torch.optim.Adadelta``).
 
     For each parameter ``p`` with gradient ``g`` (others are skipped)::
@@ -35,14 +36,16 @@ class Adadelta(Optimizer):
 
     Args: ``params``, ``lr=1.0``, ``rho=0.9``, ``eps=1e-6``, ``weight_decay=0``,
     ``foreach=None``; keyword ``capturable=False``, ``maximize=False``,
-    ``differentiable=False``. ``foreach`` is accepted and changes nothing (minigrad has one
-    single-tensor path); ``capturable=True`` makes ``step()`` raise PyTorch's AssertionError for
-    CPU tensors; ``differentiable=True`` makes the update of a leaf parameter that requires grad
-    raise PyTorch's RuntimeError (PyTorch steps with grad mode on then); minigrad's update
-    records no graph in any case.
+    ``differentiable=False``.
+    ``foreach``, ``capturable`` and ``differentiable`` behave as described in
+    `SingleTensorOptimizer` (accepted; PyTorch's AssertionError at ``step()``; PyTorch's
+    RuntimeError for the in-place update of a leaf that requires grad).
 
     Raises ValueError for a negative lr, eps or weight_decay, or a rho outside [0, 1].
     """
+
+    _capturable_message = _CAPTURABLE
+    _zero_state = ("square_avg", "acc_delta")
 
     def __init__(self, params, lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6,
                  weight_decay: float = 0, foreach=None, *, capturable: bool = False,
@@ -60,28 +63,9 @@ class Adadelta(Optimizer):
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        """One update of every parameter that has a gradient; returns ``closure()``'s loss.
-
-        Raises AssertionError for a ``capturable`` group (after creating its state), as
-        PyTorch does for CPU tensors.
-        """
-        return step_groups(self, closure, _CAPTURABLE)
-
-    def _init_state(self, p) -> None:
-        state = self.state[p]
-        state["step"] = Tensor._make(np.array(0.0, dtype=np.float32))
-        state["square_avg"] = Tensor._make(np.zeros_like(p._data))
-        state["acc_delta"] = Tensor._make(np.zeros_like(p._data))
-
-    def _update(self, p, group) -> None:
-        lr, rho, eps, wd = group["lr"], group["rho"], group["eps"], group["weight_decay"]
-        dt = p._data.dtype.type  # Python scalars are cast to the parameter's dtype
-        state = self.state[p]
-        _bump(state["step"], 1, np.float32(1))
-        g = -p.grad._data if group["maximize"] else p.grad._data
-        if wd != 0:
-            g = g + dt(wd) * p._data
+    def _update(self, p, group, state, g, step) -> None:
+        lr, rho, eps = group["lr"], group["rho"], group["eps"]
+        dt = p._data.dtype.type
         square_avg, acc_delta = state["square_avg"], state["acc_delta"]
         square_avg._data *= dt(rho)
         square_avg._data += dt(1 - rho) * g * g  # addcmul_: value * t1 * t2

@@ -2,7 +2,8 @@
 
 Mirrors ``torch/optim/adagrad.py`` (``_single_tensor_adagrad``, PyTorch's CPU path for dense
 gradients), in the same order of float32 operations. As in PyTorch, the state of every
-parameter (``step`` and ``sum``) is made by the constructor, not by the first step.
+parameter (``step`` and ``sum``) is made by the constructor, not by the first step (that of a
+group added later by its first step, see `SingleTensorOptimizer`).
 """
 
 from __future__ import annotations
@@ -10,12 +11,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from .optimizer import Optimizer
+from ._single_tensor import SingleTensorOptimizer, step_state
 
 __all__ = ["Adagrad"]
 
 
-class Adagrad(Optimizer):
+class Adagrad(SingleTensorOptimizer):
     """Adagrad (``torch.optim.Adagrad``).
 
     For each parameter ``p`` with gradient ``g`` (others are skipped), at step ``t``::
@@ -52,30 +53,19 @@ class Adagrad(Optimizer):
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
         for group in self.param_groups:
             for p in group["params"]:
-                state = self.state[p]
-                state["step"] = Tensor._make(np.array(0.0, dtype=np.float32))
-                state["sum"] = Tensor._make(np.full_like(p._data, initial_accumulator_value))
+                self._init_state(p, group)
 
-    def step(self, closure=None):
-        """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
-        loss = self._run_closure(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    self._update(p, group)
-        return loss
-
-    def _update(self, p, group) -> None:
-        lr, wd, eps, lr_decay = group["lr"], group["weight_decay"], group["eps"], group["lr_decay"]
-        dt = p._data.dtype.type
+    def _init_state(self, p, group) -> None:
+        """``step`` and ``sum``; the accumulator starts at the constructor's
+        ``initial_accumulator_value`` (``defaults``, as PyTorch, also for a group added later)."""
         state = self.state[p]
-        step_t = state["step"]
-        step_t._data += np.float32(1)
-        step_t._vc.bump()
-        step = float(step_t._data)
-        g = -p.grad._data if group["maximize"] else p.grad._data
-        if wd != 0:
-            g = g + dt(wd) * p._data
+        state["step"] = step_state()
+        initial = self.defaults["initial_accumulator_value"]
+        state["sum"] = Tensor._make(np.full_like(p._data, initial))
+
+    def _update(self, p, group, state, g, step) -> None:
+        lr, eps, lr_decay = group["lr"], group["eps"], group["lr_decay"]
+        dt = p._data.dtype.type
         clr = lr / (1 + (step - 1) * lr_decay)
         s = state["sum"]
         s._data += dt(1) * g * g  # addcmul_ with value 1

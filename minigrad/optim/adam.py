@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor
-from .optimizer import Optimizer
+from ._single_tensor import SingleTensorOptimizer, check_adam_like, lerp_, zeros_state
 
 __all__ = ["Adam"]
 
 
-class Adam(Optimizer):
+class Adam(SingleTensorOptimizer):
     """Adam (``torch.optim.Adam``).
 
     For each parameter ``p`` with gradient ``g`` (others are skipped), at step ``t``::
@@ -29,22 +28,16 @@ class Adam(Optimizer):
     amsgrad, ``max_exp_avg_sq``. ``decoupled_weight_decay=True`` gives AdamW's
     ``p = p * (1 - lr * weight_decay)`` instead (an extra in-place update, as in PyTorch).
     Raises ValueError for invalid lr, eps, betas (each in [0, 1), both floats), weight_decay.
+    The loop around the update (state, maximize, weight decay) is `SingleTensorOptimizer`'s.
     """
+
+    _zero_state = ("exp_avg", "exp_avg_sq")
 
     def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, amsgrad: bool = False, *, foreach=None,
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False,
                  fused=None, decoupled_weight_decay: bool = False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_adam_like(lr, eps, betas, weight_decay)
         if not (isinstance(betas[0], float) and isinstance(betas[1], float)):
             raise ValueError("betas must be either both floats or both Tensors")
         if differentiable:
@@ -55,42 +48,17 @@ class Adam(Optimizer):
                     "decoupled_weight_decay": decoupled_weight_decay}
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
-        loss = self._run_closure(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    self._update(p, group)
-        return loss
+    def _init_state(self, p, group) -> None:
+        super()._init_state(p, group)
+        if group["amsgrad"]:
+            self.state[p]["max_exp_avg_sq"] = zeros_state(p)
 
-    def _update(self, p, group) -> None:
-        lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
+    def _update(self, p, group, state, g, step) -> None:
+        lr, eps = group["lr"], group["eps"]
         beta1, beta2 = group["betas"]
-        dt = p._data.dtype.type  # Python scalars are cast to the parameter's dtype
-        state = self.state[p]
-        if len(state) == 0:
-            state["step"] = Tensor._make(np.array(0.0, dtype=np.float32))
-            state["exp_avg"] = Tensor._make(np.zeros_like(p._data))
-            state["exp_avg_sq"] = Tensor._make(np.zeros_like(p._data))
-            if group["amsgrad"]:
-                state["max_exp_avg_sq"] = Tensor._make(np.zeros_like(p._data))
-        g = -p.grad._data if group["maximize"] else p.grad._data
-        state["step"]._data += np.float32(1)
-        state["step"]._vc.bump()  # (each state tensor counts PyTorch's in-place updates)
-        step = float(state["step"]._data)
-        if wd != 0:
-            if group["decoupled_weight_decay"]:
-                p._data *= dt(1 - lr * wd)
-                p._vc.bump()
-            else:
-                g = g + dt(wd) * p._data
+        dt = p._data.dtype.type
         m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
-        w = dt(1 - beta1)  # m.lerp_(g, w): PyTorch's two-branch formula
-        if abs(w) < 0.5:
-            m += w * (g - m)
-        else:
-            m[...] = g - (g - m) * (dt(1) - w)
+        lerp_(m, g, dt(1 - beta1))
         v *= dt(beta2)
         v += dt(1 - beta2) * g * g
         state["exp_avg"]._vc.bump()  # lerp_

@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor
-from ._single_tensor import capturable_message, check_adam_like, check_param_inplace, step_groups
-from .optimizer import Optimizer
-from .rmsprop import _bump, _lerp_
+from ._single_tensor import (
+    SingleTensorOptimizer,
+    capturable_message,
+    check_adam_like,
+    check_param_inplace,
+    lerp_,
+)
 
 __all__ = ["RAdam"]
 
 
-class RAdam(Optimizer):
+class RAdam(SingleTensorOptimizer):
     """RAdam (``torch.optim.RAdam``).
 
     For each parameter ``p`` with gradient ``g`` (others are skipped), at step ``t``::
@@ -35,14 +38,16 @@ class RAdam(Optimizer):
 
     Args: ``params``, ``lr=1e-3``, ``betas=(0.9, 0.999)``, ``eps=1e-8``, ``weight_decay=0``,
     ``decoupled_weight_decay=False``; keyword ``foreach=None``, ``maximize=False``,
-    ``capturable=False``, ``differentiable=False``. ``foreach`` is accepted and changes nothing
-    (minigrad has one single-tensor path); ``capturable=True`` makes ``step()`` raise PyTorch's
-    AssertionError for CPU tensors; ``differentiable=True`` makes the update of a leaf parameter
-    that requires grad raise PyTorch's RuntimeError (PyTorch steps with grad mode on then);
-    minigrad's update records no graph in any case.
+    ``capturable=False``, ``differentiable=False``.
+    ``foreach``, ``capturable`` and ``differentiable`` behave as described in
+    `SingleTensorOptimizer` (accepted; PyTorch's AssertionError at ``step()``; PyTorch's
+    RuntimeError for the in-place update of a leaf that requires grad).
 
     Raises ValueError for a negative lr, eps or weight_decay, or a beta outside [0, 1).
     """
+
+    _capturable_message = capturable_message()
+    _zero_state = ("exp_avg", "exp_avg_sq")
 
     def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
@@ -55,37 +60,12 @@ class RAdam(Optimizer):
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        """One update of every parameter that has a gradient; returns ``closure()``'s loss.
-
-        Raises AssertionError for a ``capturable`` group (after creating its state), as
-        PyTorch does for CPU tensors.
-        """
-        return step_groups(self, closure, capturable_message())
-
-    def _init_state(self, p) -> None:
-        state = self.state[p]
-        state["step"] = Tensor._make(np.array(0.0, dtype=np.float32))
-        state["exp_avg"] = Tensor._make(np.zeros_like(p._data))
-        state["exp_avg_sq"] = Tensor._make(np.zeros_like(p._data))
-
-    def _update(self, p, group) -> None:
-        lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
+    def _update(self, p, group, state, g, step) -> None:
+        lr, eps = group["lr"], group["eps"]
         beta1, beta2 = group["betas"]
-        dt = p._data.dtype.type  # Python scalars are cast to the parameter's dtype
-        state = self.state[p]
-        g = -p.grad._data if group["maximize"] else p.grad._data
-        _bump(state["step"], 1, np.float32(1))
-        step = float(state["step"]._data)
-        if wd != 0:
-            if group["decoupled_weight_decay"]:
-                check_param_inplace(p, group)
-                p._data *= dt(1 - lr * wd)
-                p._vc.bump()
-            else:
-                g = g + dt(wd) * p._data
+        dt = p._data.dtype.type
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-        _lerp_(exp_avg._data, g, dt(1 - beta1))
+        lerp_(exp_avg._data, g, dt(1 - beta1))
         exp_avg._vc.bump()
         exp_avg_sq._data *= dt(beta2)
         exp_avg_sq._data += dt(1 - beta2) * g * g  # addcmul_: value * t1 * t2

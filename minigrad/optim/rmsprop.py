@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor
-from .optimizer import Optimizer
+from ._single_tensor import SingleTensorOptimizer, lerp_, zeros_state
 
 __all__ = ["RMSprop"]
 
 
-class RMSprop(Optimizer):
+class RMSprop(SingleTensorOptimizer):
     """RMSprop (``torch.optim.RMSprop``).
 
     For each parameter ``p`` with gradient ``g`` (others are skipped)::
@@ -35,6 +34,8 @@ class RMSprop(Optimizer):
     for a negative lr, eps, momentum, weight_decay or alpha.
     """
 
+    _zero_state = ("square_avg",)
+
     def __init__(self, params, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
                  weight_decay: float = 0, momentum: float = 0, centered: bool = False,
                  capturable: bool = False, foreach=None, maximize: bool = False,
@@ -52,38 +53,24 @@ class RMSprop(Optimizer):
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
-        loss = self._run_closure(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    self._update(p, group)
-        return loss
-
-    def _update(self, p, group) -> None:
-        lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
-        wd, momentum = group["weight_decay"], group["momentum"]
-        dt = p._data.dtype.type  # Python scalars are cast to the parameter's dtype
+    def _init_state(self, p, group) -> None:
+        super()._init_state(p, group)
         state = self.state[p]
-        if len(state) == 0:
-            state["step"] = Tensor._make(np.array(0.0, dtype=np.float32))
-            state["square_avg"] = Tensor._make(np.zeros_like(p._data))
-            if momentum > 0:
-                state["momentum_buffer"] = Tensor._make(np.zeros_like(p._data))
-            if group["centered"]:
-                state["grad_avg"] = Tensor._make(np.zeros_like(p._data))
-        g = -p.grad._data if group["maximize"] else p.grad._data
-        _bump(state["step"], 1, np.float32(1))
-        if wd != 0:
-            g = g + dt(wd) * p._data
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = zeros_state(p)
+        if group["centered"]:
+            state["grad_avg"] = zeros_state(p)
+
+    def _update(self, p, group, state, g, step) -> None:
+        lr, alpha, eps, momentum = group["lr"], group["alpha"], group["eps"], group["momentum"]
+        dt = p._data.dtype.type
         sq = state["square_avg"]
         sq._data *= dt(alpha)
         sq._data += dt(1 - alpha) * g * g  # addcmul_: value * t1 * t2
         sq._vc.value += 2
         if group["centered"]:
             ga = state["grad_avg"]
-            _lerp_(ga._data, g, dt(1 - alpha))
+            lerp_(ga._data, g, dt(1 - alpha))
             ga._vc.bump()
             avg = np.sqrt(sq._data + dt(-1) * ga._data * ga._data)
         else:
@@ -98,17 +85,3 @@ class RMSprop(Optimizer):
         else:
             p._data += dt(-lr) * g / avg  # addcdiv_: value * t1 / t2
         p._vc.bump()
-
-
-def _bump(t: Tensor, versions: int, add) -> None:
-    """``t += add`` in place, counting ``versions`` in-place ops."""
-    t._data += add
-    t._vc.value += versions
-
-
-def _lerp_(m: np.ndarray, g: np.ndarray, w) -> None:
-    """``m.lerp_(g, w)`` with PyTorch's two-branch formula (exact at w = 0 and w = 1)."""
-    if abs(w) < 0.5:
-        m += w * (g - m)
-    else:
-        m[...] = g - (g - m) * (type(w)(1) - w)
