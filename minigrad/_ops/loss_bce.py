@@ -187,7 +187,7 @@ def _check_logits_dtypes(input, target, pos_weight) -> None:
         P._check_bool_sub(pos_weight._data.dtype == np.bool_, False)
     if target._data.dtype == np.bool_:  # (ATen's ``1 - target`` makes the 1 a bool too)
         P._check_bool_sub(True, True)
-    if target._data.dtype.kind != "f":
+    if not target.dtype.is_floating_point:
         raise RuntimeError(f"result type {input.dtype._legacy[:-6]} can't be cast to the "
                            f"desired output type {target.dtype._legacy[:-6]}")
 

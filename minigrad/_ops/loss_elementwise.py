@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dtype import from_numpy_dtype
+from .._dtype import from_numpy_dtype, is_float_np
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
 from . import pointwise as P
@@ -183,10 +183,10 @@ def _loss_dtype(kernel: str, input: Tensor, target: Tensor, into_input: bool) ->
     smooth L1 returns that dtype, Huber writes into a tensor of the input's dtype
     (``into_input``), so an integer input with a float target is RuntimeError."""
     dt = result_dtype(input, target)
-    if into_input and dt.kind == "f" and input._data.dtype.kind != "f":
+    if into_input and is_float_np(dt) and not is_float_np(input._data.dtype):
         raise RuntimeError(f"result type {_scalar_name(dt)} can't be cast to the desired "
                            f"output type {_scalar_name(input._data.dtype)}")
-    if dt.kind != "f":
+    if not is_float_np(dt):
         raise NotImplementedError(f'"{kernel}" not implemented for \'{_scalar_name(dt)}\'')
     return input._data.dtype if into_input else dt
 

@@ -171,3 +171,28 @@ def test_subtraction_refuses_bool(case, device):
         return err(ops[case]), f._version
 
     assert_parity(scenario, device=device)
+
+
+# ----------------------------------------------------------------------------- bfloat16
+@pytest.mark.parametrize("loss", ["binary_cross_entropy_with_logits", "mse_loss", "l1_loss",
+                                  "smooth_l1_loss", "huber_loss"])
+@pytest.mark.parametrize("x_dtype, t_dtype", [("bfloat16", "bfloat16"), ("bfloat16", "float32"),
+                                              ("float32", "bfloat16")])
+def test_bfloat16_losses(loss, x_dtype, t_dtype, device):
+    """bfloat16 counts as floating in every dtype check of the losses (its NumPy kind is "V"):
+    a bfloat16 target is not refused as an integer one, and the result dtypes are PyTorch's."""
+    pytest.importorskip("ml_dtypes")
+
+    def scenario(lib, device):
+        x = _tensor(lib, X, x_dtype, device, requires_grad=True)
+        t = _tensor(lib, T, t_dtype, device, requires_grad=True)
+        out = getattr(lib.nn.functional, loss)(x, t, reduction="none")
+        try:
+            out.sum().backward()
+        except RuntimeError as e:  # (Huber refuses differing dtypes in its backward)
+            return _name(out.dtype), str(e)
+        # (read as float32: torch's .numpy() has no bfloat16)
+        return ([_name(v.dtype) for v in (out, x.grad, t.grad)],
+                [to_numpy(v.float()) for v in (out, x.grad, t.grad)])
+
+    assert_parity(scenario, device=device, rtol=2e-2, atol=2e-2)
