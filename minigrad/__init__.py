@@ -360,9 +360,8 @@ __all__ += ["as_strided", "broadcast_to", "dsplit", "hsplit", "meshgrid", "moved
 from ._ops.shape import unflatten  # noqa: E402
 
 __all__ += ["unflatten"]
-from ._ops.linalg_more import addbmm, addmv, baddbmm, cross, einsum, outer  # noqa: E402
+from ._ops.linalg_more import addbmm, addmv, baddbmm, cross, einsum, ger, outer  # noqa: E402
 
-ger = outer
 __all__ += ["addbmm", "addmv", "baddbmm", "cross", "einsum", "outer", "ger"]
 from . import return_types  # noqa: E402
 from ._ops.sorting import (  # noqa: E402
@@ -381,3 +380,7 @@ from ._ops.sorting import (  # noqa: E402
 
 __all__ += ["argsort", "bucketize", "kthvalue", "median", "mode", "msort", "nanmedian",
             "searchsorted", "sort", "topk", "unique_consecutive"]
+from ._ops import resize as _resize  # noqa: E402, F401  (Tensor.resize_, resize_as_)
+from ._ops.out import add_out_forms as _add_out_forms  # noqa: E402
+
+_add_out_forms(globals())  # out= on the torch functions that PyTorch gives one (issue 19)
