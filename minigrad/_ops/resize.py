@@ -29,17 +29,19 @@ def _memory(t: Tensor):
     """(flat 1-D view of the memory ``t`` lives in, offset of ``t``'s first element in it),
     or ``(None, 0)`` when that memory is not one dense block minigrad can address."""
     root = t._base._data if t._base is not None else t._data
-    if root.size == 0:
-        return None, 0
-    if root.flags.c_contiguous:
+    if root.size == 0:  # resized to 0 elements earlier: the 1-D memory it was cut from
+        flat = root.base
+        if not (isinstance(flat, np.ndarray) and flat.ndim == 1 and flat.flags.c_contiguous):
+            return None, 0
+    elif root.flags.c_contiguous:
         flat = root.reshape(-1)
     elif _is_dense(root) and min(root.strides) > 0:  # (a permuted layout: memory order)
         flat = np.lib.stride_tricks.as_strided(root, (root.size,), (root.itemsize,))
     else:
         return None, 0
-    if t._data.size == 0:
-        return flat, 0
     start = t._data.__array_interface__["data"][0] - flat.__array_interface__["data"][0]
+    if not 0 <= start <= flat.nbytes:  # (an empty array's pointer may be anywhere)
+        return flat, 0
     return flat, start // root.itemsize
 
 
