@@ -381,6 +381,9 @@ from ._ops.sorting import (  # noqa: E402
 __all__ += ["argsort", "bucketize", "kthvalue", "median", "mode", "msort", "nanmedian",
             "searchsorted", "sort", "topk", "unique_consecutive"]
 from ._ops import resize as _resize  # noqa: E402, F401  (Tensor.resize_, resize_as_)
+from ._ops.logical import logical_and, logical_or, logical_xor  # noqa: E402
+
+__all__ += ["logical_and", "logical_or", "logical_xor"]
 from ._ops.out import add_out_forms as _add_out_forms  # noqa: E402
 
 _add_out_forms(globals())  # out= on the torch functions that PyTorch gives one (issue 19)

@@ -264,7 +264,8 @@ OUT_FORMS = [
         "sinh", "sqrt", "tan", "tanh")],
     *[("arc" + n, "a" + n, "cast", {}) for n in ("sin", "cos", "tan", "sinh", "cosh", "tanh")],
     ("square", "pow", "cast", {}), ("nan_to_num", "nan_to_num", "nan_to_num", {}),
-    ("logical_not", "logical_not", "cast", _NONDIFF),
+    *[(n, n, "cast", _NONDIFF) for n in ("logical_not", "logical_and", "logical_or",
+                                         "logical_xor")],
     ("isneginf", "isneginf", "isinf_sign", _NONDIFF),
     ("isposinf", "isposinf", "isinf_sign", _NONDIFF),
     # binary and ternary pointwise ops (TensorIterator: cast when safe)
