@@ -384,6 +384,16 @@ from ._ops import resize as _resize  # noqa: E402, F401  (Tensor.resize_, resize
 from ._ops.logical import logical_and, logical_or, logical_xor  # noqa: E402
 
 __all__ += ["logical_and", "logical_or", "logical_xor"]
+from ._ops.floor_divide import (  # noqa: E402
+    floor_divide,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    not_equal,
+)
+
+__all__ += ["floor_divide", "greater", "greater_equal", "less", "less_equal", "not_equal"]
 from ._ops.out import add_out_forms as _add_out_forms  # noqa: E402
 
 _add_out_forms(globals())  # out= on the torch functions that PyTorch gives one (issue 19)

@@ -20,6 +20,7 @@ import warnings
 
 import numpy as np
 
+from .. import _dtype
 from .._tensor import Tensor, view_rebase_message
 from ..autograd import grad_mode
 from ..autograd import graph as _graph
@@ -100,6 +101,9 @@ def _is_masked_fill(arrays, value: Tensor) -> bool:
         arrays[0].dtype == np.bool_ and arrays[0].ndim > 0)
 
 
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2}
+
+
 def _write(self: Tensor, r: Tensor, overlap_ok: bool = False, where=None) -> None:
     """Write ``r`` (the op's out-of-place result) into ``self``.
 
@@ -110,9 +114,11 @@ def _write(self: Tensor, r: Tensor, overlap_ok: bool = False, where=None) -> Non
     if r.shape != self.shape:
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
                            f"shape {list(r.shape)}")
-    if r._data.dtype.kind == "f" and self._data.dtype.kind != "f":
-        raise RuntimeError(f"result type Float can't be cast to the desired output type "
-                           f"{self.dtype._legacy[:-6]}")
+    if _KIND_RANK[r._data.dtype.kind] > _KIND_RANK[self._data.dtype.kind] and (
+            r._data.dtype in _dtype._FROM_NP):  # (PyTorch's canCast: no float into an integer
+        # tensor, no number into a bool tensor; NumPy's int8 of bool ** bool is let through)
+        raise RuntimeError(f"result type {r.dtype._legacy[:-6]} can't be cast to the desired "
+                           f"output type {self.dtype._legacy[:-6]}")
     if not self._data.size:  # nothing to write (an empty expanded view is fine too)
         return
     if not self._data.flags.writeable:  # a view of an expanded array

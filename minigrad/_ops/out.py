@@ -174,8 +174,8 @@ def write_out(fn, args, kwargs, out, *, public: str, autograd_name: str, rule: s
     if not isinstance(out, Tensor):
         raise TypeError(f"{public}(): argument 'out' must be Tensor, not {type(out).__name__}")
     inputs = _tensors(args, kwargs)
-    if differentiable and grad_mode.is_grad_enabled() and (
-            out.requires_grad or any(t.requires_grad for t in inputs)):
+    if differentiable and grad_mode.is_grad_enabled() and (out.requires_grad or (
+            differentiable != "out" and any(t.requires_grad for t in inputs))):
         raise RuntimeError(AUTOGRAD_MSG.format(name=autograd_name))
     if reduce_dtype is not None:
         kwargs = _reduce_dtype(kwargs, out, float_only=reduce_dtype == "float")
@@ -202,6 +202,11 @@ def write_out(fn, args, kwargs, out, *, public: str, autograd_name: str, rule: s
         with quiet_fp():
             out._data[...] = r._data
     bump(out)
+    if differentiable == "out":  # (PyTorch gives out the op's NotImplemented history)
+        from ..autograd.graph import record
+        from .pointwise_binary import NotImplemented
+
+        record(NotImplemented, out, [t for t in inputs if t.requires_grad], autograd_name)
     return out
 
 
@@ -228,8 +233,11 @@ def out_variant(fn, autograd_name: str | None = None, rule: str = "cast", *,
 
     ``autograd_name``: the op name PyTorch's autograd error gives (``torch.square`` says
     ``pow``); ``rule``: a key of `DTYPE_RULES`; ``differentiable=False`` for ops with no
-    gradient (comparisons), which PyTorch does not check; ``reduce_dtype``: ``"any"`` when the
-    op reduces in ``out``'s dtype (``sum``), ``"float"`` when only a float ``out`` is (``mean``).
+    gradient (comparisons), which PyTorch does not check; ``"out"`` for ops whose gradient is
+    "not implemented" (``floor_divide``), where only an ``out`` requiring grad is refused
+    (and ``out`` gets the op's ``NotImplemented`` history); ``reduce_dtype``: ``"any"`` when
+    the op reduces in ``out``'s dtype (``sum``), ``"float"`` when only a float ``out`` is
+    (``mean``).
     """
     public = public or fn.__name__
     autograd_name = autograd_name or public
@@ -274,6 +282,10 @@ OUT_FORMS = [
                                    "addcmul", "addcdiv")],
     ("arctan2", "atan2", "cast", {}), ("outer", "mul", "cast", {}),  # (ger: linalg_more.ger)
     *[(n, n, "cast", _NONDIFF) for n in ("eq", "ne", "lt", "le", "gt", "ge")],
+    *[(n, a, "cast", _NONDIFF) for n, a in (("greater", "gt"), ("greater_equal", "ge"),
+                                            ("less", "lt"), ("less_equal", "le"),
+                                            ("not_equal", "ne"))],
+    ("floor_divide", "aten::floor_divide", "cast", {"differentiable": "out"}),
     ("where", "where", "where", {}),
     *[(n, "clamp" if n == "clip" else n, "clamp", {}) for n in ("clamp", "clip", "clamp_min",
                                                                  "clamp_max")],
