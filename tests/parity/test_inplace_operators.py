@@ -218,3 +218,21 @@ def test_inplace_dtype_check(case):
         return err if err is not None else to_numpy(CASTS[case](L))
 
     compare(*run_both(scenario))
+
+
+def test_comparison_alias_methods_written_out():
+    """The alias methods by name (the table above reaches them through ``getattr``)."""
+    def scenario(L):
+        h = L.tensor(A, requires_grad=True) * 1
+        other = L.tensor([1.0, 2.0, 3.0])
+        outs = [h.greater(other), h.greater_equal(1.5), h.less(other), h.less_equal(1.5),
+                h.not_equal(other)]
+        ins = [L.tensor(A) * 1 for _ in range(5)]
+        ins[0].greater_(other)
+        ins[1].greater_equal_(1.5)
+        ins[2].less_(other)
+        ins[3].less_equal_(1.5)
+        ins[4].not_equal_(other)
+        return [to_numpy(t) for t in outs] + [_state(L, t) for t in ins]
+
+    compare(*run_both(scenario))

@@ -121,3 +121,17 @@ def test_logical_inplace_on_a_saved_tensor_fails_the_backward(name):
         return err[0], "modified by an inplace operation" in err[1], h.grad_fn.name()
 
     compare(*run_both(scenario))
+
+
+def test_logical_methods_written_out():
+    """The Tensor methods by name (the tables above reach them through ``getattr``)."""
+    def scenario(L):
+        x, y = L.tensor(A), L.tensor(B)
+        outs = [x.logical_and(y), x.logical_or(y), x.logical_xor(y)]
+        a, b, c = L.tensor(A), L.tensor(A), L.tensor(A)
+        a.logical_and_(y)
+        b.logical_or_(y)
+        c.logical_xor_(y)
+        return [_result(t) for t in outs] + [_state(t) for t in (a, b, c)]
+
+    compare(*run_both(scenario))
