@@ -18,6 +18,7 @@ exact dtype and each says so in its own words).
 from __future__ import annotations
 
 import functools
+import inspect
 import warnings
 
 import numpy as np
@@ -226,6 +227,16 @@ def _resize_output(out: Tensor, r: Tensor, stacklevel: int) -> None:
         resize_storage(out, tuple(r.shape))
 
 
+def _with_out_parameter(fn) -> inspect.Signature:
+    """``fn``'s signature plus a keyword-only ``out=None`` (what ``help()`` and the API pages
+    show for the wrapped function)."""
+    sig = inspect.signature(fn)
+    params = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    out = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
+    tail = [p for p in sig.parameters.values() if p.kind is p.VAR_KEYWORD]
+    return sig.replace(parameters=params + [out] + tail)
+
+
 def out_variant(fn, autograd_name: str | None = None, rule: str = "cast", *,
                 public: str | None = None, differentiable: bool = True,
                 reduce_dtype: str | None = None, resize_first: bool = False):
@@ -250,6 +261,7 @@ def out_variant(fn, autograd_name: str | None = None, rule: str = "cast", *,
                          rule=rule, differentiable=differentiable, reduce_dtype=reduce_dtype,
                          resize_first=resize_first)
 
+    with_out.__signature__ = _with_out_parameter(fn)
     with_out.__doc__ = (fn.__doc__ or "") + (
         "\n\n    ``out=``: the result is written into this tensor and returned (see "
         "``minigrad._ops.out.write_out``).")
@@ -337,8 +349,9 @@ def creation_out(public: str, out, make, dtype=None, requires_grad: bool = False
     ``_version`` goes up by one; ``out.requires_grad`` becomes the ``requires_grad`` argument.
     ``fill=False`` (``empty``): nothing is written and the version changes only when ``out``
     is resized. ``resize_first``
-    (``randn``): PyTorch resizes ``out`` before anything else, so an ``out`` requiring grad
-    gets the resize error, as with ``empty``.
+    (``randn``): PyTorch resizes ``out`` with ``resize_`` before anything else, so an ``out``
+    requiring grad gets the resize error, as with ``empty``, and a resized ``out`` is bumped
+    twice.
 
     Raises:
         TypeError: ``out`` is not a Tensor.
@@ -370,6 +383,8 @@ def creation_out(public: str, out, make, dtype=None, requires_grad: bool = False
         resize_storage(out, arr.shape)
     if fill:
         out._data[...] = arr
+    if resized and resize_first:  # (randn: resize_ counts as a change of its own)
+        bump(out)
     if fill or resized:
         bump(out)
     if out.requires_grad != requires_grad and out._grad_fn is None:  # (PyTorch sets the flag
