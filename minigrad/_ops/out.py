@@ -211,6 +211,35 @@ def write_out(fn, args, kwargs, out, *, public: str, autograd_name: str, rule: s
     return out
 
 
+def write_out_pair(fn, args, kwargs, out, *, public: str, stacklevel: int = 3):
+    """``fn(*args, **kwargs)`` (a ``(values, indices)`` named tuple: ``max``/``min`` over a
+    dim, ``sort``, ``topk``) written into the two tensors of ``out``; returns the same named
+    tuple type holding them. As `write_out`, each tensor checked for the exact dtype of its
+    result ("Expected out tensor to have dtype ..."), values first, then resized (with the
+    warning) and written; each version goes up by one."""
+    from .inplace import bump
+
+    if not (isinstance(out, (tuple, list)) and len(out) == 2 and all(
+            isinstance(t, Tensor) for t in out)):
+        raise TypeError(f"{public}(): argument 'out' must be tuple of Tensors, not "
+                        f"{type(out).__name__}")
+    inputs = _tensors(args, kwargs)
+    if grad_mode.is_grad_enabled() and any(t.requires_grad for t in list(out) + inputs):
+        raise RuntimeError(AUTOGRAD_MSG.format(name=public))
+    with grad_mode.no_grad():
+        result = fn(*args, **kwargs)
+    for r, o in zip(result, out):
+        error = DTYPE_RULES["expected"](r, o, r, public)
+        if error is not None:
+            raise error
+    for r, o in zip(result, out):
+        _resize_output(o, r, stacklevel + 1)
+        if o._data.size:
+            o._data[...] = r._data
+        bump(o)
+    return type(result)(*out)
+
+
 def _resize_output(out: Tensor, r: Tensor, stacklevel: int) -> None:
     """PyTorch's ``resize_output``: ``out`` gets ``r``'s shape (a warning if it had elements)."""
     from ._util import _is_dense, empty_preserving
@@ -239,7 +268,8 @@ def _with_out_parameter(fn) -> inspect.Signature:
 
 def out_variant(fn, autograd_name: str | None = None, rule: str = "cast", *,
                 public: str | None = None, differentiable: bool = True,
-                reduce_dtype: str | None = None, resize_first: bool = False):
+                reduce_dtype: str | None = None, resize_first: bool = False,
+                pair: bool = False):
     """``fn`` with an ``out=`` keyword (the torch-namespace form of an op; see `write_out`).
 
     ``autograd_name``: the op name PyTorch's autograd error gives (``torch.square`` says
@@ -248,7 +278,8 @@ def out_variant(fn, autograd_name: str | None = None, rule: str = "cast", *,
     "not implemented" (``floor_divide``), where only an ``out`` requiring grad is refused
     (and ``out`` gets the op's ``NotImplemented`` history); ``reduce_dtype``: ``"any"`` when
     the op reduces in ``out``'s dtype (``sum``), ``"float"`` when only a float ``out`` is
-    (``mean``).
+    (``mean``); ``pair``: the op returns ``(values, indices)`` and ``out`` is a pair of
+    tensors (`write_out_pair`; ``max``/``min`` without a dim take one tensor).
     """
     public = public or fn.__name__
     autograd_name = autograd_name or public
@@ -257,6 +288,8 @@ def out_variant(fn, autograd_name: str | None = None, rule: str = "cast", *,
     def with_out(*args, out=None, **kwargs):
         if out is None:
             return fn(*args, **kwargs)
+        if pair and not (public in ("max", "min") and len(args) < 2 and "dim" not in kwargs):
+            return write_out_pair(fn, args, kwargs, out, public=public)
         return write_out(fn, args, kwargs, out, public=public, autograd_name=autograd_name,
                          rule=rule, differentiable=differentiable, reduce_dtype=reduce_dtype,
                          resize_first=resize_first)
@@ -316,6 +349,7 @@ OUT_FORMS = [
     ("amax", "amax", "amax", {}), ("amin", "amin", "amax", {}),
     ("all", "all", "all_any", _NONDIFF), ("any", "any", "all_any", _NONDIFF),
     ("norm", "linalg_vector_norm", "expected", {}),
+    *[(n, n, "expected", {"pair": True}) for n in ("max", "min", "sort", "topk")],
     # joining, indexing, triangles
     ("cat", "cat", "cat", {}), ("stack", "stack", "cat", {"resize_first": True}),
     ("gather", "gather", "expected", {}), ("take_along_dim", "gather", "expected", {}),

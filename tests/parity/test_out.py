@@ -163,11 +163,12 @@ def table_scenario(L, name, out_kind, x_grad):
     return record(L, lambda o: call(L, x, o), out)
 
 
-NAMES = [n for n, *_ in OUT_FORMS]
+NAMES = [n for n, _, _, options in OUT_FORMS if not options.get("pair")]
+PAIRS = [n for n, _, _, options in OUT_FORMS if options.get("pair")]
 
 
 def test_every_out_form_has_a_sample():
-    assert set(NAMES) <= set(SAMPLES)
+    assert set(NAMES) <= set(SAMPLES) and set(PAIRS) <= set(PAIR_SAMPLES)
     for name in NAMES:  # and the name is a wrapped out form in minigrad's namespace
         assert getattr(minigrad, name) is not getattr(minigrad.Tensor, name, None), name
 
@@ -207,6 +208,77 @@ def test_the_table_reaches_the_error_kinds():
     assert t["bump"] == 1 and t["same"]
     t = table_scenario(torch, "add", "fits", True)
     assert "don't support automatic differentiation" in t["error"][1]
+
+
+# ------------------------------------------------------------------ (values, indices) outs
+PAIR_SAMPLES = {
+    "max": lambda L, x, o: L.max(x, 1, out=o),
+    "min": lambda L, x, o: L.min(x, 0, keepdim=True, out=o),
+    "sort": lambda L, x, o: L.sort(x, -1, descending=True, out=o),
+    "topk": lambda L, x, o: L.topk(x, 2, out=o),
+}
+PAIR_OUTS = {
+    "empty": lambda L: (L.empty(0), L.empty(0, dtype=L.int64)),
+    "wrong_shape": lambda L: (L.zeros(5), L.zeros(5, dtype=L.int64)),
+    "list": lambda L: [L.empty(0), L.empty(0, dtype=L.int64)],
+    "float_indices": lambda L: (L.empty(0), L.empty(0)),
+    "int_values": lambda L: (L.empty(0, dtype=L.int64), L.empty(0, dtype=L.int64)),
+    "float64_values": lambda L: (L.empty(0, dtype=L.float64), L.empty(0, dtype=L.int64)),
+    "values_require_grad": lambda L: (L.empty(0, requires_grad=True),
+                                      L.empty(0, dtype=L.int64)),
+}
+
+
+def pair_scenario(L, name, out_kind, x_grad=False):
+    x = L.tensor(X, requires_grad=x_grad)
+    out = PAIR_OUTS[out_kind](L)
+    vs = [o._version for o in out]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            r = PAIR_SAMPLES[name](L, x, out)
+        except Exception as e:  # noqa: BLE001 - compared
+            return (type(e).__name__, _message(str(e)))
+    return {"same": [a is b for a, b in zip(r, out)], "fields": [r.values is out[0],
+                                                               r.indices is out[1]],
+            "values": [to_numpy(o) for o in out], "shapes": [list(o.shape) for o in out],
+            "bumps": [o._version - v for o, v in zip(out, vs)],
+            "warnings": sorted({_message(str(w.message)) for w in caught})}
+
+
+@pytest.mark.parametrize("out_kind", list(PAIR_OUTS))
+@pytest.mark.parametrize("name", PAIRS)
+def test_pair_out(name, out_kind):
+    compare(*run_both(pair_scenario, name, out_kind))
+
+
+@pytest.mark.parametrize("name", PAIRS)
+def test_pair_out_input_requires_grad(name):
+    compare(*run_both(pair_scenario, name, "empty", True))
+
+
+def test_pair_out_not_a_tuple():
+    def scenario(L):
+        found = []
+        for call in (lambda: L.topk(L.tensor(X), 2, out=L.empty(0)),
+                     lambda: L.sort(L.tensor(X), out=[L.empty(0)])):
+            try:
+                call()
+            except TypeError as e:
+                found.append(str(e).split(" - ")[0][:60])
+        return found
+
+    a, b = run_both(scenario)
+    assert len(a) == len(b) == 2 and a[0] == b[0]
+
+
+def test_max_over_everything_takes_one_out():
+    def scenario(L):
+        o = L.zeros(3)
+        r = L.max(L.tensor(X), out=o)
+        return r is o, to_numpy(o), o._version
+
+    compare(*run_both(scenario))
 
 
 # ------------------------------------------------------------------ single scenarios
