@@ -367,9 +367,8 @@ __all__ += ["as_strided", "broadcast_to", "dsplit", "hsplit", "meshgrid", "moved
 from ._ops.shape import unflatten  # noqa: E402
 
 __all__ += ["unflatten"]
-from ._ops.linalg_more import addbmm, addmv, baddbmm, cross, einsum, outer  # noqa: E402
+from ._ops.linalg_more import addbmm, addmv, baddbmm, cross, einsum, ger, outer  # noqa: E402
 
-ger = outer
 __all__ += ["addbmm", "addmv", "baddbmm", "cross", "einsum", "outer", "ger"]
 from . import return_types  # noqa: E402
 from ._ops.sorting import (  # noqa: E402
@@ -388,3 +387,20 @@ from ._ops.sorting import (  # noqa: E402
 
 __all__ += ["argsort", "bucketize", "kthvalue", "median", "mode", "msort", "nanmedian",
             "searchsorted", "sort", "topk", "unique_consecutive"]
+from ._ops import resize as _resize  # noqa: E402, F401  (Tensor.resize_, resize_as_)
+from ._ops.logical import logical_and, logical_or, logical_xor  # noqa: E402
+
+__all__ += ["logical_and", "logical_or", "logical_xor"]
+from ._ops.floor_divide import (  # noqa: E402
+    floor_divide,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    not_equal,
+)
+
+__all__ += ["floor_divide", "greater", "greater_equal", "less", "less_equal", "not_equal"]
+from ._ops.out import add_out_forms as _add_out_forms  # noqa: E402
+
+_add_out_forms(globals())  # out= on the torch functions that PyTorch gives one (issue 19)

@@ -16,6 +16,7 @@ from . import _defaults, _dtype, _generator
 from ._device import check_device
 from ._generator import get_rng_state, manual_seed, set_rng_state  # noqa: F401  (old home)
 from ._ops._util import quiet_fp
+from ._ops.out import creation_out
 from ._tensor import Tensor, _empty_layout
 
 
@@ -168,18 +169,27 @@ def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
     flat = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
     if any(int(s) < 0 for s in flat):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
+    if out is not None:
+        return creation_out("zeros", out, lambda dt: np.zeros(_shape(size), dt), dtype,
+                            requires_grad)
     return _finish(np.zeros(_shape(size), dtype=_np_dtype(dtype)), requires_grad)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
     """Tensor of ones with shape ``size`` (``torch.ones``)."""
     check_device(device)
+    if out is not None:
+        return creation_out("ones", out, lambda dt: np.ones(_shape(size), dt), dtype,
+                            requires_grad)
     return _finish(np.ones(_shape(size), dtype=_np_dtype(dtype)), requires_grad)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None) -> Tensor:
     """Uninitialised tensor (zeros here) with shape ``size`` (``torch.empty``)."""
+    if out is not None:  # (out keeps its values; resized only when its shape differs)
+        return creation_out("empty", out, lambda dt: np.zeros(_shape(size), dt), dtype,
+                            requires_grad, fill=False)
     return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
@@ -191,6 +201,9 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type(size).__name__}")
+    if out is not None:
+        return creation_out("full", out, lambda dt: np.full(_shape((size,)), fill_value, dt),
+                            dtype, requires_grad)
     if dtype is None:
         dtype = np.bool_ if isinstance(fill_value, bool) else np.int64 if isinstance(
             fill_value, int) else _defaults.FLOAT
@@ -262,6 +275,9 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if out is not None:
+        return creation_out("arange", out, lambda dt: np.arange(start, end, step).astype(dt),
+                            dtype, requires_grad)
     if dtype is None:
         is_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         dtype = np.int64 if is_int else _defaults.FLOAT
@@ -275,6 +291,9 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     check_device(device)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    if out is not None:
+        return creation_out("linspace", out, lambda dt: np.linspace(start, end, steps).astype(
+            dt), dtype, requires_grad)
     return _finish(np.linspace(start, end, steps).astype(_np_dtype(dtype)), requires_grad)
 
 
@@ -287,6 +306,8 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     dt = _np_dtype(dtype)
     with quiet_fp():
         arr = np.power(float(base), np.linspace(start, end, steps))
+    if out is not None:
+        return creation_out("logspace", out, lambda d: arr.astype(d), dtype, requires_grad)
     return _finish(arr.astype(dt), requires_grad)
 
 
@@ -298,6 +319,8 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None,
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    if out is not None:
+        return creation_out("eye", out, lambda dt: np.eye(n, m, dtype=dt), dtype, requires_grad)
     return _finish(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad)
 
 

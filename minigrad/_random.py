@@ -14,6 +14,7 @@ import numpy as np
 from ._creation import _finish, _like_dtype, _np_dtype, _shape, like
 from ._device import check_device
 from ._generator import numpy_rng
+from ._ops.out import creation_out
 from ._tensor import Tensor
 
 
@@ -34,6 +35,10 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     dt = _np_dtype(dtype)
     _float_only("normal_kernel_cpu", dt)
     rng = numpy_rng(generator, "randn")
+    if out is not None:  # (randn resizes out first: the resize error for one requiring grad)
+        _float_only("normal_kernel_cpu", out._data.dtype)
+        return creation_out("randn", out, lambda d: rng.standard_normal(_shape(size)).astype(d),
+                            dtype, requires_grad, resize_first=True)
     return _finish(rng.standard_normal(_shape(size)).astype(dt), requires_grad)
 
 
@@ -44,6 +49,10 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     dt = _np_dtype(dtype)
     _float_only("check_uniform_bounds", dt)
     rng = numpy_rng(generator, "rand")
+    if out is not None:
+        _float_only("check_uniform_bounds", out._data.dtype)
+        return creation_out("rand", out, lambda d: rng.random(_shape(size)).astype(d), dtype,
+                            requires_grad)
     return _finish(rng.random(_shape(size)).astype(dt), requires_grad)
 
 
@@ -65,6 +74,8 @@ def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, 
                            f"to={high}")
     rng = numpy_rng(generator, "randint")
     arr = rng.integers(low, high, size=_shape((size,)))
+    if out is not None:
+        return creation_out("randint", out, arr.astype, dtype, requires_grad)
     return _finish(arr.astype(_np_dtype(dtype, np.int64)), requires_grad)
 
 
@@ -75,6 +86,9 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     rng = numpy_rng(generator, "randperm")
+    if out is not None:
+        return creation_out("randperm", out, rng.permutation(int(n)).astype, dtype,
+                            requires_grad)
     return _finish(rng.permutation(int(n)).astype(_np_dtype(dtype, np.int64)), requires_grad)
 
 
@@ -127,6 +141,10 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         check_device(device)
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+        if out is not None:
+            _float_only("normal_kernel_cpu", out._data.dtype)
+            return creation_out("normal", out, rng.normal(mean, std, _shape((size,))).astype,
+                                dtype, requires_grad)
         dt = _np_dtype(dtype)
         return _finish(rng.normal(mean, std, _shape((size,))).astype(dt), requires_grad)
     m = mean._data if m_t else mean

@@ -30,5 +30,6 @@ nanmedian = _return_type("nanmedian")
 mode = _return_type("mode")
 max = _return_type("max")  # noqa: A001  (PyTorch's name)
 min = _return_type("min")  # noqa: A001
+linalg_svd = _return_type("linalg_svd", ("U", "S", "Vh"))
 
-__all__ = ["sort", "topk", "kthvalue", "median", "nanmedian", "mode", "max", "min"]
+__all__ = ["sort", "topk", "kthvalue", "median", "nanmedian", "mode", "max", "min", "linalg_svd"]

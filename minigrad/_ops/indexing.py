@@ -214,13 +214,30 @@ class _BoolScalar:
         self.value = bool(value)
 
 
+FLOAT_INDEX_MSG = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                   "Variables are valid indices (got float)")
+UINT8_INDEX_WARNING = ("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                       "torch.bool instead.")
+
+
 def _normalize_item(ix):
     """0-dim integer tensors act as ints, bool scalars as `_BoolScalar`, a ``range`` as the
-    int64 index tensor of its values (as PyTorch reads it)."""
+    int64 index tensor of its values, a list of floats as int64 indices (truncated), a uint8
+    tensor as a bool mask (with PyTorch's deprecation warning), as PyTorch reads them.
+    IndexError for a Python float."""
     if isinstance(ix, range):
         return np.arange(ix.start, ix.stop, ix.step, dtype=np.int64)
     if isinstance(ix, (bool, np.bool_)):
         return _BoolScalar(ix)
+    if isinstance(ix, (float, np.floating)):
+        raise IndexError(FLOAT_INDEX_MSG)
+    if isinstance(ix, list) and ix and np.asarray(ix).dtype.kind == "f":
+        return np.asarray(ix).astype(np.int64)
+    if isinstance(ix, Tensor) and ix._data.dtype == np.uint8:
+        import warnings
+
+        warnings.warn(UINT8_INDEX_WARNING, UserWarning, stacklevel=4)
+        return Tensor._make(ix._data.astype(np.bool_))
     if isinstance(ix, Tensor) and ix.ndim == 0:
         if ix._data.dtype == np.bool_:
             return _BoolScalar(ix.item())
@@ -260,6 +277,9 @@ def getitem(self, index) -> Tensor:
     pos = list(range(len(items)))  # position of each item in the index (used in messages)
     if any(i is Ellipsis for i in items if not _is_advanced(i)):
         k = [j for j, i in enumerate(items) if i is Ellipsis and not _is_advanced(i)][0]
+        later = [j for j, i in enumerate(items) if j > k and i is Ellipsis]  # (PyTorch: the
+        items = tuple(i for j, i in enumerate(items) if j not in later)  # first one fills)
+        pos = [p for j, p in enumerate(pos) if j not in later]
         fill = self.ndim - n_used
         items = items[:k] + (slice(None),) * fill + items[k + 1:]
         pos = pos[:k] + [k] * fill + pos[k + 1:]
@@ -329,6 +349,13 @@ def _index(self, advanced) -> Tensor:
             cur = d + 1
         saved.append(ix if isinstance(ix, Tensor) else Tensor._make(arr))
     np_index = tuple(np_index)
+    arrays = [a for a in np_index if isinstance(a, np.ndarray)]
+    try:
+        np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        shapes = ", ".join(str(list(a.shape)) for a in arrays)
+        raise IndexError(f"shape mismatch: indexing tensors could not be broadcast together "
+                         f"with shapes {shapes}") from None
     out = Tensor._make(_in_index_layout(self._data, np_index, self._data[np_index]))
     record(IndexBackward0, out, (self,), tuple(saved), np_index, self.shape)
     return out

@@ -542,10 +542,13 @@ def _split_index(self, index):
     if n_used > self.ndim:
         raise IndexError(f"too many indices for tensor of dimension {self.ndim}")
     basic, advanced, d, trivial = [], [], 0, True
+    filled = False  # (only the first Ellipsis fills dims, as in PyTorch)
     for ix in items:
         if ix is Ellipsis:
-            basic += [slice(None)] * (self.ndim - n_used)
-            d += self.ndim - n_used
+            n = 0 if filled else self.ndim - n_used
+            basic += [slice(None)] * n
+            d += n
+            filled = True
         elif _is_advanced(ix):
             arr = _as_index_array(ix)
             n = arr.ndim if arr.dtype == np.bool_ else 1

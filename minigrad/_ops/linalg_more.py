@@ -30,6 +30,21 @@ def outer(input, vec2) -> Tensor:
     return input.reshape(input.shape[0], 1) * vec2
 
 
+GER_WARNING = ("torch.ger is deprecated and will be removed in a future PyTorch release. Use "
+               "torch.outer instead.")
+
+
+def ger(input, vec2, *, out=None) -> Tensor:
+    """`outer` under its deprecated name (``torch.ger``), with PyTorch's UserWarning first;
+    ``out=`` as ``torch.outer``'s (see ``minigrad._ops.out``)."""
+    warnings.warn(GER_WARNING, UserWarning, stacklevel=2)
+    if out is not None:
+        import minigrad
+
+        return minigrad.outer(input, vec2, out=out)
+    return outer(input, vec2)
+
+
 def _scaled(g, factor):
     return g if factor == 1 else g * factor
 
@@ -466,6 +481,6 @@ def _addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return addmm(self, mat1, mat2, beta=beta, alpha=alpha)
 
 
-attach(Tensor, outer=outer, ger=outer, addmv=addmv, baddbmm=baddbmm, addbmm=addbmm, cross=cross,
+attach(Tensor, outer=outer, ger=ger, addmv=addmv, baddbmm=baddbmm, addbmm=addbmm, cross=cross,
        addmm_=_inplace_of(_addmm, "addmm_"), addmv_=_inplace_of(addmv, "addmv_"),
        baddbmm_=_inplace_of(baddbmm, "baddbmm_"), addbmm_=_inplace_of(addbmm, "addbmm_"))

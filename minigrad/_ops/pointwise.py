@@ -979,8 +979,11 @@ def _logical(fn):
         a, b = as_tensor(input), as_tensor(other)
         if a._data.dtype == np.bool_ and b._data.dtype == np.bool_:
             return Tensor._make(fn(a._data, b._data))
-        if a._data.dtype.kind in "fV" or b._data.dtype.kind in "fV":
-            raise TypeError("unsupported operand for bitwise op on floating point tensors")
+        floats = [t.dtype._legacy[:-6] if isinstance(o, Tensor) else "Float"  # (a number:
+                  for t, o in ((a, input), (b, other)) if t._data.dtype.kind in "fV"]  # default)
+        if floats:  # (PyTorch has no float kernel for bitwise ops)
+            raise NotImplementedError(f'"{fn.__name__}_cpu" not implemented for '
+                                      f"'{floats[0]}'")
         return Tensor._make(fn(a._data, b._data))
 
     op.__name__ = fn.__name__

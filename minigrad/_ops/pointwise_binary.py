@@ -379,6 +379,5 @@ def _compare_into_dtype(name):
 
 attach(Tensor, **{f"{n}_": I._inplace_of(_compare_into_dtype(n), f"{n}_") for n in _COMPARE_NODES},
        subtract_=I._inplace_of(P.sub, "sub_"), multiply_=I._inplace_of(P.mul, "mul_"),
-       divide_=I._inplace_of(P.div, "div_"), true_divide_=I._inplace_of(P.div, "div_"),
-       logical_not_=I._inplace_of(lambda self: Tensor._make(
-           np.logical_not(self._data).astype(self._data.dtype)), "logical_not_"))
+       divide_=I._inplace_of(P.div, "div_"), true_divide_=I._inplace_of(P.div, "div_"))
+# (logical_not_ is in _ops/logical.py with the other logical ops: no autograd check)

@@ -522,8 +522,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None
     """A norm of the matrices of ``A`` over the two dims ``dim`` (``torch.linalg.matrix_norm``):
     ``'fro'`` is ``vector_norm(A, 2, dim)``; ord 1 / -1 is the largest / smallest column
     abs-sum and inf / -inf the largest / smallest row abs-sum, composed as ATen does
-    (``amax``/``amin`` of a ``vector_norm(A, 1.)``). ``'nuc'`` and ord ±2 (singular values)
-    raise NotImplementedError in minigrad; RuntimeError for fewer than two dims."""
+    (``amax``/``amin`` of a ``vector_norm(A, 1.)``); ``'nuc'`` and ord ±2 go through the
+    singular values (``svdvals``, see ``_ops/svd.py``). RuntimeError for fewer than two dims
+    or another ord."""
     if A.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
                            "dimensions.")
@@ -534,9 +535,12 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None
     if ord == "fro":
         return _vector_norm(A, 2, tuple(dims), keepdim, dtype, LinalgVectorNormBackward0,
                             "linalg.matrix_norm")
+    if ord in ("nuc", 2, -2) and not isinstance(ord, bool):  # (singular values: _ops/svd.py)
+        from .svd import spectral_matrix_norm
+
+        return spectral_matrix_norm(A, ord, tuple(dims), keepdim)
     if isinstance(ord, str) or abs(ord) not in (1, math.inf):
-        raise NotImplementedError(f"minigrad's linalg.matrix_norm supports ord 'fro', 1, -1, "
-                                  f"inf and -inf, got {ord!r}")
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     from .reduction import amax, amin
 
     if math.isinf(ord):  # (ATen's order: the row sums, then the extreme over the other dim)
@@ -572,7 +576,16 @@ def linalg_norm(A, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> 
 def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
     """``torch.norm``: the vector ``p``-norm over all elements or ``dim`` (``'fro'`` is the
     2-norm over at most two dims); recorded as ``LinalgVectorNormBackward0``, as PyTorch
-    records it. ``p='nuc'`` is not supported (NotImplementedError)."""
+    records it; ``p='nuc'`` is the nuclear `matrix_norm` over ``dim`` (the two dims of a
+    2-D input by default)."""
+    if p == "nuc":
+        if dim is None:
+            dim = tuple(range(input.ndim))
+        if isinstance(dim, (int, np.integer)) or len(dim) != 2:
+            dims = (dim,) if isinstance(dim, (int, np.integer)) else dim
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                               f"{' '.join(str(d) for d in dims)}")
+        return matrix_norm(input, "nuc", tuple(dim), keepdim, dtype=dtype)
     if isinstance(p, str):
         if p != "fro":
             raise NotImplementedError(f"minigrad's norm supports p='fro' and numbers, got {p!r}")

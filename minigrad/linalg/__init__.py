@@ -6,8 +6,9 @@ in ``minigrad/_ops``.
 
 from .._ops.reduction_more import linalg_norm as norm
 from .._ops.reduction_more import matrix_norm, vector_norm
+from .._ops.svd import svd, svdvals
 
-__all__ = ["matrix_norm", "norm", "vector_norm"]
+__all__ = ["matrix_norm", "norm", "vector_norm", "svd", "svdvals"]
 
 
 def __dir__():

@@ -1,0 +1,93 @@
+"""``floor_divide`` (``//``) and the in-place operator forms PyTorch gives Python's augmented
+assignments: ``x //= y``, ``x **= y``, ``x &= y``, ``x |= y``, ``x ^= y`` (each modifies ``x``
+itself — same object, ``_version`` + 1, history rewritten — instead of rebinding the name to a
+new tensor), and the comparison aliases ``greater``/``greater_equal``/``less``/``less_equal``/
+``not_equal`` with their in-place forms.
+
+Mirrors ``floor_divide`` in ``aten/src/ATen/native/BinaryOps.cpp`` (``div`` with
+``rounding_mode='floor'`` values) and ``derivatives.yaml``, which gives it no derivative: its
+node is ``torch::autograd::NotImplemented`` and a backward through it raises. The operator
+methods are ``Tensor.__ifloordiv__`` ... in ``torch/_tensor.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.graph import record
+from . import inplace as I
+from . import pointwise as P
+from . import pointwise_binary as PB
+from ._util import attach
+
+
+def floor_divide(input, other) -> Tensor:
+    """``input // other`` rounded toward -inf, broadcast and promoted as ``div``
+    (``torch.floor_divide``); node ``torch::autograd::NotImplemented`` (one edge per tensor
+    operand that requires grad), whose backward raises RuntimeError.
+
+    Raises:
+        RuntimeError: an integer division by zero (``ZeroDivisionError``, as PyTorch).
+        NotImplementedError: two bool tensors.
+    """
+    return _floor_divide(input, other, "aten::floor_divide")
+
+
+def _floor_divide(input, other, op_name: str) -> Tensor:
+    a, b, x, y = P._binary(input, other)
+    if x.dtype == np.bool_ and y.dtype == np.bool_:
+        raise NotImplementedError('"div_floor_cpu" not implemented for \'Bool\'')
+    if x.dtype.kind in "iub" and y.dtype.kind in "iub" and not np.all(y):
+        raise RuntimeError("ZeroDivisionError")
+    with np.errstate(all="ignore"):
+        out = Tensor._make(np.asarray(np.floor_divide(x, y)))
+    # (PyTorch's NotImplemented node has edges only to the operands that require grad)
+    tensors = [t for t in (a, b) if isinstance(t, Tensor) and t.requires_grad]
+    if out._data.dtype.kind == "f":
+        record(PB.NotImplemented, out, tensors, op_name)
+    return out
+
+
+def _floor_divide_(self, other) -> Tensor:
+    """``floor_divide`` in place (``Tensor.floor_divide_``, ``self //= other``); its node
+    names ``aten::floor_divide_`` in the backward error."""
+    return I._apply_inplace(self, lambda: _floor_divide(self, other, "aten::floor_divide_"),
+                            (other,))
+
+
+def _rfloordiv(self, other):
+    return floor_divide(other, self)
+
+
+def _ipow(self, exponent):
+    return self.pow_(exponent)
+
+
+def _bitwise_inplace(name: str):
+    fn = getattr(P, name)
+
+    def op(self, other):
+        other_float = isinstance(other, float) or (isinstance(other, Tensor) and
+                                                   other._data.dtype.kind == "f")
+        if other_float and self._data.dtype.kind != "f":  # (the cast check comes first)
+            raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                               f"{self.dtype._legacy[:-6]}")
+        return I._apply_inplace(self, lambda: fn(self, other), (other,))
+
+    symbol = {"bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^"}[name]
+    op.__name__ = f"__i{name[8:]}__"
+    op.__doc__ = (f"``self {symbol}= other`` in place: ``{name}`` written into self "
+                  f"(``_version`` + 1; bool and integer tensors only, as PyTorch).")
+    return op
+
+
+attach(Tensor, floor_divide=floor_divide, __floordiv__=floor_divide, __rfloordiv__=_rfloordiv,
+       floor_divide_=_floor_divide_, __ifloordiv__=_floor_divide_, __ipow__=_ipow,
+       __iand__=_bitwise_inplace("bitwise_and"), __ior__=_bitwise_inplace("bitwise_or"),
+       __ixor__=_bitwise_inplace("bitwise_xor"),
+       greater=P.gt, greater_equal=P.ge, less=P.lt, less_equal=P.le, not_equal=P.ne,
+       greater_=Tensor.gt_, greater_equal_=Tensor.ge_, less_=Tensor.lt_,
+       less_equal_=Tensor.le_, not_equal_=Tensor.ne_)
+
+greater, greater_equal, less, less_equal, not_equal = P.gt, P.ge, P.lt, P.le, P.ne

@@ -1,0 +1,426 @@
+"""``out=``: the torch-namespace functions writing their result into a given tensor.
+
+Mirrors the ``out=`` overloads of ``aten/src/ATen/native/native_functions.yaml`` and how they
+behave at run time: the autograd check of the generated ``VariableType`` kernels ("functions
+with out=... arguments don't support automatic differentiation"), ``at::native::resize_output``
+(``aten/src/ATen/native/Resize.cpp``: an out tensor of the wrong shape is resized, with a
+deprecation warning when it held elements), and each kernel's own dtype check.
+
+One mechanism serves every function: `out_variant` wraps the out-of-place function (the one
+``Tensor`` methods use, which take no ``out=``, as in PyTorch) and `write_out` runs it without
+recording a graph, checks, resizes and writes ``out``, bumps its version once and returns it.
+What differs between functions is data, listed in `minigrad/__init__.py` where the wrapped
+names are made: the name the autograd error gives, and which dtype rule the kernel applies
+(`DTYPE_RULES`: TensorIterator ops cast their result when the cast is safe, others want the
+exact dtype and each says so in its own words).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import warnings
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd import grad_mode
+
+AUTOGRAD_MSG = ("{name}(): functions with out=... arguments don't support automatic "
+                "differentiation, but one of the arguments requires grad.")
+RESIZE_WARNING = ("An output with one or more elements was resized since it had shape {old}, "
+                  "which does not match the required output shape {new}. This behavior is "
+                  "deprecated, and in a future PyTorch release outputs will not be resized unless "
+                  "they have zero elements. You can explicitly reuse an out tensor t by resizing "
+                  "it, inplace, to zero elements with t.resize_(0).")
+
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2}
+
+
+def can_cast(from_np: np.dtype, to_np: np.dtype) -> bool:
+    """PyTorch's ``canCast`` for the real dtypes: no float to integer, no number to bool."""
+    return _KIND_RANK[from_np.kind] <= _KIND_RANK[to_np.kind]
+
+
+def _name(d) -> str:  # "Float", "Long" (as ``ScalarType`` prints)
+    return d.dtype._legacy[:-6]
+
+
+def _cname(d) -> str:  # "float", "long int" (the C++ type name)
+    return d.dtype._c_name
+
+
+# Each rule: (result, out, first input tensor, function name) -> None, or the error to raise.
+# (``clamp`` picks its rule by its bounds: see `_clamp`.)
+def _cast(r, out, x, name):
+    if not can_cast(r._data.dtype, out._data.dtype):
+        return RuntimeError(f"result type {_name(r)} can't be cast to the desired output type "
+                            f"{_name(out)}")
+
+
+def _cat_cast(r, out, x, name):
+    if not can_cast(r._data.dtype, out._data.dtype):
+        return TypeError(f"torch.cat(): input types can't be cast to the desired output type "
+                         f"{_name(out)}")
+
+
+def _same(message):
+    def rule(r, out, x, name):
+        if r._data.dtype != out._data.dtype:
+            return RuntimeError(message.format(r=_name(r), o=_name(out), rc=_cname(r),
+                                               oc=_cname(out), x=_name(x), name=name))
+    return rule
+
+
+def _bool_out(message):
+    def rule(r, out, x, name):
+        if out._data.dtype != np.bool_:
+            return RuntimeError(message.format(o=_name(out), name=name))
+    return rule
+
+
+def _clamp(r, out, x, name, tensor_bounds=False):
+    """clamp with number bounds keeps the input dtype ("found"); tensor bounds promote
+    ("cast")."""
+    return (_cast if tensor_bounds else DTYPE_RULES["found"])(r, out, x, name)
+
+
+def _mean(r, out, x, name):
+    """mean into an integer out (PyTorch's message names Float whatever the input)."""
+    if out._data.dtype.kind != "f":
+        return RuntimeError(f"result type Float can't be cast to the desired output type "
+                            f"{_name(out)}")
+
+
+def _cumulative(r, out, x, name):
+    """cumsum/cumprod (run in out's dtype): no kernel for bool."""
+    if out._data.dtype == np.bool_:
+        return NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\'')
+
+
+def _float_out(r, out, x, name):
+    if out._data.dtype.kind != "f":
+        return RuntimeError(f"{name}(): Expected floating point type for result tensor, but "
+                            f"got: {_name(out)}")
+
+
+DTYPE_RULES = {
+    "cast": _cast,  # TensorIterator: computed in the promoted dtype, cast when safe
+    "cat": _cat_cast,
+    "found": _same("Found dtype {o} but expected {r}"),  # unary ops keeping the input dtype
+    "expected": _same("Expected out tensor to have dtype {rc}, but got {oc} instead"),
+    "where": _same("Expected out type to be {r} but got {o}"),
+    "amax": _same("Expected the dtype for input and out to match, but got {x} for input's "
+                  "dtype and {o} for out's dtype."),
+    "dot": _same("result dtype {o} does not match input dtype {x}"),
+    "same_scalar": _same("{name}(): self and result must have the same scalar type"),
+    "nan_to_num": _same("nan_to_num: dtype of out: {o} should be same as input: {x}"),
+    "logcumsumexp": _same("expected scalar_type {r} but found {o}"),
+    "all_any": _bool_out("{name} only supports bool tensor for result, got: {o}"),
+    "isinf_sign": _bool_out("{name} does not support non-boolean outputs."),
+    "float_out": _float_out,
+    "mean": _mean,
+    "cumulative": _cumulative,
+}
+
+
+def _tensors(args, kwargs) -> list:
+    """The tensor arguments (a list of tensors, as ``cat`` takes, counts its elements)."""
+    found = []
+    for a in list(args) + list(kwargs.values()):
+        if isinstance(a, Tensor):
+            found.append(a)
+        elif isinstance(a, (list, tuple)):
+            found += [t for t in a if isinstance(t, Tensor)]
+    return found
+
+
+def _reduce_dtype(kwargs, out, float_only) -> dict:
+    """``sum``/``prod``/``cumsum``/``mean``'s ``dtype`` from ``out`` (the reduction runs in
+    it); RuntimeError when an explicit ``dtype`` differs. ``float_only``: ``mean``, which
+    keeps its own dtype (and then the cast rule) for an integer out."""
+    given = kwargs.get("dtype")
+    if given is not None:
+        from .._dtype import from_numpy_dtype, to_numpy_dtype
+
+        if to_numpy_dtype(given) != out._data.dtype:
+            raise RuntimeError(f"Expected out tensor to have dtype "
+                               f"{from_numpy_dtype(to_numpy_dtype(given))._c_name}, but got "
+                               f"{_cname(out)} instead")
+        return kwargs
+    if float_only and out._data.dtype.kind != "f":
+        return kwargs
+    return dict(kwargs, dtype=out.dtype)
+
+
+def write_out(fn, args, kwargs, out, *, public: str, autograd_name: str, rule: str,
+              differentiable: bool = True, reduce_dtype: str | None = None,
+              resize_first: bool = False, stacklevel: int = 3) -> Tensor:
+    """``fn(*args, **kwargs)`` written into ``out``; returns ``out`` (the same object).
+
+    In PyTorch's order: ``out`` must be a Tensor (TypeError); with grad mode on, no argument
+    of a differentiable function may require grad, ``out`` included (RuntimeError); the
+    result is computed (the op's own errors); the dtype rule is applied; ``out`` is resized
+    when its shape differs (UserWarning when it had elements; the new ``out`` is contiguous);
+    an ``out`` whose elements share memory (expanded), or an input overlapping ``out`` in
+    part, is refused; the result is written (cast to ``out``'s dtype) and ``out._version``
+    goes up by one. ``out``'s own history is left as it is. ``resize_first``: the kernels
+    that resize ``out`` before their dtype check (``std``, ``var``, ``mean``, ``dot``,
+    ``stack``, ``cumsum``).
+    A resized ``out`` (not a view) takes the result's layout, as TensorIterator restrides
+    it (``exp(x.t(), out=empty(0))`` is transposed too)."""
+    from ._util import internal_overlap
+    from .inplace import OVERLAP_MSG, _check_overlap, bump
+
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{public}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    inputs = _tensors(args, kwargs)
+    if differentiable and grad_mode.is_grad_enabled() and (out.requires_grad or (
+            differentiable != "out" and any(t.requires_grad for t in inputs))):
+        raise RuntimeError(AUTOGRAD_MSG.format(name=autograd_name))
+    if reduce_dtype is not None:
+        kwargs = _reduce_dtype(kwargs, out, float_only=reduce_dtype == "float")
+    with grad_mode.no_grad():
+        r = fn(*args, **kwargs)
+    if resize_first:
+        _resize_output(out, r, stacklevel + 1)
+    x = inputs[0] if inputs else r
+    if rule == "clamp":
+        error = _clamp(r, out, x, public, tensor_bounds=len(inputs) > 1)
+    else:
+        error = DTYPE_RULES[rule](r, out, x, public)
+    if error is not None:
+        raise error
+    _resize_output(out, r, stacklevel + 1)
+    if internal_overlap(out._data):
+        raise RuntimeError(OVERLAP_MSG)
+    for t in inputs:
+        if t._data is not out._data and np.shares_memory(t._data, out._data):
+            _check_overlap(out, t)
+    if out._data.size:
+        from ._util import quiet_fp
+
+        with quiet_fp():
+            out._data[...] = r._data
+    bump(out)
+    if differentiable == "out":  # (PyTorch gives out the op's NotImplemented history)
+        from ..autograd.graph import record
+        from .pointwise_binary import NotImplemented
+
+        record(NotImplemented, out, [t for t in inputs if t.requires_grad], autograd_name)
+    return out
+
+
+def write_out_pair(fn, args, kwargs, out, *, public: str, stacklevel: int = 3):
+    """``fn(*args, **kwargs)`` (a ``(values, indices)`` named tuple: ``max``/``min`` over a
+    dim, ``sort``, ``topk``) written into the two tensors of ``out``; returns the same named
+    tuple type holding them. As `write_out`, each tensor checked for the exact dtype of its
+    result ("Expected out tensor to have dtype ..."), values first, then resized (with the
+    warning) and written; each version goes up by one."""
+    from .inplace import bump
+
+    if not (isinstance(out, (tuple, list)) and len(out) == 2 and all(
+            isinstance(t, Tensor) for t in out)):
+        raise TypeError(f"{public}(): argument 'out' must be tuple of Tensors, not "
+                        f"{type(out).__name__}")
+    inputs = _tensors(args, kwargs)
+    if grad_mode.is_grad_enabled() and any(t.requires_grad for t in list(out) + inputs):
+        raise RuntimeError(AUTOGRAD_MSG.format(name=public))
+    with grad_mode.no_grad():
+        result = fn(*args, **kwargs)
+    for r, o in zip(result, out):
+        error = DTYPE_RULES["expected"](r, o, r, public)
+        if error is not None:
+            raise error
+    for r, o in zip(result, out):
+        _resize_output(o, r, stacklevel + 1)
+        if o._data.size:
+            o._data[...] = r._data
+        bump(o)
+    return type(result)(*out)
+
+
+def _resize_output(out: Tensor, r: Tensor, stacklevel: int) -> None:
+    """PyTorch's ``resize_output``: ``out`` gets ``r``'s shape (a warning if it had elements)."""
+    from ._util import _is_dense, empty_preserving
+    from .resize import resize_storage
+
+    if tuple(out.shape) == tuple(r.shape):
+        return
+    if out.numel() != 0:
+        warnings.warn(RESIZE_WARNING.format(old=list(out.shape), new=list(r.shape)),
+                      UserWarning, stacklevel=stacklevel)
+    if out._base is None and not r._data.flags.c_contiguous and _is_dense(r._data):
+        out._data = empty_preserving(r._data, out._data.dtype)
+    else:
+        resize_storage(out, tuple(r.shape))
+
+
+def _with_out_parameter(fn) -> inspect.Signature:
+    """``fn``'s signature plus a keyword-only ``out=None`` (what ``help()`` and the API pages
+    show for the wrapped function)."""
+    sig = inspect.signature(fn)
+    params = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    out = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
+    tail = [p for p in sig.parameters.values() if p.kind is p.VAR_KEYWORD]
+    return sig.replace(parameters=params + [out] + tail)
+
+
+def out_variant(fn, autograd_name: str | None = None, rule: str = "cast", *,
+                public: str | None = None, differentiable: bool = True,
+                reduce_dtype: str | None = None, resize_first: bool = False,
+                pair: bool = False):
+    """``fn`` with an ``out=`` keyword (the torch-namespace form of an op; see `write_out`).
+
+    ``autograd_name``: the op name PyTorch's autograd error gives (``torch.square`` says
+    ``pow``); ``rule``: a key of `DTYPE_RULES`; ``differentiable=False`` for ops with no
+    gradient (comparisons), which PyTorch does not check; ``"out"`` for ops whose gradient is
+    "not implemented" (``floor_divide``), where only an ``out`` requiring grad is refused
+    (and ``out`` gets the op's ``NotImplemented`` history); ``reduce_dtype``: ``"any"`` when
+    the op reduces in ``out``'s dtype (``sum``), ``"float"`` when only a float ``out`` is
+    (``mean``); ``pair``: the op returns ``(values, indices)`` and ``out`` is a pair of
+    tensors (`write_out_pair`; ``max``/``min`` without a dim take one tensor).
+    """
+    public = public or fn.__name__
+    autograd_name = autograd_name or public
+
+    @functools.wraps(fn)
+    def with_out(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        if pair and not (public in ("max", "min") and len(args) < 2 and "dim" not in kwargs):
+            return write_out_pair(fn, args, kwargs, out, public=public)
+        return write_out(fn, args, kwargs, out, public=public, autograd_name=autograd_name,
+                         rule=rule, differentiable=differentiable, reduce_dtype=reduce_dtype,
+                         resize_first=resize_first)
+
+    with_out.__signature__ = _with_out_parameter(fn)
+    with_out.__doc__ = (fn.__doc__ or "") + (
+        "\n\n    ``out=``: the result is written into this tensor and returned (see "
+        "``minigrad._ops.out.write_out``).")
+    return with_out
+
+
+# The torch-namespace functions with an ``out=`` form in PyTorch, as (public name, name in
+# PyTorch's autograd error, dtype rule, options of `out_variant`). Aliases are listed with
+# their own public name (``clip``'s TypeError says ``clip()``, its autograd error ``clamp()``).
+_NONDIFF = {"differentiable": False}
+OUT_FORMS = [
+    # unary ops that keep the input dtype ("found"), and those computing in a float ("cast")
+    *[(n, n, "found", {}) for n in ("abs", "ceil", "floor", "round", "trunc", "frac", "neg",
+                                    "sgn", "sign")],
+    ("fix", "trunc", "found", {}), ("absolute", "abs", "found", {}),
+    ("negative", "neg", "found", {}),
+    *[(n, n, "cast", {}) for n in (
+        "acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp", "exp2",
+        "expm1", "log", "log10", "log1p", "log2", "reciprocal", "rsqrt", "sigmoid", "sin",
+        "sinh", "sqrt", "tan", "tanh")],
+    *[("arc" + n, "a" + n, "cast", {}) for n in ("sin", "cos", "tan", "sinh", "cosh", "tanh")],
+    ("square", "pow", "cast", {}), ("nan_to_num", "nan_to_num", "nan_to_num", {}),
+    *[(n, n, "cast", _NONDIFF) for n in ("logical_not", "logical_and", "logical_or",
+                                         "logical_xor")],
+    ("isneginf", "isneginf", "isinf_sign", _NONDIFF),
+    ("isposinf", "isposinf", "isinf_sign", _NONDIFF),
+    # binary and ternary pointwise ops (TensorIterator: cast when safe)
+    *[(n, n, "cast", {}) for n in ("add", "sub", "mul", "div", "pow", "atan2", "fmax", "fmin",
+                                   "fmod", "hypot", "remainder", "maximum", "minimum", "lerp",
+                                   "addcmul", "addcdiv")],
+    ("arctan2", "atan2", "cast", {}), ("outer", "mul", "cast", {}),  # (ger: linalg_more.ger)
+    *[(n, n, "cast", _NONDIFF) for n in ("eq", "ne", "lt", "le", "gt", "ge")],
+    *[(n, a, "cast", _NONDIFF) for n, a in (("greater", "gt"), ("greater_equal", "ge"),
+                                            ("less", "lt"), ("less_equal", "le"),
+                                            ("not_equal", "ne"))],
+    ("floor_divide", "aten::floor_divide", "cast", {"differentiable": "out"}),
+    ("where", "where", "where", {}),
+    *[(n, "clamp" if n == "clip" else n, "clamp", {}) for n in ("clamp", "clip", "clamp_min",
+                                                                 "clamp_max")],
+    # linear algebra
+    *[(n, n, "expected", {}) for n in ("mm", "matmul", "bmm", "mv", "addmm", "addmv",
+                                       "baddbmm")],
+    ("cross", "linalg_cross", "expected", {}), ("dot", "dot", "dot", {"resize_first": True}),
+    # reductions
+    *[(n, n, "cast", {"reduce_dtype": "any"}) for n in ("sum", "prod")],
+    *[(n, n, "cumulative", {"reduce_dtype": "any", "resize_first": True})
+      for n in ("cumsum", "cumprod")],
+    ("mean", "mean", "mean", {"reduce_dtype": "float", "resize_first": True}),
+    ("std", "std", "cast", {"resize_first": True}), ("var", "var", "cast", {"resize_first": True}),
+    ("logsumexp", "logsumexp", "float_out", {}), ("logcumsumexp", "logcumsumexp",
+                                                  "logcumsumexp", {}),
+    ("amax", "amax", "amax", {}), ("amin", "amin", "amax", {}),
+    ("all", "all", "all_any", _NONDIFF), ("any", "any", "all_any", _NONDIFF),
+    ("norm", "linalg_vector_norm", "expected", {}),
+    *[(n, n, "expected", {"pair": True}) for n in ("max", "min", "sort", "topk")],
+    # joining, indexing, triangles
+    ("cat", "cat", "cat", {}), ("stack", "stack", "cat", {"resize_first": True}),
+    ("gather", "gather", "expected", {}), ("take_along_dim", "gather", "expected", {}),
+    ("index_select", "index_select", "same_scalar", {}),
+    ("masked_select", "masked_select", "same_scalar", {}),
+    ("tril", "tril", "expected", {}), ("triu", "triu", "expected", {}),
+]
+
+
+def add_out_forms(namespace: dict) -> None:
+    """Replace each function of `OUT_FORMS` in ``namespace`` (the ``minigrad`` module's) by
+    its `out_variant`. The ``Tensor`` methods keep the plain functions."""
+    for public, autograd_name, rule, options in OUT_FORMS:
+        namespace[public] = out_variant(namespace[public], autograd_name, rule, public=public,
+                                        **options)
+
+
+ARANGE_WARNING = ("The number of elements in the out tensor of shape {old} is {n_old} which does "
+                  "not match the computed number of elements {n_new}. Note that this may occur "
+                  "as a result of rounding error. The out tensor will be resized to a tensor of "
+                  "shape ({n_new},).")
+
+
+def creation_out(public: str, out, make, dtype=None, requires_grad: bool = False, *,
+                 fill: bool = True, resize_first: bool = False, stacklevel: int = 3) -> Tensor:
+    """A factory's ``out=`` (``zeros``, ``arange``, ``eye`` ...): ``make(np_dtype)`` (the values,
+    as an array) written into ``out`` in ``out``'s dtype; returns ``out``.
+
+    ``out`` of another shape is resized without a warning (``arange`` warns when the number of
+    elements differs, and keeps ``out``'s shape when it does not, as ``linspace``/``logspace``);
+    ``_version`` goes up by one; ``out.requires_grad`` becomes the ``requires_grad`` argument.
+    ``fill=False`` (``empty``): nothing is written and the version changes only when ``out``
+    is resized. ``resize_first``
+    (``randn``): PyTorch resizes ``out`` with ``resize_`` before anything else, so an ``out``
+    requiring grad gets the resize error, as with ``empty``, and a resized ``out`` is bumped
+    twice.
+
+    Raises:
+        TypeError: ``out`` is not a Tensor.
+        RuntimeError: ``dtype`` given and not ``out``'s; ``out`` requires grad with grad mode
+            on (``empty``: PyTorch's resize error, in any grad mode).
+    """
+    from .._dtype import from_numpy_dtype, to_numpy_dtype
+    from .inplace import bump
+    from .resize import RESIZE_GRAD_MSG, resize_storage
+
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{public}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if dtype is not None and to_numpy_dtype(dtype) != out._data.dtype:
+        raise RuntimeError(f"dtype {from_numpy_dtype(to_numpy_dtype(dtype))._legacy[:-6]} does "
+                           f"not match dtype of out parameter ({_name(out)})")
+    if not fill or resize_first:
+        if out.requires_grad:
+            raise RuntimeError(RESIZE_GRAD_MSG)
+    elif grad_mode.is_grad_enabled() and out.requires_grad:
+        raise RuntimeError(AUTOGRAD_MSG.format(name=f"aten::{public}"))
+    arr = np.asarray(make(out._data.dtype))
+    resized = tuple(out.shape) != arr.shape
+    if public in ("arange", "linspace", "logspace") and out.numel() == arr.size:
+        arr, resized = arr.reshape(out.shape), False
+    elif public == "arange" and resized and out.numel():
+        warnings.warn(ARANGE_WARNING.format(old=list(out.shape), n_old=out.numel(),
+                                            n_new=arr.size), UserWarning, stacklevel=stacklevel)
+    if resized:
+        resize_storage(out, arr.shape)
+    if fill:
+        out._data[...] = arr
+    if resized and resize_first:  # (randn: resize_ counts as a change of its own)
+        bump(out)
+    if fill or resized:
+        bump(out)
+    if out.requires_grad != requires_grad and out._grad_fn is None:  # (PyTorch sets the flag
+        out.requires_grad_(requires_grad)  # to the argument, False by default)
+    return out
