@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import is_float_np
 from .._tensor import Tensor
 from ..autograd.graph import record
 from . import inplace as I
@@ -44,7 +45,7 @@ def _floor_divide(input, other, op_name: str) -> Tensor:
         out = Tensor._make(np.asarray(np.floor_divide(x, y)))
     # (PyTorch's NotImplemented node has edges only to the operands that require grad)
     tensors = [t for t in (a, b) if isinstance(t, Tensor) and t.requires_grad]
-    if out._data.dtype.kind == "f":
+    if is_float_np(out._data.dtype):
         record(PB.NotImplemented, out, tensors, op_name)
     return out
 
@@ -69,8 +70,8 @@ def _bitwise_inplace(name: str):
 
     def op(self, other):
         other_float = isinstance(other, float) or (isinstance(other, Tensor) and
-                                                   other._data.dtype.kind == "f")
-        if other_float and self._data.dtype.kind != "f":  # (the cast check comes first)
+                                                   is_float_np(other._data.dtype))
+        if other_float and not is_float_np(self._data.dtype):  # (the cast check comes first)
             raise RuntimeError(f"result type Float can't be cast to the desired output type "
                                f"{self.dtype._legacy[:-6]}")
         return I._apply_inplace(self, lambda: fn(self, other), (other,))

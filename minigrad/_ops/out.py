@@ -23,7 +23,9 @@ import warnings
 
 import numpy as np
 
+from .._dtype import is_float_np
 from .._tensor import Tensor
+from .._type_promotion import can_cast
 from ..autograd import grad_mode
 
 AUTOGRAD_MSG = ("{name}(): functions with out=... arguments don't support automatic "
@@ -33,14 +35,6 @@ RESIZE_WARNING = ("An output with one or more elements was resized since it had 
                   "deprecated, and in a future PyTorch release outputs will not be resized unless "
                   "they have zero elements. You can explicitly reuse an out tensor t by resizing "
                   "it, inplace, to zero elements with t.resize_(0).")
-
-_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2}
-
-
-def can_cast(from_np: np.dtype, to_np: np.dtype) -> bool:
-    """PyTorch's ``canCast`` for the real dtypes: no float to integer, no number to bool."""
-    return _KIND_RANK[from_np.kind] <= _KIND_RANK[to_np.kind]
-
 
 def _name(d) -> str:  # "Float", "Long" (as ``ScalarType`` prints)
     return d.dtype._legacy[:-6]
@@ -53,13 +47,13 @@ def _cname(d) -> str:  # "float", "long int" (the C++ type name)
 # Each rule: (result, out, first input tensor, function name) -> None, or the error to raise.
 # (``clamp`` picks its rule by its bounds: see `_clamp`.)
 def _cast(r, out, x, name):
-    if not can_cast(r._data.dtype, out._data.dtype):
+    if not can_cast(r.dtype, out.dtype):
         return RuntimeError(f"result type {_name(r)} can't be cast to the desired output type "
                             f"{_name(out)}")
 
 
 def _cat_cast(r, out, x, name):
-    if not can_cast(r._data.dtype, out._data.dtype):
+    if not can_cast(r.dtype, out.dtype):
         return TypeError(f"torch.cat(): input types can't be cast to the desired output type "
                          f"{_name(out)}")
 
@@ -87,7 +81,7 @@ def _clamp(r, out, x, name, tensor_bounds=False):
 
 def _mean(r, out, x, name):
     """mean into an integer out (PyTorch's message names Float whatever the input)."""
-    if out._data.dtype.kind != "f":
+    if not is_float_np(out._data.dtype):
         return RuntimeError(f"result type Float can't be cast to the desired output type "
                             f"{_name(out)}")
 
@@ -99,7 +93,7 @@ def _cumulative(r, out, x, name):
 
 
 def _float_out(r, out, x, name):
-    if out._data.dtype.kind != "f":
+    if not is_float_np(out._data.dtype):
         return RuntimeError(f"{name}(): Expected floating point type for result tensor, but "
                             f"got: {_name(out)}")
 
@@ -148,7 +142,7 @@ def _reduce_dtype(kwargs, out, float_only) -> dict:
                                f"{from_numpy_dtype(to_numpy_dtype(given))._c_name}, but got "
                                f"{_cname(out)} instead")
         return kwargs
-    if float_only and out._data.dtype.kind != "f":
+    if float_only and not is_float_np(out._data.dtype):
         return kwargs
     return dict(kwargs, dtype=out.dtype)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import is_float_np
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
 
@@ -86,11 +87,14 @@ def _check(A, fn: str) -> None:
     if not isinstance(A, Tensor):
         raise TypeError(f"linalg_{fn}(): argument 'A' (position 1) must be Tensor, not "
                         f"{type(A).__name__}")
-    if A._data.dtype.kind != "f":
+    if not is_float_np(A._data.dtype):
         raise RuntimeError(f"linalg.svd: Expected a floating point or complex tensor as input. "
                            f"Got {A.dtype._legacy[:-6]}")
     if A.ndim < 2:
         raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
+    if A._data.itemsize < 4:  # (PyTorch's CPU SVD has no float16/bfloat16 kernel)
+        raise NotImplementedError(f'"linalg_svd_cpu" not implemented for '
+                                  f"'{A.dtype._legacy[:-6]}'")
 
 
 def _factors(a: np.ndarray, full_matrices: bool):
@@ -150,9 +154,12 @@ def spectral_matrix_norm(A: Tensor, ord, dims, keepdim: bool) -> Tensor:
     result unsqueezed and permuted back."""
     from .reduction import amax, amin
 
-    if A._data.dtype.kind != "f":
+    if not is_float_np(A._data.dtype):
         raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as "
                            f"input. Got {A.dtype._legacy[:-6]}")
+    if A._data.itemsize < 4:
+        raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got "
+                           f"{A.dtype._legacy[:-6]}")
     rest = [d for d in range(A.ndim) if d not in dims]
     perm = rest + list(dims)
     S = svdvals(A.permute(*perm))
