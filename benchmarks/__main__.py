@@ -174,7 +174,7 @@ def main(argv=None) -> int:
     parser.add_argument("--threads", type=int, default=None,
                         help="run one table with N threads (0: default threads)")
     parser.add_argument("--only", nargs="*", help="issue9 case keys: chain mlp cnn conv2d "
-                        "make_dot lstm mlp_memory")
+                        "make_dot lstm cnn_bn transformer mlp_memory")
     parser.add_argument("--out", help="issue9: write benchmarks.json and benchmarks_table.md "
                         "into this folder")
     parser.add_argument("--json", help="write the results to this JSON file")
