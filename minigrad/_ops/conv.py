@@ -11,8 +11,9 @@ Mirrors ``aten/src/ATen/native/Convolution.cpp`` (argument checks, ``padding='sa
 
 Backward reuses the columns: ``grad_weight = Σ_n grad · colsᵀ`` and ``grad_input`` is the
 *col2im* of ``weightᵀ · grad``: one strided slice-add per kernel position (``kh * kw`` NumPy
-calls, each vectorised over the batch). ``ConvolutionBackward0`` computes in NumPy, so double
-backward (``create_graph=True``) through it raises NotImplementedError.
+calls, each vectorised over the batch). ``ConvolutionBackward0`` computes in NumPy; under
+``create_graph=True`` it records PyTorch's ``ConvolutionBackwardBackward0`` instead
+(``conv_backward.py``), so gradients of any order work.
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from .._tensor import _CPP_NAMES, Tensor
+from ..autograd import grad_mode
 from ..autograd.graph import Node, record
 from ._util import copy_preserving
-from .nn_activation import no_double_backward
 
 
 def _pair(value, name: str, k: int = 2) -> tuple:
@@ -85,7 +86,8 @@ class ConvolutionBackward0(Node):
     dz/dweight = Σ over batch and output positions of grad · im2col(input);
     dz/dbias = grad summed over (N, H, W).
     Saves: bias_sym_sizes_opt, dilation, groups, input, output_padding, padding, stride,
-    transposed, weight. Double backward is not supported (computed in NumPy).
+    transposed, weight. Under create_graph the three gradients are the outputs of one
+    ``ConvolutionBackwardBackward0`` (see ``conv_backward.py``).
     """
 
     def __init__(self, input, weight, bias, stride, padding, dilation, groups, valid=False,
@@ -114,44 +116,54 @@ class ConvolutionBackward0(Node):
         self._cols = None
 
     def backward(self, g):
-        no_double_backward(self)
         x, w = self._get("input"), self._get("weight")
-        x4, w4 = _as2d(x._data), _as2d(w._data)
-        g4 = _as2d(g._data)
-        if self._saved["transposed"]:
-            gx, gw = _transposed_backward(self, x4, w4, g4)
-        else:
-            gx, gw = self._plain_backward(x4, w4, g4)
-        gx = None if gx is None else Tensor._make(np.ascontiguousarray(gx.reshape(x.shape)))
-        gw = None if gw is None else Tensor._make(gw.reshape(w.shape).astype(w._data.dtype,
-                                                                             copy=False))
-        gb = None
-        if len(self.next_functions) > 2 and self.next_functions[2][0] is not None:
-            gb = Tensor._make(g4.sum(axis=(0, 2, 3)))
-        return gx, gw, gb
-
-    def _plain_backward(self, x, w, g):
-        stride, padding, dilation = self._stride, self._padding, self._dilation
-        groups = self._saved["groups"]
         nf = self.next_functions
-        n, c, h, wd = x.shape
-        o, cg, kh, kw = w.shape
-        oh, ow = g.shape[2:]
-        gm = g.reshape(n, groups, o // groups, oh * ow)
-        gx = gw = None
-        if nf[0][0] is not None:
-            wm = w.reshape(groups, o // groups, cg * kh * kw)
-            gcols = np.matmul(wm.transpose(0, 2, 1), gm).reshape(n, c, kh, kw, oh, ow)
-            ph, pw = padding
-            gxp = _col2im(gcols, (h + 2 * ph, wd + 2 * pw), stride, dilation)
-            gx = gxp[:, :, ph:ph + h, pw:pw + wd]
-        if nf[1][0] is not None:
-            cols = self._cols
-            if cols is None:
-                cols = _im2col(x, (kh, kw), stride, padding, dilation, groups, (oh, ow))
-            # one batched product per sample, summed over the batch (no transposed copies)
-            gw = np.matmul(gm, cols.transpose(0, 1, 3, 2)).sum(axis=0)  # (groups, O/g, K)
-        return gx, gw
+        mask = (nf[0][0] is not None, nf[1][0] is not None,
+                len(nf) > 2 and nf[2][0] is not None)
+        if grad_mode.is_grad_enabled():  # create_graph: ConvolutionBackwardBackward0
+            from .conv_backward import convolution_backward
+
+            return convolution_backward(self, g, x, w, mask)
+        return convolution_grads(self, g, x, w, mask, self._cols)
+
+
+def convolution_grads(node, g: Tensor, x: Tensor, w: Tensor, mask, cols=None) -> tuple:
+    """``(grad_input, grad_weight, grad_bias)`` of the convolution described by ``node`` (its
+    geometry: ``_stride``, ``_padding``, ``_dilation``, saved ``groups`` and ``transposed``)
+    for upstream gradient ``g``, input ``x`` and weight ``w``, computed in NumPy; each is None
+    where ``mask`` says it is not needed. ``cols``: the im2col of ``x`` if already made."""
+    x4, w4, g4 = _as2d(x._data), _as2d(w._data), _as2d(g._data)
+    if node._saved["transposed"]:
+        gx, gw = _transposed_backward(node, x4, w4, g4, mask)
+    else:
+        gx, gw = _plain_backward(node, x4, w4, g4, mask, cols)
+    gx = None if gx is None else Tensor._make(np.ascontiguousarray(gx.reshape(x.shape)))
+    gw = None if gw is None else Tensor._make(gw.reshape(w.shape).astype(w._data.dtype,
+                                                                         copy=False))
+    gb = Tensor._make(g4.sum(axis=(0, 2, 3))) if mask[2] else None
+    return gx, gw, gb
+
+
+def _plain_backward(node, x, w, g, mask, cols=None):
+    stride, padding, dilation = node._stride, node._padding, node._dilation
+    groups = node._saved["groups"]
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    oh, ow = g.shape[2:]
+    gm = g.reshape(n, groups, o // groups, oh * ow)
+    gx = gw = None
+    if mask[0]:
+        wm = w.reshape(groups, o // groups, cg * kh * kw)
+        gcols = np.matmul(wm.transpose(0, 2, 1), gm).reshape(n, c, kh, kw, oh, ow)
+        ph, pw = padding
+        gxp = _col2im(gcols, (h + 2 * ph, wd + 2 * pw), stride, dilation)
+        gx = gxp[:, :, ph:ph + h, pw:pw + wd]
+    if mask[1]:
+        if cols is None:
+            cols = _im2col(x, (kh, kw), stride, padding, dilation, groups, (oh, ow))
+        # one batched product per sample, summed over the batch (no transposed copies)
+        gw = np.matmul(gm, cols.transpose(0, 1, 3, 2)).sum(axis=0)  # (groups, O/g, K)
+    return gx, gw
 
 
 def _as2d(a: np.ndarray) -> np.ndarray:
@@ -159,22 +171,21 @@ def _as2d(a: np.ndarray) -> np.ndarray:
     return a[:, :, None, :] if a.ndim == 3 else a
 
 
-def _transposed_backward(node, x, w, g):
+def _transposed_backward(node, x, w, g, mask):
     """Gradients of ``conv_transpose2d``: grad_input is the plain convolution of ``grad``
     with ``weight`` (same stride/padding/dilation), grad_weight pairs ``input`` with the
     im2col of ``grad``."""
     stride, padding, dilation = node._stride, node._padding, node._dilation
     groups = node._saved["groups"]
-    nf = node.next_functions
     n, c, h, wd = x.shape
     _, og, kh, kw = w.shape
     gcols = _im2col(g, (kh, kw), stride, padding, dilation, groups, (h, wd))  # (N, G, K, HW)
     xm = x.reshape(n, groups, c // groups, h * wd)
     gx = gw = None
-    if nf[0][0] is not None:
+    if mask[0]:
         wm = w.reshape(groups, c // groups, og * kh * kw)
         gx = np.matmul(wm, gcols)
-    if nf[1][0] is not None:
+    if mask[1]:
         gw = np.matmul(xm, gcols.transpose(0, 1, 3, 2)).sum(axis=0)  # (G, C/G, K)
     return gx, gw
 
