@@ -9,12 +9,18 @@ each argument, and ``grad_bias(g)`` is a sum, so, given the incoming ``ggI, ggW,
 
 * d/dgrad_output = conv(ggI, weight) + conv(input, ggW) + ggb (per channel): the forward
   convolution, applied to what came back;
-* d/dinput = grad_input of a convolution with weight ``ggW`` at upstream ``grad_output``;
+* d/dinput = grad_input of a convolution with weight ``ggW`` at upstream ``grad_output``
+  (the adjoint convolution of ``grad_output``, recorded as ``ConvolutionBackward0``, as
+  PyTorch's);
 * d/dweight = grad_weight of a convolution with input ``ggI`` at upstream ``grad_output``.
 
 Each of these is a convolution or a convolution's backward again, recorded as such under
 ``create_graph``, so gradients of any order work. The same holds for transposed convolutions
-(``transposed=True``: "conv" is then the transposed convolution).
+(``transposed=True``: "conv" is then the transposed convolution). One difference in the graph
+of a third derivative: PyTorch computes the d/dweight term as a convolution of transposed
+tensors (stride and dilation swapped, one per group, ``TransposeBackward0``/``CatBackward0``/
+``SliceBackward0`` around it); minigrad records it as one ``ConvolutionBackwardBackward0``
+(a convolution's weight gradient), with the same values.
 """
 
 from __future__ import annotations
@@ -40,11 +46,35 @@ def _forward(node, input: Tensor, weight: Tensor) -> Tensor:
     return fn(input, weight, None, stride, padding, dilation, groups)
 
 
+def _input_grad(node, grad_output: Tensor, weight: Tensor, input_shape) -> Tensor:
+    """grad_input of the convolution ``node`` describes, with ``weight``, at ``grad_output``,
+    written as the adjoint convolution (recorded as ``ConvolutionBackward0``, as PyTorch's
+    double backward does): a transposed convolution of ``grad_output`` for a plain
+    convolution (``output_padding`` restoring the input's size), a plain one for a transposed
+    convolution."""
+    from ..nn import functional as F
+
+    saved = node._saved
+    k = len(input_shape) - 2
+    stride, padding, dilation = (tuple(saved[n]) * k if len(saved[n]) == 1 else tuple(saved[n])
+                                 for n in ("stride", "padding", "dilation"))
+    groups = saved["groups"]
+    if saved["transposed"]:
+        return getattr(F, f"conv{k}d")(grad_output, weight, None, stride, padding, dilation,
+                                       groups)
+    natural = [(o - 1) * s - 2 * p + d * (kk - 1) + 1 for o, s, p, d, kk in
+               zip(grad_output.shape[2:], stride, padding, dilation, weight.shape[2:])]
+    output_padding = tuple(i - n for i, n in zip(input_shape[2:], natural))
+    return getattr(F, f"conv_transpose{k}d")(grad_output, weight, None, stride, padding,
+                                             output_padding, groups, dilation)
+
+
 class ConvolutionBackwardBackward0(Node):
     """(grad_input, grad_weight, grad_bias) = convolution_backward(grad_output, input, weight).
 
     dz/dgrad_output = conv(ggI, weight) + conv(input, ggW) + ggb broadcast over (N, *spatial);
-    dz/dinput = convolution_backward(grad_output, input, ggW)'s grad_input;
+    dz/dinput = convolution_backward(grad_output, input, ggW)'s grad_input (the adjoint
+    convolution of grad_output with ggW);
     dz/dweight = convolution_backward(grad_output, ggI, weight)'s grad_weight
     (``ggI, ggW, ggb``: the gradients of the three outputs; a missing one contributes nothing).
     Saves: dilation, grad_output, groups, input, output_padding, padding, stride, transposed,
@@ -78,12 +108,11 @@ class ConvolutionBackwardBackward0(Node):
             if ggw is not None:
                 terms.append(_forward(self, x, ggw))
             if ggb is not None:
-                per_channel = ggb.reshape((1, -1) + (1,) * (g.ndim - 2))
-                terms.append(per_channel.expand(g.shape) if not terms else per_channel)
+                terms.append(ggb.reshape((1, -1) + (1,) * (g.ndim - 2)).expand(g.shape))
             for term in terms:
                 gg = term if gg is None else gg + term
         if nf[1][0] is not None and ggw is not None:
-            gx = convolution_backward(self, g, x, ggw, (True, False, False))[0]
+            gx = _input_grad(self, g, ggw, x.shape)
         if nf[2][0] is not None and ggi is not None:
             gw = convolution_backward(self, g, ggi, w, (False, True, False))[1]
         return gg, gx, gw

@@ -28,6 +28,7 @@ from .modules import (
     BCEWithLogitsLoss,
     Conv1d,
     Conv2d,
+    ConvTranspose1d,
     ConvTranspose2d,
     CrossEntropyLoss,
     Dropout,
@@ -105,5 +106,6 @@ def __dir__():
 
     return public_dir(globals())
 __all__ += ["Conv1d", "ConvTranspose2d"]
+__all__ += ["ConvTranspose1d"]
 __all__ += ["AdaptiveMaxPool2d", "AdaptiveAvgPool2d"]
 __all__ += ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]

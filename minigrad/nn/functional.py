@@ -46,6 +46,7 @@ __all__ = [
 __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
 __all__ += ["smooth_l1_loss", "huber_loss", "kl_div"]
 __all__ += ["conv1d", "conv_transpose2d"]
+__all__ += ["conv_transpose1d"]
 __all__ += ["adaptive_max_pool2d", "adaptive_max_pool2d_with_indices"]
 __all__ += ["interpolate"]
 __all__ += ["hardtanh", "hardtanh_", "relu6", "hardswish", "hardsigmoid", "mish", "prelu"]
@@ -787,6 +788,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
 # (defined with their docstrings in minigrad/_ops/conv_more.py and upsample.py)
 conv1d = _conv_more.conv1d
 conv_transpose2d = _conv_more.conv_transpose2d
+conv_transpose1d = _conv_more.conv_transpose1d
 interpolate = _upsample.interpolate
 adaptive_max_pool2d = _pool.adaptive_max_pool2d
 
