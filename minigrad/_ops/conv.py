@@ -18,6 +18,7 @@ calls, each vectorised over the batch). ``ConvolutionBackward0`` computes in Num
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -46,34 +47,46 @@ def _dilated(k: int, d: int) -> int:
     return d * (k - 1) + 1
 
 
-def _windows(xp: np.ndarray, kernel, stride, dilation, out_hw) -> np.ndarray:
-    """Strided view ``(N, C, OH, OW, kh, kw)`` of every kernel window of padded ``xp``."""
-    (kh, kw), (sh, sw), (dh, dw), (oh, ow) = kernel, stride, dilation, out_hw
-    win = sliding_window_view(xp, (_dilated(kh, dh), _dilated(kw, dw)), axis=(2, 3))
-    return win[:, :, :sh * (oh - 1) + 1:sh, :sw * (ow - 1) + 1:sw, ::dh, ::dw]
+def _windows(xp: np.ndarray, kernel, stride, dilation, out_size) -> np.ndarray:
+    """Strided view ``(N, C, *out_size, *kernel)`` of every kernel window of padded ``xp``
+    (any number of spatial dims: ``len(kernel)``)."""
+    span = tuple(_dilated(k, d) for k, d in zip(kernel, dilation))
+    win = sliding_window_view(xp, span, axis=tuple(range(2, 2 + len(kernel))))
+    starts = tuple(slice(None, s * (o - 1) + 1, s) for s, o in zip(stride, out_size))
+    taps = tuple(slice(None, None, d) for d in dilation)
+    return win[(slice(None), slice(None)) + starts + taps]
 
 
-def _col2im(cols: np.ndarray, padded_hw, stride, dilation) -> np.ndarray:
-    """Sum columns ``(N, C, kh, kw, OH, OW)`` back into a padded image ``(N, C, Hp, Wp)``."""
-    n, c, kh, kw, oh, ow = cols.shape
-    (sh, sw), (dh, dw) = stride, dilation
-    out = np.zeros((n, c) + tuple(padded_hw), dtype=cols.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            out[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
-                j * dw:j * dw + sw * (ow - 1) + 1:sw] += cols[:, :, i, j]
+def _col2im(cols: np.ndarray, padded_size, stride, dilation) -> np.ndarray:
+    """Sum columns ``(N, C, *kernel, *out)`` back into a padded image ``(N, C, *padded_size)``:
+    one strided slice-add per kernel position."""
+    n, c = cols.shape[:2]
+    k = (cols.ndim - 2) // 2
+    kernel, out_size = cols.shape[2:2 + k], cols.shape[2 + k:]
+    out = np.zeros((n, c) + tuple(padded_size), dtype=cols.dtype)
+    for pos in np.ndindex(*kernel):
+        target = tuple(slice(i * d, i * d + s * (o - 1) + 1, s)
+                       for i, d, s, o in zip(pos, dilation, stride, out_size))
+        out[(slice(None), slice(None)) + target] += cols[(slice(None), slice(None)) + pos]
     return out
 
 
 def pad_hw(x: np.ndarray, padding, value=0) -> np.ndarray:
-    """``x`` (…, H, W) with ``padding = (ph, pw)`` rows/columns of ``value`` on both sides."""
-    ph, pw = padding
-    if ph == 0 and pw == 0:
+    """``x`` (…, *spatial) with ``padding[i]`` entries of ``value`` on both sides of the i-th of
+    the last ``len(padding)`` dims (``(ph, pw)`` for images)."""
+    if not any(padding):
         return x
-    h, w = x.shape[-2:]
-    out = np.full(x.shape[:-2] + (h + 2 * ph, w + 2 * pw), value, dtype=x.dtype)
-    out[..., ph:ph + h, pw:pw + w] = x
+    k = len(padding)
+    spatial = x.shape[-k:]
+    out = np.full(x.shape[:-k] + tuple(n + 2 * p for n, p in zip(spatial, padding)), value,
+                  dtype=x.dtype)
+    out[(Ellipsis,) + tuple(slice(p, p + n) for p, n in zip(padding, spatial))] = x
     return out
+
+
+def _crop(xp: np.ndarray, padding, size) -> np.ndarray:
+    """The inverse of `pad_hw`: ``xp[:, :, p0:p0 + n0, p1:p1 + n1, ...]``."""
+    return xp[(slice(None), slice(None)) + tuple(slice(p, p + n) for p, n in zip(padding, size))]
 
 
 class ConvolutionBackward0(Node):
@@ -140,62 +153,63 @@ def convolution_grads(node, g: Tensor, x: Tensor, w: Tensor, mask, cols=None) ->
     gx = None if gx is None else Tensor._make(np.ascontiguousarray(gx.reshape(x.shape)))
     gw = None if gw is None else Tensor._make(gw.reshape(w.shape).astype(w._data.dtype,
                                                                          copy=False))
-    gb = Tensor._make(g4.sum(axis=(0, 2, 3))) if mask[2] else None
+    gb = Tensor._make(g4.sum(axis=(0,) + tuple(range(2, g4.ndim)))) if mask[2] else None
     return gx, gw, gb
 
 
 def _plain_backward(node, x, w, g, mask, cols=None):
     stride, padding, dilation = node._stride, node._padding, node._dilation
     groups = node._saved["groups"]
-    n, c, h, wd = x.shape
-    o, cg, kh, kw = w.shape
-    oh, ow = g.shape[2:]
-    gm = g.reshape(n, groups, o // groups, oh * ow)
+    n, c, *size = x.shape
+    o, cg, *kernel = w.shape
+    out_size = g.shape[2:]
+    gm = g.reshape(n, groups, o // groups, math.prod(out_size))
     gx = gw = None
     if mask[0]:
-        wm = w.reshape(groups, o // groups, cg * kh * kw)
-        gcols = np.matmul(wm.transpose(0, 2, 1), gm).reshape(n, c, kh, kw, oh, ow)
-        ph, pw = padding
-        gxp = _col2im(gcols, (h + 2 * ph, wd + 2 * pw), stride, dilation)
-        gx = gxp[:, :, ph:ph + h, pw:pw + wd]
+        wm = w.reshape(groups, o // groups, cg * math.prod(kernel))
+        gcols = np.matmul(wm.transpose(0, 2, 1), gm).reshape(n, c, *kernel, *out_size)
+        padded = [m + 2 * p for m, p in zip(size, padding)]
+        gx = _crop(_col2im(gcols, padded, stride, dilation), padding, size)
     if mask[1]:
         if cols is None:
-            cols = _im2col(x, (kh, kw), stride, padding, dilation, groups, (oh, ow))
+            cols = _im2col(x, kernel, stride, padding, dilation, groups, out_size)
         # one batched product per sample, summed over the batch (no transposed copies)
         gw = np.matmul(gm, cols.transpose(0, 1, 3, 2)).sum(axis=0)  # (groups, O/g, K)
     return gx, gw
 
 
 def _as2d(a: np.ndarray) -> np.ndarray:
-    """A 1-D convolution's (N, C, L) array as (N, C, 1, L); 4-D arrays unchanged."""
+    """A 1-D convolution's (N, C, L) array as (N, C, 1, L); 4-D and 5-D arrays unchanged."""
     return a[:, :, None, :] if a.ndim == 3 else a
 
 
 def _transposed_backward(node, x, w, g, mask):
-    """Gradients of ``conv_transpose2d``: grad_input is the plain convolution of ``grad``
+    """Gradients of a transposed convolution: grad_input is the plain convolution of ``grad``
     with ``weight`` (same stride/padding/dilation), grad_weight pairs ``input`` with the
     im2col of ``grad``."""
     stride, padding, dilation = node._stride, node._padding, node._dilation
     groups = node._saved["groups"]
-    n, c, h, wd = x.shape
-    _, og, kh, kw = w.shape
-    gcols = _im2col(g, (kh, kw), stride, padding, dilation, groups, (h, wd))  # (N, G, K, HW)
-    xm = x.reshape(n, groups, c // groups, h * wd)
+    n, c, *size = x.shape
+    _, og, *kernel = w.shape
+    gcols = _im2col(g, kernel, stride, padding, dilation, groups, size)  # (N, G, K, prod(size))
+    xm = x.reshape(n, groups, c // groups, math.prod(size))
     gx = gw = None
     if mask[0]:
-        wm = w.reshape(groups, c // groups, og * kh * kw)
+        wm = w.reshape(groups, c // groups, og * math.prod(kernel))
         gx = np.matmul(wm, gcols)
     if mask[1]:
         gw = np.matmul(xm, gcols.transpose(0, 1, 3, 2)).sum(axis=0)  # (G, C/G, K)
     return gx, gw
 
 
-def _im2col(x, kernel, stride, padding, dilation, groups, out_hw) -> np.ndarray:
-    """Columns ``(N, groups, C/groups * kh * kw, OH * OW)`` (a contiguous copy)."""
+def _im2col(x, kernel, stride, padding, dilation, groups, out_size) -> np.ndarray:
+    """Columns ``(N, groups, C/groups * prod(kernel), prod(out_size))`` (a contiguous copy)."""
     n, c = x.shape[:2]
-    win = _windows(pad_hw(x, padding), kernel, stride, dilation, out_hw)
-    cols = win.transpose(0, 1, 4, 5, 2, 3)  # (N, C, kh, kw, OH, OW)
-    return cols.reshape(n, groups, c // groups * kernel[0] * kernel[1], out_hw[0] * out_hw[1])
+    k = len(kernel)
+    win = _windows(pad_hw(x, padding), kernel, stride, dilation, out_size)
+    # (N, C, *out, *kernel) -> (N, C, *kernel, *out)
+    cols = win.transpose((0, 1) + tuple(range(2 + k, 2 + 2 * k)) + tuple(range(2, 2 + k)))
+    return cols.reshape(n, groups, c // groups * math.prod(kernel), math.prod(out_size))
 
 
 def _check_conv(input, weight, bias, stride, padding, dilation, groups, string_padding=False):
@@ -240,8 +254,8 @@ def _check_conv(input, weight, bias, stride, padding, dilation, groups, string_p
                            f"({_CPP_NAMES[bias.dtype.name]}) should be the same")
 
 
-def _same_padding(input, weight, dilation):
-    """``padding='same'``: symmetric padding per dim, plus one extra row/column on the
+def _same_padding(input, weight, dilation, stacklevel=4):
+    """``padding='same'``: symmetric padding per dim, plus one extra row/column (plane) on the
     bottom/right (an explicit ``constant_pad_nd``) where the total padding is odd."""
     sym, extra = [], []
     for k, d in zip(weight.shape[2:], dilation):
@@ -251,8 +265,11 @@ def _same_padding(input, weight, dilation):
     if any(extra):
         warnings.warn("Using padding='same' with even kernel lengths and odd dilation may "
                       "require a zero-padded copy of the input be created", UserWarning,
-                      stacklevel=4)
-        input = constant_pad_nd(input, (0, extra[1], 0, extra[0]))
+                      stacklevel=stacklevel)
+        pad = []  # (constant_pad_nd's order: last dim first, (before, after) per dim)
+        for e in reversed(extra):
+            pad += [0, e]
+        input = constant_pad_nd(input, tuple(pad))
     return input, tuple(sym)
 
 

@@ -12,6 +12,8 @@ it on height-1 views, as PyTorch does. Double backward: ``conv_backward.py``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -20,6 +22,7 @@ from .conv import (
     ConvolutionBackward0,
     _check_conv,
     _col2im,
+    _crop,
     _dilated,
     _im2col,
     _pair,
@@ -133,18 +136,18 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return out
 
 
-def _transposed_forward(x, w, stride, padding, dilation, groups, full, out_hw) -> np.ndarray:
-    """The arrays of a 2-D transposed convolution: col2im of ``weightᵀ · input`` (one product
-    per group), cropped by ``padding`` to ``out_hw``; ``full``: the uncropped size."""
-    n, c, h, wd = x.shape
-    _, og, kh, kw = w.shape
-    wm = w.reshape(groups, c // groups, og * kh * kw)
-    xm = x.reshape(n, groups, c // groups, h * wd)
-    cols = np.matmul(wm.transpose(0, 2, 1), xm).reshape(n, groups * og, kh, kw, h, wd)
-    buf = [max(f, p + o_) for f, p, o_ in zip(full, padding, out_hw)]
+def _transposed_forward(x, w, stride, padding, dilation, groups, full, out_size) -> np.ndarray:
+    """The arrays of a transposed convolution (any number of spatial dims): col2im of
+    ``weightᵀ · input`` (one product per group), cropped by ``padding`` to ``out_size``;
+    ``full``: the uncropped size."""
+    n, c, *size = x.shape
+    _, og, *kernel = w.shape
+    wm = w.reshape(groups, c // groups, og * math.prod(kernel))
+    xm = x.reshape(n, groups, c // groups, math.prod(size))
+    cols = np.matmul(wm.transpose(0, 2, 1), xm).reshape(n, groups * og, *kernel, *size)
+    buf = [max(f, p + o_) for f, p, o_ in zip(full, padding, out_size)]
     img = _col2im(cols, buf, stride, dilation)
-    return np.ascontiguousarray(img[:, :, padding[0]:padding[0] + out_hw[0],
-                                    padding[1]:padding[1] + out_hw[1]])
+    return np.ascontiguousarray(_crop(img, padding, out_size))
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
@@ -217,11 +220,12 @@ def _check_transposed(input, weight, bias, stride, padding, output_padding, dila
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
-        raise RuntimeError(
-            "output padding must be smaller than either stride or dilation, but got "
-            f"output_padding_height: {output_padding[0]} output_padding_width: "
-            f"{output_padding[1]} stride_height: {stride[0]} stride_width: {stride[1]} "
-            f"dilation_height: {dilation[0]} dilation_width: {dilation[1]}")
+        dims = ("depth", "height", "width")[-len(stride):]
+        listed = " ".join(f"{what}_{dim}: {v}" for what, values in (
+            ("output_padding", output_padding), ("stride", stride), ("dilation", dilation))
+            for dim, v in zip(dims, values))
+        raise RuntimeError("output padding must be smaller than either stride or dilation, "
+                           f"but got {listed}")
     wshape = list(weight.shape)
     if weight.shape[0] % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "

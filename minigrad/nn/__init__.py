@@ -30,6 +30,8 @@ from .modules import (
     Conv2d,
     ConvTranspose1d,
     ConvTranspose2d,
+    Conv3d,
+    ConvTranspose3d,
     CrossEntropyLoss,
     Dropout,
     Flatten,
@@ -107,5 +109,6 @@ def __dir__():
     return public_dir(globals())
 __all__ += ["Conv1d", "ConvTranspose2d"]
 __all__ += ["ConvTranspose1d"]
+__all__ += ["Conv3d", "ConvTranspose3d"]
 __all__ += ["AdaptiveMaxPool2d", "AdaptiveAvgPool2d"]
 __all__ += ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]

@@ -1,7 +1,7 @@
-"""``Conv1d``, ``Conv2d``, ``ConvTranspose1d`` and ``ConvTranspose2d``. Mirrors
-``torch/nn/modules/conv.py`` (``_ConvNd``, ``Conv1d``, ``Conv2d``, ``_ConvTransposeNd`` +
-``ConvTranspose1d``/``ConvTranspose2d``); all subclass ``_ConvNd`` (class attributes ``_dims``
-and ``_transposed`` select the rank and the weight layout).
+"""``Conv1d``/``Conv2d``/``Conv3d`` and ``ConvTranspose1d``/``ConvTranspose2d``/
+``ConvTranspose3d``. Mirrors ``torch/nn/modules/conv.py`` (``_ConvNd``, ``Conv1d``, ``Conv2d``,
+``Conv3d``, ``_ConvTransposeNd`` + the transposed ones); all subclass ``_ConvNd`` (class
+attributes ``_dims`` and ``_transposed`` select the rank and the weight layout).
 The module stores its options as PyTorch does (``kernel_size`` etc. as 2-tuples, ``padding``
 as a 2-tuple or the string ``'same'``/``'valid'``) and calls ``F.conv2d`` in ``forward``
 (graph ``ConvolutionBackward0(input, weight, bias)``).
@@ -100,17 +100,11 @@ class _ConvNd(Module):
                 init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
-        if self.padding_mode == "zeros" and self._dims == 1:
-            return F.conv1d(input, self.weight, self.bias, self.stride, self.padding,
-                            self.dilation, self.groups)
+        conv = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}[self._dims]
         if self.padding_mode == "zeros":
-            return F.conv2d(input, self.weight, self.bias, self.stride, self.padding,
-                            self.dilation, self.groups)
-        if not hasattr(F, "pad"):
-            raise NotImplementedError(f"minigrad: Conv2d(padding_mode='{self.padding_mode}') "
-                                      "needs F.pad, which is not implemented yet")
+            return conv(input, self.weight, self.bias, self.stride, self.padding,
+                        self.dilation, self.groups)
         padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
-        conv = F.conv1d if self._dims == 1 else F.conv2d
         return conv(padded, self.weight, self.bias, self.stride, (0,) * self._dims,
                     self.dilation, self.groups)
 
@@ -245,4 +239,35 @@ class ConvTranspose1d(_ConvTransposeNd):
     def forward(self, input, output_size=None):
         output_padding = self._output_padding(input, output_size)
         return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
+                                  output_padding, self.groups, self.dilation)
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution over ``(N, C_in, D, H, W)`` or ``(C_in, D, H, W)`` inputs
+    (``torch.nn.Conv3d``).
+
+    Args as ``Conv2d`` with triples (``kernel_size=3`` is stored as ``(3, 3, 3)``); ``weight``
+    ``(out_channels, in_channels // groups, kD, kH, kW)``. ``forward`` calls ``F.conv3d``
+    (node ``ConvolutionBackward0``). Raises ValueError as ``Conv2d`` does.
+    """
+
+    _dims = 3
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution over ``(N, C_in, D, H, W)`` or ``(C_in, D, H, W)`` inputs
+    (``torch.nn.ConvTranspose3d``).
+
+    Args as ``ConvTranspose2d`` with triples; ``weight`` has shape
+    ``(in_channels, out_channels // groups, kD, kH, kW)``. ``forward(input, output_size=None)``
+    calls ``F.conv_transpose3d`` (node ``ConvolutionBackward0``, ``transposed=True``);
+    ``output_size`` (the last three sizes, or all of them) picks the output padding. Raises
+    ValueError as ``ConvTranspose2d`` does.
+    """
+
+    _dims = 3
+
+    def forward(self, input, output_size=None):
+        output_padding = self._output_padding(input, output_size)
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
                                   output_padding, self.groups, self.dilation)
