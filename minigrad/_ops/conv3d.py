@@ -53,6 +53,8 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
         padding = (0, 0, 0)
     elif padding == "same":
         input, padding = _same_padding(input, weight, dilation, stacklevel=3)
+    if any(d <= 0 for d in dilation):  # (PyTorch's 3-D path words this check its own way)
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
     _check_conv(input, weight, bias, stride, padding, dilation, groups, string_padding)
     n = input.shape[0]
     o, _, *kernel = weight.shape

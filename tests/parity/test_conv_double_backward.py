@@ -35,6 +35,15 @@ CONV_CASES = [
      {"stride": 2, "padding": 1, "dilation": 2, "groups": 2}, True),
     ("conv_transpose2d_outpad", "conv_transpose2d", (2, 4, 4, 5), (4, 3, 3, 3),
      {"stride": 2, "padding": 1, "output_padding": 1, "groups": 2}, False),
+    ("conv_transpose1d", "conv_transpose1d", (2, 4, 6), (4, 3, 3),
+     {"stride": 2, "padding": 1, "groups": 2}, True),
+    ("conv3d", "conv3d", (2, 4, 4, 5, 4), (6, 2, 3, 2, 3),
+     {"stride": (2, 1, 1), "padding": 1, "dilation": (1, 2, 1), "groups": 2}, True),
+    ("conv3d_same", "conv3d", (1, 3, 4, 4, 4), (2, 3, 2, 3, 2), {"padding": "same"}, True),
+    ("conv_transpose3d", "conv_transpose3d", (2, 4, 3, 3, 2), (4, 3, 3, 2, 3),
+     {"stride": 2, "padding": 1, "output_padding": (1, 0, 1), "groups": 2}, False),
+    ("conv_transpose3d_dilated", "conv_transpose3d", (1, 2, 3, 2, 3), (2, 2, 2, 3, 2),
+     {"dilation": 2, "padding": 1}, True),
 ]
 
 
@@ -77,12 +86,13 @@ def test_conv_second_order(device, name, fn, xshape, wshape, kwargs, third):
                   device=device, rtol=1e-9, atol=1e-9)
 
 
-@pytest.mark.parametrize("fn", ["conv2d", "conv1d", "conv_transpose2d"])
+@pytest.mark.parametrize("fn", ["conv2d", "conv1d", "conv_transpose2d", "conv3d"])
 def test_conv_gradient_penalty(device, fn):
     """WGAN-GP's pattern: the input gradient alone with create_graph (its node needs only
     grad_output and weight), its norm penalised, backward into the weight and the bias."""
     shapes = {"conv2d": ((2, 3, 5, 5), (4, 3, 3, 3)), "conv1d": ((2, 3, 7), (4, 3, 3)),
-              "conv_transpose2d": ((2, 3, 4, 4), (3, 2, 3, 3))}[fn]
+              "conv_transpose2d": ((2, 3, 4, 4), (3, 2, 3, 3)),
+              "conv3d": ((1, 2, 5, 4, 5), (3, 2, 3, 2, 3))}[fn]
     xa, wa = RNG.standard_normal(shapes[0]), RNG.standard_normal(shapes[1])
     ba = RNG.standard_normal(_conv_out_channels(fn, shapes[1], {}))
 
