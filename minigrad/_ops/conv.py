@@ -18,6 +18,7 @@ calls, each vectorised over the batch). ``ConvolutionBackward0`` computes in Num
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 
@@ -50,10 +51,10 @@ def _dilated(k: int, d: int) -> int:
 def _windows(xp: np.ndarray, kernel, stride, dilation, out_size) -> np.ndarray:
     """Strided view ``(N, C, *out_size, *kernel)`` of every kernel window of padded ``xp``
     (any number of spatial dims: ``len(kernel)``)."""
-    span = tuple(_dilated(k, d) for k, d in zip(kernel, dilation))
+    span = tuple([_dilated(k, d) for k, d in zip(kernel, dilation)])
     win = sliding_window_view(xp, span, axis=tuple(range(2, 2 + len(kernel))))
-    starts = tuple(slice(None, s * (o - 1) + 1, s) for s, o in zip(stride, out_size))
-    taps = tuple(slice(None, None, d) for d in dilation)
+    starts = tuple([slice(None, s * (o - 1) + 1, s) for s, o in zip(stride, out_size)])
+    taps = tuple([slice(None, None, d) for d in dilation])
     return win[(slice(None), slice(None)) + starts + taps]
 
 
@@ -64,9 +65,9 @@ def _col2im(cols: np.ndarray, padded_size, stride, dilation) -> np.ndarray:
     k = (cols.ndim - 2) // 2
     kernel, out_size = cols.shape[2:2 + k], cols.shape[2 + k:]
     out = np.zeros((n, c) + tuple(padded_size), dtype=cols.dtype)
-    for pos in np.ndindex(*kernel):
-        target = tuple(slice(i * d, i * d + s * (o - 1) + 1, s)
-                       for i, d, s, o in zip(pos, dilation, stride, out_size))
+    for pos in itertools.product(*[range(k) for k in kernel]):
+        target = tuple([slice(i * d, i * d + s * (o - 1) + 1, s)
+                        for i, d, s, o in zip(pos, dilation, stride, out_size)])
         out[(slice(None), slice(None)) + target] += cols[(slice(None), slice(None)) + pos]
     return out
 
@@ -78,15 +79,15 @@ def pad_hw(x: np.ndarray, padding, value=0) -> np.ndarray:
         return x
     k = len(padding)
     spatial = x.shape[-k:]
-    out = np.full(x.shape[:-k] + tuple(n + 2 * p for n, p in zip(spatial, padding)), value,
+    out = np.full(x.shape[:-k] + tuple([n + 2 * p for n, p in zip(spatial, padding)]), value,
                   dtype=x.dtype)
-    out[(Ellipsis,) + tuple(slice(p, p + n) for p, n in zip(padding, spatial))] = x
+    out[(Ellipsis,) + tuple([slice(p, p + n) for p, n in zip(padding, spatial)])] = x
     return out
 
 
 def _crop(xp: np.ndarray, padding, size) -> np.ndarray:
     """The inverse of `pad_hw`: ``xp[:, :, p0:p0 + n0, p1:p1 + n1, ...]``."""
-    return xp[(slice(None), slice(None)) + tuple(slice(p, p + n) for p, n in zip(padding, size))]
+    return xp[(slice(None), slice(None)) + tuple([slice(p, p + n) for p, n in zip(padding, size)])]
 
 
 class ConvolutionBackward0(Node):
