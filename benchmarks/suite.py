@@ -263,13 +263,18 @@ def mlp_numpy_case():
 # ---------------------------------------------------------------------------- measuring
 
 
+TIMER = time.perf_counter  # wall clock; ``--cpu-time`` sets ``time.process_time``
+
+
 def interleaved_medians(fns, repeat: int, warmup: int = 3, number: int = 1):
     """Median seconds per call of each callable in ``fns``, timed in turn (f0, f1, f0, f1, ...).
 
     Each sample is ``number`` calls. The garbage collector stays enabled (collections that
     happen are part of a library's cost) but is not forced between samples: a full
     ``gc.collect()`` walks every Python object (PyTorch's included), leaves the caches cold and
-    made every case here 20-50% slower, minigrad most (measured).
+    made every case here 20-50% slower, minigrad most (measured). The clock is `TIMER`: the
+    wall clock, or the process's CPU time (``--cpu-time``), which on a machine whose cores are
+    shared with other processes leaves out the time spent waiting for a core.
     """
     for f in fns:
         for _ in range(warmup):
@@ -277,10 +282,10 @@ def interleaved_medians(fns, repeat: int, warmup: int = 3, number: int = 1):
     samples = [[] for _ in fns]
     for _ in range(repeat):
         for f, s in zip(fns, samples):
-            t0 = time.perf_counter()
+            t0 = TIMER()
             for _ in range(number):
                 f()
-            s.append((time.perf_counter() - t0) / number)
+            s.append((TIMER() - t0) / number)
     return [statistics.median(s) for s in samples]
 
 
