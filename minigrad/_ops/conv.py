@@ -11,7 +11,10 @@ Mirrors ``aten/src/ATen/native/Convolution.cpp`` (argument checks, ``padding='sa
 
 Backward reuses the columns: ``grad_weight = Σ_n grad · colsᵀ`` and ``grad_input`` is the
 *col2im* of ``weightᵀ · grad``: one strided slice-add per kernel position (``kh * kw`` NumPy
-calls, each vectorised over the batch). ``ConvolutionBackward0`` computes in NumPy; under
+calls, each vectorised over the batch). The helpers (windows, im2col, col2im, padding) work
+for any number of spatial dims: ``conv3d.py`` uses them as they are, and ``ConvolutionBackward0``
+is the node of every convolution (1-D as 2-D of height 1, 2-D, 3-D, plain or transposed).
+``ConvolutionBackward0`` computes in NumPy; under
 ``create_graph=True`` it records PyTorch's ``ConvolutionBackwardBackward0`` instead
 (``conv_backward.py``), so gradients of any order work.
 """
