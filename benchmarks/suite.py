@@ -13,6 +13,11 @@ and reports medians, the ratio minigrad / PyTorch and the issue's target:
 - (h) ``lstm``: a 2-layer LSTM (input 28, hidden 128, batch-first) with a linear head on its
   last step, batch 32, sequence 28, one SGD (momentum 0.9) training step (issue 20); PyTorch
   runs its default CPU kernels (oneDNN's fused LSTM for float32);
+- (i) ``cnn_bn``: a CNN with BatchNorm (Conv2d-BatchNorm2d-ReLU-MaxPool2d twice, Linear head)
+  in training mode, batch 64 of 1x8x8 images, one SGD (momentum 0.9) step (issue 20);
+- (j) ``transformer``: a 2-layer ``TransformerEncoder`` (d_model 64, 4 heads, feed-forward 128,
+  batch-first, dropout 0.1 in training mode) with mean pooling and a linear head, batch 32,
+  sequence 32, one Adam step (issue 20);
 - (g) ``mlp_numpy``: the step of (b) written by hand in NumPy, no autograd: (b) is also
   compared with it, since it is what minigrad would cost with zero overhead.
 
@@ -162,6 +167,57 @@ def lstm_case(lib):
     return _train_step(lib, model, opt, xb, rng.integers(0, 10, 32))
 
 
+def build_cnn_bn(lib):
+    """The BatchNorm CNN of case (i), for 1x8x8 inputs."""
+    nn = lib.nn
+    return nn.Sequential(
+        nn.Conv2d(1, 16, kernel_size=3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, kernel_size=3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(32 * 2 * 2, 10),
+    )
+
+
+def cnn_bn_case(lib):
+    """(i) one SGD(lr=0.01, momentum=0.9) step of the BatchNorm CNN (training mode: batch
+    statistics, running buffers updated) on a batch of 64 8x8 images."""
+    model = _same_weights(lib, build_cnn_bn)
+    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    rng = np.random.default_rng(0)
+    xb = rng.random((64, 1, 8, 8), dtype=np.float32)
+    return _train_step(lib, model, opt, xb, rng.integers(0, 10, 64))
+
+
+def build_transformer(lib):
+    """The classifier of case (j): 2 ``TransformerEncoderLayer(64, 4, 128, batch_first=True)``,
+    mean over the sequence, ``Linear(64, 10)``."""
+    nn = lib.nn
+
+    class EncoderClassifier(nn.Module):
+        def __init__(self):
+            super().__init__()
+            layer = nn.TransformerEncoderLayer(64, 4, dim_feedforward=128, batch_first=True)
+            self.encoder = nn.TransformerEncoder(layer, num_layers=2,
+                                                 enable_nested_tensor=False)
+            self.head = nn.Linear(64, 10)
+
+        def forward(self, x):
+            return self.head(self.encoder(x).mean(dim=1))
+
+    return EncoderClassifier()
+
+
+def transformer_case(lib):
+    """(j) one Adam(lr=1e-3) step of the encoder classifier on a batch of 32 sequences of 32
+    tokens of 64 features (training mode, so dropout is drawn in each library)."""
+    model = _same_weights(lib, build_transformer)
+    opt = lib.optim.Adam(model.parameters(), lr=1e-3)
+    rng = np.random.default_rng(0)
+    xb = rng.standard_normal((32, 32, 64), dtype=np.float32)
+    return _train_step(lib, model, opt, xb, rng.integers(0, 10, 32))
+
+
 def mlp_numpy_case():
     """(g) case (b) by hand in NumPy: forward, softmax cross-entropy, backward, SGD momentum."""
     import torch
@@ -207,13 +263,18 @@ def mlp_numpy_case():
 # ---------------------------------------------------------------------------- measuring
 
 
+TIMER = time.perf_counter  # wall clock; ``--cpu-time`` sets ``time.process_time``
+
+
 def interleaved_medians(fns, repeat: int, warmup: int = 3, number: int = 1):
     """Median seconds per call of each callable in ``fns``, timed in turn (f0, f1, f0, f1, ...).
 
     Each sample is ``number`` calls. The garbage collector stays enabled (collections that
     happen are part of a library's cost) but is not forced between samples: a full
     ``gc.collect()`` walks every Python object (PyTorch's included), leaves the caches cold and
-    made every case here 20-50% slower, minigrad most (measured).
+    made every case here 20-50% slower, minigrad most (measured). The clock is `TIMER`: the
+    wall clock, or the process's CPU time (``--cpu-time``), which on a machine whose cores are
+    shared with other processes leaves out the time spent waiting for a core.
     """
     for f in fns:
         for _ in range(warmup):
@@ -221,10 +282,10 @@ def interleaved_medians(fns, repeat: int, warmup: int = 3, number: int = 1):
     samples = [[] for _ in fns]
     for _ in range(repeat):
         for f, s in zip(fns, samples):
-            t0 = time.perf_counter()
+            t0 = TIMER()
             for _ in range(number):
                 f()
-            s.append((time.perf_counter() - t0) / number)
+            s.append((TIMER() - t0) / number)
     return [statistics.median(s) for s in samples]
 
 
@@ -267,6 +328,9 @@ CASES = [
     ("conv2d", "(d) conv2d 32x3x32x32, 16 3x3, pad 1, fwd+bwd", conv2d_case, 2.0),
     ("make_dot", "(e) make_dot, 100-layer MLP (vs torchviz)", make_dot_case, 1.0),
     ("lstm", "(h) 2-layer LSTM SGD step, batch 32, seq 28, hidden 128", lstm_case, 1.5),
+    ("cnn_bn", "(i) BatchNorm CNN SGD step, batch 64", cnn_bn_case, 1.5),
+    ("transformer", "(j) 2-layer transformer encoder Adam step, batch 32, seq 32, d 64",
+     transformer_case, 1.5),
 ]
 
 

@@ -149,6 +149,10 @@ def result_dtype(*operands) -> np.dtype:
             elif da.kind in "fV" and (type(b) is float or isinstance(b, Tensor) and
                                      b._wrapped_number):
                 return da  # float tensor with a Python scalar: the tensor's dtype
+    arrays = [x._data for x in operands if isinstance(x, Tensor)]
+    if arrays and len(arrays) == len(operands) and all(
+            a.ndim and a.dtype == arrays[0].dtype for a in arrays):
+        return arrays[0].dtype  # dimensioned tensors of one dtype (cat, stack): no promotion
     best = None  # (category, priority)
     dtypes: dict = {}
     for x in operands:

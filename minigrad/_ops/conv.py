@@ -11,21 +11,27 @@ Mirrors ``aten/src/ATen/native/Convolution.cpp`` (argument checks, ``padding='sa
 
 Backward reuses the columns: ``grad_weight = Σ_n grad · colsᵀ`` and ``grad_input`` is the
 *col2im* of ``weightᵀ · grad``: one strided slice-add per kernel position (``kh * kw`` NumPy
-calls, each vectorised over the batch). ``ConvolutionBackward0`` computes in NumPy, so double
-backward (``create_graph=True``) through it raises NotImplementedError.
+calls, each vectorised over the batch). The helpers (windows, im2col, col2im, padding) work
+for any number of spatial dims: ``conv3d.py`` uses them as they are, and ``ConvolutionBackward0``
+is the node of every convolution (1-D as 2-D of height 1, 2-D, 3-D, plain or transposed).
+``ConvolutionBackward0`` computes in NumPy; under
+``create_graph=True`` it records PyTorch's ``ConvolutionBackwardBackward0`` instead
+(``conv_backward.py``), so gradients of any order work.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 import warnings
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from .._tensor import _CPP_NAMES, Tensor
+from ..autograd import grad_mode
 from ..autograd.graph import Node, record
 from ._util import copy_preserving
-from .nn_activation import no_double_backward
 
 
 def _pair(value, name: str, k: int = 2) -> tuple:
@@ -45,34 +51,46 @@ def _dilated(k: int, d: int) -> int:
     return d * (k - 1) + 1
 
 
-def _windows(xp: np.ndarray, kernel, stride, dilation, out_hw) -> np.ndarray:
-    """Strided view ``(N, C, OH, OW, kh, kw)`` of every kernel window of padded ``xp``."""
-    (kh, kw), (sh, sw), (dh, dw), (oh, ow) = kernel, stride, dilation, out_hw
-    win = sliding_window_view(xp, (_dilated(kh, dh), _dilated(kw, dw)), axis=(2, 3))
-    return win[:, :, :sh * (oh - 1) + 1:sh, :sw * (ow - 1) + 1:sw, ::dh, ::dw]
+def _windows(xp: np.ndarray, kernel, stride, dilation, out_size) -> np.ndarray:
+    """Strided view ``(N, C, *out_size, *kernel)`` of every kernel window of padded ``xp``
+    (any number of spatial dims: ``len(kernel)``)."""
+    span = tuple([_dilated(k, d) for k, d in zip(kernel, dilation)])
+    win = sliding_window_view(xp, span, axis=tuple(range(2, 2 + len(kernel))))
+    starts = tuple([slice(None, s * (o - 1) + 1, s) for s, o in zip(stride, out_size)])
+    taps = tuple([slice(None, None, d) for d in dilation])
+    return win[(slice(None), slice(None)) + starts + taps]
 
 
-def _col2im(cols: np.ndarray, padded_hw, stride, dilation) -> np.ndarray:
-    """Sum columns ``(N, C, kh, kw, OH, OW)`` back into a padded image ``(N, C, Hp, Wp)``."""
-    n, c, kh, kw, oh, ow = cols.shape
-    (sh, sw), (dh, dw) = stride, dilation
-    out = np.zeros((n, c) + tuple(padded_hw), dtype=cols.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            out[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
-                j * dw:j * dw + sw * (ow - 1) + 1:sw] += cols[:, :, i, j]
+def _col2im(cols: np.ndarray, padded_size, stride, dilation) -> np.ndarray:
+    """Sum columns ``(N, C, *kernel, *out)`` back into a padded image ``(N, C, *padded_size)``:
+    one strided slice-add per kernel position."""
+    n, c = cols.shape[:2]
+    k = (cols.ndim - 2) // 2
+    kernel, out_size = cols.shape[2:2 + k], cols.shape[2 + k:]
+    out = np.zeros((n, c) + tuple(padded_size), dtype=cols.dtype)
+    for pos in itertools.product(*[range(k) for k in kernel]):
+        target = tuple([slice(i * d, i * d + s * (o - 1) + 1, s)
+                        for i, d, s, o in zip(pos, dilation, stride, out_size)])
+        out[(slice(None), slice(None)) + target] += cols[(slice(None), slice(None)) + pos]
     return out
 
 
 def pad_hw(x: np.ndarray, padding, value=0) -> np.ndarray:
-    """``x`` (…, H, W) with ``padding = (ph, pw)`` rows/columns of ``value`` on both sides."""
-    ph, pw = padding
-    if ph == 0 and pw == 0:
+    """``x`` (…, *spatial) with ``padding[i]`` entries of ``value`` on both sides of the i-th of
+    the last ``len(padding)`` dims (``(ph, pw)`` for images)."""
+    if not any(padding):
         return x
-    h, w = x.shape[-2:]
-    out = np.full(x.shape[:-2] + (h + 2 * ph, w + 2 * pw), value, dtype=x.dtype)
-    out[..., ph:ph + h, pw:pw + w] = x
+    k = len(padding)
+    spatial = x.shape[-k:]
+    out = np.full(x.shape[:-k] + tuple([n + 2 * p for n, p in zip(spatial, padding)]), value,
+                  dtype=x.dtype)
+    out[(Ellipsis,) + tuple([slice(p, p + n) for p, n in zip(padding, spatial)])] = x
     return out
+
+
+def _crop(xp: np.ndarray, padding, size) -> np.ndarray:
+    """The inverse of `pad_hw`: ``xp[:, :, p0:p0 + n0, p1:p1 + n1, ...]``."""
+    return xp[(slice(None), slice(None)) + tuple([slice(p, p + n) for p, n in zip(padding, size)])]
 
 
 class ConvolutionBackward0(Node):
@@ -85,7 +103,8 @@ class ConvolutionBackward0(Node):
     dz/dweight = Σ over batch and output positions of grad · im2col(input);
     dz/dbias = grad summed over (N, H, W).
     Saves: bias_sym_sizes_opt, dilation, groups, input, output_padding, padding, stride,
-    transposed, weight. Double backward is not supported (computed in NumPy).
+    transposed, weight. Under create_graph the three gradients are the outputs of one
+    ``ConvolutionBackwardBackward0`` (see ``conv_backward.py``).
     """
 
     def __init__(self, input, weight, bias, stride, padding, dilation, groups, valid=False,
@@ -114,77 +133,87 @@ class ConvolutionBackward0(Node):
         self._cols = None
 
     def backward(self, g):
-        no_double_backward(self)
         x, w = self._get("input"), self._get("weight")
-        x4, w4 = _as2d(x._data), _as2d(w._data)
-        g4 = _as2d(g._data)
-        if self._saved["transposed"]:
-            gx, gw = _transposed_backward(self, x4, w4, g4)
-        else:
-            gx, gw = self._plain_backward(x4, w4, g4)
-        gx = None if gx is None else Tensor._make(np.ascontiguousarray(gx.reshape(x.shape)))
-        gw = None if gw is None else Tensor._make(gw.reshape(w.shape).astype(w._data.dtype,
-                                                                             copy=False))
-        gb = None
-        if len(self.next_functions) > 2 and self.next_functions[2][0] is not None:
-            gb = Tensor._make(g4.sum(axis=(0, 2, 3)))
-        return gx, gw, gb
-
-    def _plain_backward(self, x, w, g):
-        stride, padding, dilation = self._stride, self._padding, self._dilation
-        groups = self._saved["groups"]
         nf = self.next_functions
-        n, c, h, wd = x.shape
-        o, cg, kh, kw = w.shape
-        oh, ow = g.shape[2:]
-        gm = g.reshape(n, groups, o // groups, oh * ow)
-        gx = gw = None
-        if nf[0][0] is not None:
-            wm = w.reshape(groups, o // groups, cg * kh * kw)
-            gcols = np.matmul(wm.transpose(0, 2, 1), gm).reshape(n, c, kh, kw, oh, ow)
-            ph, pw = padding
-            gxp = _col2im(gcols, (h + 2 * ph, wd + 2 * pw), stride, dilation)
-            gx = gxp[:, :, ph:ph + h, pw:pw + wd]
-        if nf[1][0] is not None:
-            cols = self._cols
-            if cols is None:
-                cols = _im2col(x, (kh, kw), stride, padding, dilation, groups, (oh, ow))
-            # one batched product per sample, summed over the batch (no transposed copies)
-            gw = np.matmul(gm, cols.transpose(0, 1, 3, 2)).sum(axis=0)  # (groups, O/g, K)
-        return gx, gw
+        mask = (nf[0][0] is not None, nf[1][0] is not None,
+                len(nf) > 2 and nf[2][0] is not None)
+        if grad_mode.is_grad_enabled():  # create_graph: ConvolutionBackwardBackward0
+            from .conv_backward import convolution_backward
+
+            return convolution_backward(self, g, x, w, mask)
+        return convolution_grads(self, g, x, w, mask, self._cols)
+
+
+def convolution_grads(node, g: Tensor, x: Tensor, w: Tensor, mask, cols=None) -> tuple:
+    """``(grad_input, grad_weight, grad_bias)`` of the convolution described by ``node`` (its
+    geometry: ``_stride``, ``_padding``, ``_dilation``, saved ``groups`` and ``transposed``)
+    for upstream gradient ``g``, input ``x`` and weight ``w``, computed in NumPy; each is None
+    where ``mask`` says it is not needed. ``cols``: the im2col of ``x`` if already made."""
+    x4, w4, g4 = _as2d(x._data), _as2d(w._data), _as2d(g._data)
+    if node._saved["transposed"]:
+        gx, gw = _transposed_backward(node, x4, w4, g4, mask)
+    else:
+        gx, gw = _plain_backward(node, x4, w4, g4, mask, cols)
+    gx = None if gx is None else Tensor._make(np.ascontiguousarray(gx.reshape(x.shape)))
+    gw = None if gw is None else Tensor._make(gw.reshape(w.shape).astype(w._data.dtype,
+                                                                         copy=False))
+    gb = Tensor._make(g4.sum(axis=(0,) + tuple(range(2, g4.ndim)))) if mask[2] else None
+    return gx, gw, gb
+
+
+def _plain_backward(node, x, w, g, mask, cols=None):
+    stride, padding, dilation = node._stride, node._padding, node._dilation
+    groups = node._saved["groups"]
+    n, c, *size = x.shape
+    o, cg, *kernel = w.shape
+    out_size = g.shape[2:]
+    gm = g.reshape(n, groups, o // groups, math.prod(out_size))
+    gx = gw = None
+    if mask[0]:
+        wm = w.reshape(groups, o // groups, cg * math.prod(kernel))
+        gcols = np.matmul(wm.transpose(0, 2, 1), gm).reshape(n, c, *kernel, *out_size)
+        padded = [m + 2 * p for m, p in zip(size, padding)]
+        gx = _crop(_col2im(gcols, padded, stride, dilation), padding, size)
+    if mask[1]:
+        if cols is None:
+            cols = _im2col(x, kernel, stride, padding, dilation, groups, out_size)
+        # one batched product per sample, summed over the batch (no transposed copies)
+        gw = np.matmul(gm, cols.transpose(0, 1, 3, 2)).sum(axis=0)  # (groups, O/g, K)
+    return gx, gw
 
 
 def _as2d(a: np.ndarray) -> np.ndarray:
-    """A 1-D convolution's (N, C, L) array as (N, C, 1, L); 4-D arrays unchanged."""
+    """A 1-D convolution's (N, C, L) array as (N, C, 1, L); 4-D and 5-D arrays unchanged."""
     return a[:, :, None, :] if a.ndim == 3 else a
 
 
-def _transposed_backward(node, x, w, g):
-    """Gradients of ``conv_transpose2d``: grad_input is the plain convolution of ``grad``
+def _transposed_backward(node, x, w, g, mask):
+    """Gradients of a transposed convolution: grad_input is the plain convolution of ``grad``
     with ``weight`` (same stride/padding/dilation), grad_weight pairs ``input`` with the
     im2col of ``grad``."""
     stride, padding, dilation = node._stride, node._padding, node._dilation
     groups = node._saved["groups"]
-    nf = node.next_functions
-    n, c, h, wd = x.shape
-    _, og, kh, kw = w.shape
-    gcols = _im2col(g, (kh, kw), stride, padding, dilation, groups, (h, wd))  # (N, G, K, HW)
-    xm = x.reshape(n, groups, c // groups, h * wd)
+    n, c, *size = x.shape
+    _, og, *kernel = w.shape
+    gcols = _im2col(g, kernel, stride, padding, dilation, groups, size)  # (N, G, K, prod(size))
+    xm = x.reshape(n, groups, c // groups, math.prod(size))
     gx = gw = None
-    if nf[0][0] is not None:
-        wm = w.reshape(groups, c // groups, og * kh * kw)
+    if mask[0]:
+        wm = w.reshape(groups, c // groups, og * math.prod(kernel))
         gx = np.matmul(wm, gcols)
-    if nf[1][0] is not None:
+    if mask[1]:
         gw = np.matmul(xm, gcols.transpose(0, 1, 3, 2)).sum(axis=0)  # (G, C/G, K)
     return gx, gw
 
 
-def _im2col(x, kernel, stride, padding, dilation, groups, out_hw) -> np.ndarray:
-    """Columns ``(N, groups, C/groups * kh * kw, OH * OW)`` (a contiguous copy)."""
+def _im2col(x, kernel, stride, padding, dilation, groups, out_size) -> np.ndarray:
+    """Columns ``(N, groups, C/groups * prod(kernel), prod(out_size))`` (a contiguous copy)."""
     n, c = x.shape[:2]
-    win = _windows(pad_hw(x, padding), kernel, stride, dilation, out_hw)
-    cols = win.transpose(0, 1, 4, 5, 2, 3)  # (N, C, kh, kw, OH, OW)
-    return cols.reshape(n, groups, c // groups * kernel[0] * kernel[1], out_hw[0] * out_hw[1])
+    k = len(kernel)
+    win = _windows(pad_hw(x, padding), kernel, stride, dilation, out_size)
+    # (N, C, *out, *kernel) -> (N, C, *kernel, *out)
+    cols = win.transpose((0, 1) + tuple(range(2 + k, 2 + 2 * k)) + tuple(range(2, 2 + k)))
+    return cols.reshape(n, groups, c // groups * math.prod(kernel), math.prod(out_size))
 
 
 def _check_conv(input, weight, bias, stride, padding, dilation, groups, string_padding=False):
@@ -229,8 +258,8 @@ def _check_conv(input, weight, bias, stride, padding, dilation, groups, string_p
                            f"({_CPP_NAMES[bias.dtype.name]}) should be the same")
 
 
-def _same_padding(input, weight, dilation):
-    """``padding='same'``: symmetric padding per dim, plus one extra row/column on the
+def _same_padding(input, weight, dilation, stacklevel=4):
+    """``padding='same'``: symmetric padding per dim, plus one extra row/column (plane) on the
     bottom/right (an explicit ``constant_pad_nd``) where the total padding is odd."""
     sym, extra = [], []
     for k, d in zip(weight.shape[2:], dilation):
@@ -240,8 +269,11 @@ def _same_padding(input, weight, dilation):
     if any(extra):
         warnings.warn("Using padding='same' with even kernel lengths and odd dilation may "
                       "require a zero-padded copy of the input be created", UserWarning,
-                      stacklevel=4)
-        input = constant_pad_nd(input, (0, extra[1], 0, extra[0]))
+                      stacklevel=stacklevel)
+        pad = []  # (constant_pad_nd's order: last dim first, (before, after) per dim)
+        for e in reversed(extra):
+            pad += [0, e]
+        input = constant_pad_nd(input, tuple(pad))
     return input, tuple(sym)
 
 

@@ -1,15 +1,18 @@
-"""1-D convolution (``conv1d``) and 2-D transposed convolution (``conv_transpose2d``), both
-recorded as PyTorch's ``ConvolutionBackward0`` (``transposed=False`` / ``True``).
+"""1-D convolution (``conv1d``) and 1-D / 2-D transposed convolution (``conv_transpose1d``,
+``conv_transpose2d``), recorded as PyTorch's ``ConvolutionBackward0`` (``transposed=False`` /
+``True``).
 
 Mirrors ``aten/src/ATen/native/Convolution.cpp``. ``conv1d`` runs the 2-D im2col arithmetic of
 ``conv.py`` on a height-1 view of its input and saves 1-element ``stride``/``padding``/... as
 PyTorch does. ``conv_transpose2d`` is the adjoint of ``conv2d``: its forward is the col2im of
 ``weightᵀ · input`` (one matrix product per group, then one strided slice-add per kernel
-position), and its backward is a plain convolution of the gradient. Backward is computed in
-NumPy, so double backward (``create_graph=True``) raises NotImplementedError.
+position), and its backward is a plain convolution of the gradient; ``conv_transpose1d`` runs
+it on height-1 views, as PyTorch does. Double backward: ``conv_backward.py``.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -19,6 +22,7 @@ from .conv import (
     ConvolutionBackward0,
     _check_conv,
     _col2im,
+    _crop,
     _dilated,
     _im2col,
     _pair,
@@ -115,25 +119,87 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                                 output_padding, groups, dilation).squeeze(0)
     _check_transposed(input, weight, bias, stride, padding, output_padding, dilation, groups)
     n, c, h, w = input.shape
-    _, og, kh, kw = weight.shape
+    _, _, kh, kw = weight.shape
     full = [(s_ - 1) * st + _dilated(k, d) for s_, st, k, d in
             zip((h, w), stride, (kh, kw), dilation)]
     out_hw = [f - 2 * p + op for f, p, op in zip(full, padding, output_padding)]
     if any(o_ <= 0 for o_ in out_hw) and n * c:
         raise RuntimeError(f"Given input size per channel: ({h} x {w}). Calculated output size "
                            f"per channel: ({out_hw[0]} x {out_hw[1]}). Output size is too small")
-    wm = weight._data.reshape(groups, c // groups, og * kh * kw)
-    xm = input._data.reshape(n, groups, c // groups, h * w)
-    cols = np.matmul(wm.transpose(0, 2, 1), xm).reshape(n, groups * og, kh, kw, h, w)
-    buf = [max(f, p + o_) for f, p, o_ in zip(full, padding, out_hw)]
-    img = _col2im(cols, buf, stride, dilation)
-    res = np.ascontiguousarray(img[:, :, padding[0]:padding[0] + out_hw[0],
-                                   padding[1]:padding[1] + out_hw[1]])
+    res = _transposed_forward(input._data, weight._data, stride, padding, dilation, groups,
+                              full, out_hw)
     if bias is not None:
         res += bias._data.reshape(1, -1, 1, 1)
     out = Tensor._make(res)
     record(ConvolutionBackward0, out, (input, weight, bias), input, weight, bias, stride,
            padding, dilation, groups, False, None, True, output_padding)
+    return out
+
+
+def _transposed_forward(x, w, stride, padding, dilation, groups, full, out_size) -> np.ndarray:
+    """The arrays of a transposed convolution (any number of spatial dims): col2im of
+    ``weightᵀ · input`` (one product per group), cropped by ``padding`` to ``out_size``;
+    ``full``: the uncropped size."""
+    n, c, *size = x.shape
+    _, og, *kernel = w.shape
+    wm = w.reshape(groups, c // groups, og * math.prod(kernel))
+    xm = x.reshape(n, groups, c // groups, math.prod(size))
+    cols = np.matmul(wm.transpose(0, 2, 1), xm).reshape(n, groups * og, *kernel, *size)
+    buf = [max(f, p + o_) for f, p, o_ in zip(full, padding, out_size)]
+    img = _col2im(cols, buf, stride, dilation)
+    return np.ascontiguousarray(_crop(img, padding, out_size))
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1) -> Tensor:
+    """1-D transposed convolution (``torch.nn.functional.conv_transpose1d``).
+
+    Shapes: ``input`` (N, C_in, L) or unbatched (C_in, L); ``weight`` (C_in, C_out/groups, k);
+    ``bias`` (C_out,) or None. Output (N, C_out, OL) with
+    ``OL = (L-1)*s - 2*p + d*(k-1) + output_padding + 1``. Run, as PyTorch runs it, as a 2-D
+    transposed convolution of height 1 (its checks and messages speak of a height); node
+    ``ConvolutionBackward0`` with ``transposed=True`` saving 1-tuples; unbatched input adds
+    ``UnsqueezeBackward0``/``SqueezeBackward1``.
+
+    Raises RuntimeError with PyTorch's messages (wrong input rank, channel/group mismatch, bad
+    bias, non-positive stride/dilation/groups, negative padding, output_padding not smaller
+    than stride or dilation, dtype mismatch); TypeError for a string padding.
+    """
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)):
+        raise TypeError("conv_transpose1d() received an invalid combination of arguments - "
+                        f"got ({type(input).__name__}, {type(weight).__name__}, ...)")
+    if input.ndim not in (2, 3):
+        raise RuntimeError("Expected 2D (unbatched) or 3D (batched) input to conv_transpose1d, "
+                           f"but got input of size: {list(input.shape)}")
+    for name, value in (("stride", stride), ("padding", padding),
+                        ("output_padding", output_padding), ("dilation", dilation)):
+        if isinstance(value, str):
+            raise TypeError(f"conv_transpose1d(): argument '{name}' must be tuple of ints, "
+                            "not str")
+    stride, padding = _pair(stride, "stride", 1), _pair(padding, "padding", 1)
+    output_padding = _pair(output_padding, "output_padding", 1)
+    dilation = _pair(dilation, "dilation", 1)
+    if input.ndim == 2:
+        return conv_transpose1d(input.unsqueeze(0), weight, bias, stride, padding,
+                                output_padding, groups, dilation).squeeze(0)
+    # the 2-D geometry of height 1 (PyTorch's own route: its messages name a height)
+    geom = ((1, stride[0]), (0, padding[0]), (0, output_padding[0]), (1, dilation[0]))
+    _check_transposed(input, weight, bias, *geom, groups)
+    n, c, length = input.shape
+    _, og, k = weight.shape
+    full = [1, (length - 1) * stride[0] + _dilated(k, dilation[0])]
+    out_hw = [1, full[1] - 2 * padding[0] + output_padding[0]]
+    if out_hw[1] <= 0 and n * c:
+        raise RuntimeError(f"Given input size per channel: (1 x {length}). Calculated output "
+                           f"size per channel: (1 x {out_hw[1]}). Output size is too small")
+    res = _transposed_forward(input._data[:, :, None, :], weight._data[:, :, None, :],
+                              geom[0], geom[1], geom[3], groups, full, out_hw)
+    res = res.reshape(n, og * groups, out_hw[1])
+    if bias is not None:
+        res += bias._data.reshape(1, -1, 1)
+    out = Tensor._make(res)
+    record(ConvolutionBackward0, out, (input, weight, bias), input, weight, bias, geom[0],
+           geom[1], geom[3], groups, False, (stride, padding, dilation, output_padding), True)
     return out
 
 
@@ -154,11 +220,12 @@ def _check_transposed(input, weight, bias, stride, padding, output_padding, dila
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
-        raise RuntimeError(
-            "output padding must be smaller than either stride or dilation, but got "
-            f"output_padding_height: {output_padding[0]} output_padding_width: "
-            f"{output_padding[1]} stride_height: {stride[0]} stride_width: {stride[1]} "
-            f"dilation_height: {dilation[0]} dilation_width: {dilation[1]}")
+        dims = ("depth", "height", "width")[-len(stride):]
+        listed = " ".join(f"{what}_{dim}: {v}" for what, values in (
+            ("output_padding", output_padding), ("stride", stride), ("dilation", dilation))
+            for dim, v in zip(dims, values))
+        raise RuntimeError("output padding must be smaller than either stride or dilation, "
+                           f"but got {listed}")
     wshape = list(weight.shape)
     if weight.shape[0] % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "

@@ -83,6 +83,8 @@ class NativeBatchNormBackward0(Node):
     def backward(self, g):
         if grad_mode.is_grad_enabled():
             return self._backward_graph(g)
+        # PyTorch's CPU kernel (batch_norm_backward_cpu): two sums per channel, Σ grad and
+        # Σ grad * (input - mean), then one elementwise pass for the input gradient
         x = self._get("input")._data
         w = self._get("weight")
         c = x.shape[1]
@@ -96,21 +98,24 @@ class NativeBatchNormBackward0(Node):
             mean = self._get("running_mean")._data.astype(np.float64)
             var = self._get("running_var")._data.astype(np.float64)
             invstd = 1.0 / np.sqrt(var + self._saved["eps"])
-        xhat = (x.astype(np.float64) - mean.reshape(bshape)) * invstd.reshape(bshape)
+        xc = x.astype(np.float64) - mean.reshape(bshape)  # input - mean
+        sum_g = gd.sum(axis=axes)
+        dot = (gd * xc).sum(axis=axes)  # Σ grad * (input - mean)
         scale = invstd if w is None else invstd * w._data.astype(np.float64)
         nf = self.next_functions
         gx = gw = gb = None
         if nf[0][0] is not None:
-            if self._saved["training"]:
-                dev = gd - gd.mean(axis=axes, keepdims=True) \
-                    - xhat * (gd * xhat).mean(axis=axes, keepdims=True)
+            if self._saved["training"]:  # grad - mean(grad) - xhat * mean(grad * xhat)
+                n = x.size // c
+                k = (dot * invstd * invstd / n).reshape(bshape)
+                dev = gd - (sum_g / n).reshape(bshape) - xc * k
             else:
                 dev = gd
             gx = Tensor._make((dev * scale.reshape(bshape)).astype(x.dtype))
         if nf[1][0] is not None:
-            gw = Tensor._make((gd * xhat).sum(axis=axes).astype(x.dtype))
+            gw = Tensor._make((dot * invstd).astype(x.dtype))  # Σ grad * xhat
         if nf[2][0] is not None:
-            gb = Tensor._make(gd.sum(axis=axes).astype(x.dtype))
+            gb = Tensor._make(sum_g.astype(x.dtype))
         return gx, gw, gb
 
     def _backward_graph(self, g):
@@ -162,7 +167,8 @@ def native_batch_norm(input: Tensor, weight, bias, running_mean, running_var, tr
         if training:
             n = x.size // c if c else 0
             mean = x.mean(axis=axes)
-            var = x.var(axis=axes)
+            xc = x - mean.reshape(bshape)
+            var = (xc * xc).mean(axis=axes)  # biased, as the normalisation uses
             invstd = 1.0 / np.sqrt(var + eps)
             if running_mean is not None:
                 running_mean._data[...] = (1 - momentum) * running_mean._data + momentum * mean
@@ -175,11 +181,12 @@ def native_batch_norm(input: Tensor, weight, bias, running_mean, running_var, tr
             mean = running_mean._data.astype(np.float64)
             invstd = 1.0 / np.sqrt(running_var._data.astype(np.float64) + eps)
             save_mean, save_invstd = _empty(input), _empty(input)
-        y = (x - mean.reshape(bshape)) * invstd.reshape(bshape)
-        if weight is not None:
-            y = y * weight._data.astype(np.float64).reshape(bshape)
+            xc = x - mean.reshape(bshape)
+        # (input - mean) * (invstd * weight) + bias: the per-channel factor made once
+        scale = invstd if weight is None else invstd * weight._data.astype(np.float64)
+        y = xc * scale.reshape(bshape)
         if bias is not None:
-            y = y + bias._data.astype(np.float64).reshape(bshape)
+            y += bias._data.astype(np.float64).reshape(bshape)  # (y is new: in place)
     out = Tensor._make(y.astype(dt))
     node = record(NativeBatchNormBackward0, out, (input, weight, bias), input, weight,
                   running_mean, running_var, training, eps)

@@ -607,10 +607,11 @@ def _unary(node_cls, fn, float_only=True, name=None):
 
 
 def _sigmoid(x):
-    # exp(-|x|) never overflows: 1 / (1 + e) for x >= 0, e / (1 + e) below (no masked copies)
-    e = np.exp(-np.abs(x))
-    d = 1.0 + e
-    return np.where(x >= 0, 1.0 / d, e / d)
+    # PyTorch's CPU formula. For x < -88 (float32) exp(-x) overflows to inf, quietly (the
+    # kernel runs under ``quietly``), and 1 / inf is the right limit 0; x > 88 gives 1.
+    if x.dtype == np.float16:  # as PyTorch: half precision computed in float32, then rounded
+        return _sigmoid(x.astype(np.float32)).astype(np.float16)
+    return 1.0 / (1.0 + np.exp(-x))
 
 
 exp = _unary(ExpBackward0, np.exp)

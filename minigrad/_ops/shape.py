@@ -790,35 +790,36 @@ def cat(tensors, dim: int = 0) -> Tensor:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
                                "concatenated")
     # PyTorch's legacy rule: 1-D empty tensors are skipped (any dim, any other shape)
-    kept = [t for t in ts if not (t.ndim == 1 and t.shape[0] == 0)]
-    ref = kept[0] if kept else ts[0]
-    d = normalize_dim(dim, ref.ndim) if kept else 0
+    kept = [t for t in ts if t._data.shape != (0,)]
+    ref = (kept[0] if kept else ts[0])._data.shape  # (checks on the arrays' shape tuples)
+    d = normalize_dim(dim, len(ref)) if kept else 0
     for i, t in enumerate(ts):
-        if t.ndim == 1 and t.shape[0] == 0:
+        shape = t._data.shape
+        if shape == (0,):
             continue
-        if t.ndim != ref.ndim:
-            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} "
-                               f"and {t.ndim}")
-        for k in range(ref.ndim):
-            if k != d and t.shape[k] != ref.shape[k]:
+        if len(shape) != len(ref):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(ref)} "
+                               f"and {len(shape)}")
+        for k in range(len(ref)):
+            if k != d and shape[k] != ref[k]:
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
-                                   f"Expected size {ref.shape[k]} but got size {t.shape[k]} for "
+                                   f"Expected size {ref[k]} but got size {shape[k]} for "
                                    f"tensor number {i} in the list.")
     dt = result_dtype(*ts)
     # (PyTorch writes a new contiguous tensor; NumPy's result follows its inputs' layout)
     out = Tensor._make(np.ascontiguousarray(np.concatenate(
         [t._data.astype(dt, copy=False) for t in (kept or ts)], axis=d)))
     record(CatBackward0, out, tuple(ts), dim, d,
-           [t.shape[d] if kept and (t.ndim != 1 or t.shape[0]) else None for t in ts])
+           [t._data.shape[d] if kept and t._data.shape != (0,) else None for t in ts])
     return out
 
 
 def stack(tensors, dim: int = 0) -> Tensor:
     """Stack along a new dim (``torch.stack``); RuntimeError if shapes differ."""
     ts = _tensors_arg(tensors, "stack")
-    d = normalize_dim(dim, ts[0].ndim + 1)  # (PyTorch checks the dim first)
+    d = normalize_dim(dim, ts[0]._data.ndim + 1)  # (PyTorch checks the dim first)
     for i, t in enumerate(ts):
-        if t.shape != ts[0].shape:
+        if t._data.shape != ts[0]._data.shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(ts[0].shape)} at entry 0 and {list(t.shape)} at entry {i}")
     dt = result_dtype(*ts)

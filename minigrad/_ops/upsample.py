@@ -6,9 +6,10 @@ Mirrors ``aten/src/ATen/native/UpSample.h`` (source-index and weight rules, comp
 input's float type as PyTorch's CPU kernels do) and ``UpSampleNearest*d.cpp`` /
 ``UpSampleBilinear2d.cpp``. Every mode is separable: along each spatial dim the output is an
 ``(out, in)`` interpolation matrix applied to the input (one ``tensordot`` per dim; nearest
-gathers instead), and the gradient applies the transposed matrices. Backward is computed in
-NumPy, so double backward (``create_graph=True``) raises NotImplementedError (PyTorch
-supports it).
+gathers instead), and the gradient applies the transposed matrices. Under
+``create_graph=True`` that gradient records PyTorch's ``Upsample*BackwardBackward0`` node
+(``upsample_*_backward`` is linear in the gradient: its derivative is the upsampling itself,
+recorded again as the forward node), so gradients of any order work.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd import grad_mode
 from ..autograd.graph import Node, record
-from .nn_activation import no_double_backward
 
 _DIM_NAMES = {1: ("W",), 2: ("H", "W"), 3: ("D", "H", "W")}
 _SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"), 3: ("scales_d", "scales_h",
@@ -91,53 +92,109 @@ class _UpsampleNode(Node):
         self._save("self_sym_sizes", tuple(input.shape))
 
     def backward(self, g):
-        no_double_backward(self)
         gx = _apply(g._data, [m.T for m in self._mats])
-        return (Tensor._make(np.ascontiguousarray(gx, dtype=g._data.dtype)),)
+        out = Tensor._make(np.ascontiguousarray(gx, dtype=g._data.dtype))
+        if grad_mode.is_grad_enabled():  # create_graph: the gradient's own node
+            record(_DOUBLE[type(self)], out, (g,), self)
+        return (out,)
+
+
+def _resample(x: Tensor, mats, node_cls, node_args) -> Tensor:
+    """``x`` contracted with the interpolation matrices ``mats``, recorded as the upsampling
+    node ``node_cls(x, *node_args)`` (what a double backward differentiates into)."""
+    out = Tensor._make(np.ascontiguousarray(_apply(x._data, mats), dtype=x._data.dtype))
+    record(node_cls, out, (x,), x, *node_args)
+    return out
+
+
+class _UpsampleBackwardNode(Node):
+    """z = upsample_*_backward(grad_output) (the gradient of an upsampling, under
+    create_graph). The map is linear: dz/dgrad_output = the upsampling of grad (the same
+    matrices, untransposed). Saves (PyTorch's names): output_size, the scales, align_corners
+    for the linear modes."""
+
+    def __init__(self, forward_node):
+        Node.__init__(self)
+        for name in ("align_corners", "output_size") + _SCALE_NAMES[len(forward_node._mats)]:
+            if name in forward_node._saved:
+                self._save(name, forward_node._saved[name])
+        self._mats, self._forward_cls = forward_node._mats, type(forward_node)
+        self._forward_args = forward_node._args
+
+    def backward(self, g):
+        return (_resample(g, self._mats, self._forward_cls, self._forward_args),)
+
+
+class UpsampleNearest1DBackwardBackward0(_UpsampleBackwardNode):
+    """Double backward of ``UpsampleNearest1DBackward0``: dz/dgrad = upsample_nearest1d(grad).
+    Saves: output_size, scales."""
+
+
+class UpsampleNearest2DBackwardBackward0(_UpsampleBackwardNode):
+    """Double backward of ``UpsampleNearest2DBackward0``: dz/dgrad = upsample_nearest2d(grad).
+    Saves: output_size, scales_h, scales_w."""
+
+
+class UpsampleNearest3DBackwardBackward0(_UpsampleBackwardNode):
+    """Double backward of ``UpsampleNearest3DBackward0``: dz/dgrad = upsample_nearest3d(grad).
+    Saves: output_size, scales_d, scales_h, scales_w."""
+
+
+class UpsampleLinear1DBackwardBackward0(_UpsampleBackwardNode):
+    """Double backward of ``UpsampleLinear1DBackward0``: dz/dgrad = upsample_linear1d(grad).
+    Saves: align_corners, output_size, scales."""
+
+
+class UpsampleBilinear2DBackwardBackward0(_UpsampleBackwardNode):
+    """Double backward of ``UpsampleBilinear2DBackward0``: dz/dgrad =
+    upsample_bilinear2d(grad). Saves: align_corners, output_size, scales_h, scales_w."""
 
 
 class UpsampleNearest1DBackward0(_UpsampleNode):
     """z[..., w] = self[..., src(w)], src(w) = min(floor(w * scale), W - 1).
     dz/dself = grad summed over the outputs that copy each input cell.
-    Saves: output_size, scales, self_sym_sizes. Double backward is not supported."""
+    Saves: output_size, scales, self_sym_sizes."""
 
     def __init__(self, input, output_size, scales, mats):
         Node.__init__(self)
         self._save_common(input, output_size, scales)
-        self._mats = mats
+        self._mats, self._args = mats, (output_size, scales, mats)
 
 
 class UpsampleNearest2DBackward0(UpsampleNearest1DBackward0):
     """As ``UpsampleNearest1DBackward0`` along H and W.
-    Saves: output_size, scales_h, scales_w, self_sym_sizes. Double backward is not supported."""
+    Saves: output_size, scales_h, scales_w, self_sym_sizes."""
 
 
 class UpsampleNearest3DBackward0(UpsampleNearest1DBackward0):
     """As ``UpsampleNearest1DBackward0`` along D, H and W. Saves: output_size, scales_d,
-    scales_h, scales_w, self_sym_sizes. Double backward is not supported."""
+    scales_h, scales_w, self_sym_sizes."""
 
 
 class UpsampleLinear1DBackward0(_UpsampleNode):
     """z[..., w] = l0(w) * self[..., i0(w)] + l1(w) * self[..., i1(w)] (linear weights of
     ``UpSample.h``). dz/dself = grad spread back with the same weights (transposed matrix).
-    Saves: align_corners, output_size, scales, self_sym_sizes. Double backward is not
-    supported."""
+    Saves: align_corners, output_size, scales, self_sym_sizes."""
 
     def __init__(self, input, output_size, align_corners, scales, mats):
         Node.__init__(self)
         self._save_common(input, output_size, scales, align_corners)
-        self._mats = mats
+        self._mats, self._args = mats, (output_size, align_corners, scales, mats)
 
 
 class UpsampleBilinear2DBackward0(UpsampleLinear1DBackward0):
     """As ``UpsampleLinear1DBackward0`` along H, then W (separable bilinear weights).
-    Saves: align_corners, output_size, scales_h, scales_w, self_sym_sizes. Double backward is
-    not supported."""
+    Saves: align_corners, output_size, scales_h, scales_w, self_sym_sizes."""
 
 
 _NEAREST = {1: UpsampleNearest1DBackward0, 2: UpsampleNearest2DBackward0,
             3: UpsampleNearest3DBackward0}
 _LINEAR = {1: UpsampleLinear1DBackward0, 2: UpsampleBilinear2DBackward0}
+_DOUBLE = {UpsampleNearest1DBackward0: UpsampleNearest1DBackwardBackward0,
+           UpsampleNearest2DBackward0: UpsampleNearest2DBackwardBackward0,
+           UpsampleNearest3DBackward0: UpsampleNearest3DBackwardBackward0,
+           UpsampleLinear1DBackward0: UpsampleLinear1DBackwardBackward0,
+           UpsampleBilinear2DBackward0: UpsampleBilinear2DBackwardBackward0}
 
 
 def _output_size(input, k, output_size, scales):

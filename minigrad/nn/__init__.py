@@ -28,7 +28,10 @@ from .modules import (
     BCEWithLogitsLoss,
     Conv1d,
     Conv2d,
+    ConvTranspose1d,
     ConvTranspose2d,
+    Conv3d,
+    ConvTranspose3d,
     CrossEntropyLoss,
     Dropout,
     Flatten,
@@ -105,5 +108,7 @@ def __dir__():
 
     return public_dir(globals())
 __all__ += ["Conv1d", "ConvTranspose2d"]
+__all__ += ["ConvTranspose1d"]
+__all__ += ["Conv3d", "ConvTranspose3d"]
 __all__ += ["AdaptiveMaxPool2d", "AdaptiveAvgPool2d"]
 __all__ += ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]

@@ -18,6 +18,7 @@ from .. import _creation
 from .._ops import activation as _act
 from .._ops import attention as _attn
 from .._ops import conv as _conv
+from .._ops import conv3d as _conv3d
 from .._ops import conv_more as _conv_more
 from .._ops import embedding as _emb
 from .._ops import hard_activation as _hard
@@ -46,6 +47,8 @@ __all__ = [
 __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
 __all__ += ["smooth_l1_loss", "huber_loss", "kl_div"]
 __all__ += ["conv1d", "conv_transpose2d"]
+__all__ += ["conv_transpose1d"]
+__all__ += ["conv3d", "conv_transpose3d"]
 __all__ += ["adaptive_max_pool2d", "adaptive_max_pool2d_with_indices"]
 __all__ += ["interpolate"]
 __all__ += ["hardtanh", "hardtanh_", "relu6", "hardswish", "hardsigmoid", "mish", "prelu"]
@@ -787,6 +790,9 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
 # (defined with their docstrings in minigrad/_ops/conv_more.py and upsample.py)
 conv1d = _conv_more.conv1d
 conv_transpose2d = _conv_more.conv_transpose2d
+conv_transpose1d = _conv_more.conv_transpose1d
+conv3d = _conv3d.conv3d
+conv_transpose3d = _conv3d.conv_transpose3d
 interpolate = _upsample.interpolate
 adaptive_max_pool2d = _pool.adaptive_max_pool2d
 

@@ -12,7 +12,8 @@ case and each library the test runs the misuse and checks:
 
 Two kinds of case say otherwise (``changes=``), each with a docstring saying what changes:
 ``"partial"`` — PyTorch leaves partial state (an error raised mid-backward after some
-gradients were accumulated) and minigrad must leave exactly the same state; ``"torch_only"`` —
+gradients were accumulated, a rejected ``load_state_dict`` after the entries that matched were
+copied) and minigrad must leave exactly the same state; ``"torch_only"`` —
 a deliberate difference: PyTorch changes state before raising, minigrad validates first and
 changes nothing.
 """
@@ -498,10 +499,9 @@ def _(L):
 
 # ------------------------------------------------------------------ modules
 @case("load_state_dict_missing", "RuntimeError", "Missing key(s) in state_dict: \"2.bias\".",
-      changes="torch_only")
+      changes="partial")
 def _(L):
-    """PyTorch copies every entry it has before it reports the missing key; minigrad runs the
-    same flow, then restores every tensor before raising."""
+    """PyTorch copies every entry it has before it reports the missing key; minigrad too."""
     m = mlp(L)
     sd = {k: v.clone() for k, v in m.state_dict().items() if k != "2.bias"}
     sd["0.weight"] = sd["0.weight"] + 1
@@ -509,10 +509,9 @@ def _(L):
 
 
 @case("load_state_dict_unexpected", "RuntimeError", "Unexpected key(s) in state_dict: "
-      "\"3.weight\".", changes="torch_only")
+      "\"3.weight\".", changes="partial")
 def _(L):
-    """PyTorch loads the known entries, then reports the unexpected one; minigrad restores
-    them before raising."""
+    """PyTorch loads the known entries, then reports the unexpected one; minigrad too."""
     m = mlp(L)
     sd = {k: v.clone() + 1 for k, v in m.state_dict().items()}
     sd["3.weight"] = L.ones(2)
@@ -520,9 +519,9 @@ def _(L):
 
 
 @case("load_state_dict_shape", "RuntimeError", "size mismatch for 2.weight: copying a param with "
-      "shape", changes="torch_only")
+      "shape", changes="partial")
 def _(L):
-    """PyTorch copies the entries that match before it raises; minigrad restores them."""
+    """PyTorch copies the entries that match before it raises; minigrad too."""
     m = mlp(L)
     sd = {k: v.clone() + 1 for k, v in m.state_dict().items()}
     sd["2.weight"] = L.ones(3, 4)

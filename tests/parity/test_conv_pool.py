@@ -137,14 +137,6 @@ def test_conv2d_backward_twice_needs_retain_graph():
     assert_parity(scenario, rand(1, 2, 5, 5), rand(3, 2, 3, 3), **CONV_TOL)
 
 
-def test_conv2d_double_backward_refused():
-    x = minigrad.tensor(rand(1, 2, 5, 5), requires_grad=True)
-    w = minigrad.tensor(rand(3, 2, 3, 3), requires_grad=True)
-    y = minigrad.nn.functional.conv2d(x, w).sum()
-    with pytest.raises(NotImplementedError, match="double backward"):
-        minigrad.autograd.grad(y, [x], create_graph=True)
-
-
 CONV_ERRORS = {
     "channels": ((2, 2, 8, 8), (4, 3, 3, 3), None, {}),
     "channels_unbatched": ((2, 8, 8), (4, 3, 3, 3), None, {}),

@@ -521,6 +521,32 @@ CASES.update({
     "ExponentialBackward0": "(t['x'] * 1).exponential_() * 0",
     "LinalgSvdBackward0": "lib.linalg.matrix_norm(t['x'], 'nuc')",
 })
+
+
+def _grad_of(expr, wrt):
+    """The create_graph gradient of ``expr(lib, t) ** 2`` with respect to ``t[wrt]``."""
+    def case(lib, t):
+        return lib.autograd.grad((expr(lib, t) ** 2).sum(), t[wrt], create_graph=True)[0]
+    return case
+
+
+# Double-backward nodes of the convolutions and upsamplings (tests/parity/
+# test_conv_double_backward.py has the full second- and third-order checks).
+CASES.update({
+    "ConvolutionBackwardBackward0": _grad_of(
+        lambda lib, t: lib.nn.functional.conv2d(t["img"], t["k"], padding=1), "k"),
+    "UpsampleBilinear2DBackwardBackward0": _grad_of(
+        lambda lib, t: lib.nn.functional.interpolate(t["img"], scale_factor=1.5,
+                                                     mode="bilinear"), "img"),
+    "UpsampleLinear1DBackwardBackward0": _grad_of(
+        lambda lib, t: lib.nn.functional.interpolate(t["a3"], size=7, mode="linear"), "a3"),
+    "UpsampleNearest1DBackwardBackward0": _grad_of(
+        lambda lib, t: lib.nn.functional.interpolate(t["a3"], scale_factor=2.5), "a3"),
+    "UpsampleNearest2DBackwardBackward0": _grad_of(
+        lambda lib, t: lib.nn.functional.interpolate(t["img"], size=(4, 9)), "img"),
+    "UpsampleNearest3DBackwardBackward0": _grad_of(
+        lambda lib, t: lib.nn.functional.interpolate(t["img"][None], scale_factor=2), "img"),
+})
 # Recorded by PyTorch inside another node and never reachable through next_functions.
 HIDDEN = {"IndexPutImplBackward0": "IndexPutBackward0",
           # nodes whose backward raises (no derivative in PyTorch either); tested in

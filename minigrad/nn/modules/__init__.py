@@ -26,7 +26,8 @@ from .transformer import (
 from .activation import Hardsigmoid, Hardswish, Hardtanh, Mish, PReLU, ReLU6
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import Conv1d, Conv2d, ConvTranspose2d
+from .conv import (Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d,
+                   ConvTranspose3d)
 from .dropout import Dropout, Dropout1d, Dropout2d
 from .flatten import Flatten
 from .instancenorm import InstanceNorm1d, InstanceNorm2d
@@ -54,5 +55,7 @@ __all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder
             "TransformerDecoderLayer", "TransformerDecoder"]
 __all__ += ["Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "Mish", "PReLU"]
 __all__ += ["Conv1d", "ConvTranspose2d"]
+__all__ += ["ConvTranspose1d"]
+__all__ += ["Conv3d", "ConvTranspose3d"]
 __all__ += ["AdaptiveMaxPool2d", "AdaptiveAvgPool2d"]
 __all__ += ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]

@@ -9,10 +9,10 @@ subclass may override to migrate an old checkpoint — then, after a module's ch
 post-hooks with the shared ``incompatible_keys``. Only then are missing/unexpected keys turned
 into the RuntimeError.
 
-One deliberate difference: PyTorch raises after copying the entries that matched; minigrad
-follows the same flow but, when it raises, first puts every parameter and buffer of the tree
-back as it was (values, ``_version`` and the objects themselves), so a rejected load changes
-nothing in them.
+A rejected load leaves partial state, as PyTorch's does (``DESIGN.md``: where PyTorch leaves
+partial state, minigrad matches it): every entry that matched is copied (its ``_version`` goes
+up by one; with ``assign=True`` the tensor is replaced) before the RuntimeError names the
+missing and unexpected keys and the size mismatches; the tensors that failed are unchanged.
 """
 
 from __future__ import annotations
@@ -261,8 +261,8 @@ class _StateDictMixin:
         under its prefix (and its metadata), then its post-hooks run. Raises TypeError if
         ``state_dict`` is not a mapping and RuntimeError ``Error(s) in loading state_dict for
         <Class>`` listing missing keys, unexpected keys (``strict``) and the other errors —
-        after restoring every parameter and buffer (see the module docstring). Returns
-        ``_IncompatibleKeys(missing_keys, unexpected_keys)``.
+        after copying every entry that matched, as PyTorch does (the load is not undone; see
+        the module docstring). Returns ``_IncompatibleKeys(missing_keys, unexpected_keys)``.
         """
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
@@ -271,7 +271,6 @@ class _StateDictMixin:
         state_dict = OrderedDict(state_dict)
         if metadata is not None:
             state_dict._metadata = metadata
-        saved = self._snapshot_tensors()
 
         def load(module, local_state_dict, prefix=""):
             local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
@@ -302,34 +301,6 @@ class _StateDictMixin:
                 error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
                     ", ".join(f'"{k}"' for k in missing_keys)))
         if error_msgs:
-            _restore_tensors(saved)
             raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
                 type(self).__name__, "\n\t".join(error_msgs)))
         return _IncompatibleKeys(missing_keys, unexpected_keys)
-
-    def _snapshot_tensors(self) -> list:
-        """``(registry, name, tensor, data copy, version)`` for every parameter and buffer of
-        the tree: what `_restore_tensors` puts back when a load is rejected."""
-        out, seen = [], set()
-        stack = [self]
-        while stack:
-            m = stack.pop()
-            if id(m) in seen:
-                continue
-            seen.add(id(m))
-            for registry in (m._parameters, m._buffers):
-                for name, t in registry.items():
-                    out.append((registry, name, t, None if t is None else t._data.copy(),
-                                None if t is None else t._vc.value))
-            stack.extend(c for c in m._modules.values() if c is not None)
-        return out
-
-
-def _restore_tensors(saved: list) -> None:
-    for registry, name, t, data, version in saved:
-        registry[name] = t
-        if t is not None and (t._data.shape != data.shape or not np.array_equal(
-                t._data, data, equal_nan=t._data.dtype.kind in "fV")):
-            t._data[...] = data
-        if t is not None:
-            t._vc.value = version

@@ -1,8 +1,7 @@
-"""``Conv1d``, ``Conv2d`` and ``ConvTranspose2d``. Mirrors ``torch/nn/modules/conv.py``
-(``_ConvNd``, ``Conv1d``, ``Conv2d``, ``_ConvTransposeNd`` + ``ConvTranspose2d``); all three
-subclass ``_ConvNd`` (class attributes ``_dims`` and
-``_transposed`` select the rank and the weight layout).
-
+"""``Conv1d``/``Conv2d``/``Conv3d`` and ``ConvTranspose1d``/``ConvTranspose2d``/
+``ConvTranspose3d``. Mirrors ``torch/nn/modules/conv.py`` (``_ConvNd``, ``Conv1d``, ``Conv2d``,
+``Conv3d``, ``_ConvTransposeNd`` + the transposed ones); all subclass ``_ConvNd`` (class
+attributes ``_dims`` and ``_transposed`` select the rank and the weight layout).
 The module stores its options as PyTorch does (``kernel_size`` etc. as 2-tuples, ``padding``
 as a 2-tuple or the string ``'same'``/``'valid'``) and calls ``F.conv2d`` in ``forward``
 (graph ``ConvolutionBackward0(input, weight, bias)``).
@@ -101,17 +100,11 @@ class _ConvNd(Module):
                 init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
-        if self.padding_mode == "zeros" and self._dims == 1:
-            return F.conv1d(input, self.weight, self.bias, self.stride, self.padding,
-                            self.dilation, self.groups)
+        conv = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}[self._dims]
         if self.padding_mode == "zeros":
-            return F.conv2d(input, self.weight, self.bias, self.stride, self.padding,
-                            self.dilation, self.groups)
-        if not hasattr(F, "pad"):
-            raise NotImplementedError(f"minigrad: Conv2d(padding_mode='{self.padding_mode}') "
-                                      "needs F.pad, which is not implemented yet")
+            return conv(input, self.weight, self.bias, self.stride, self.padding,
+                        self.dilation, self.groups)
         padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
-        conv = F.conv1d if self._dims == 1 else F.conv2d
         return conv(padded, self.weight, self.bias, self.stride, (0,) * self._dims,
                     self.dilation, self.groups)
 
@@ -168,16 +161,9 @@ class Conv1d(_ConvNd):
                          groups, bias, padding_mode, device, dtype)
 
 
-class ConvTranspose2d(_ConvNd):
-    """2-D transposed convolution (``torch.nn.ConvTranspose2d``).
-
-    Args: ``in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
-    groups=1, bias=True, dilation=1, padding_mode='zeros', device=None, dtype=None``.
-    ``weight`` has shape ``(in_channels, out_channels // groups, kH, kW)``. ``forward(input,
-    output_size=None)``: ``output_size`` (the last two sizes, or all of them) picks the
-    output padding, as in PyTorch. Raises ValueError for a padding_mode other than 'zeros' or
-    an ``output_size`` out of reach.
-    """
+class _ConvTransposeNd(_ConvNd):
+    """Options, output padding and ``output_size`` of the transposed convolutions
+    (``torch.nn.modules.conv._ConvTransposeNd``)."""
 
     _transposed = True
 
@@ -189,7 +175,7 @@ class ConvTranspose2d(_ConvNd):
                              f'{type(self).__name__}')
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, device, dtype)
-        self.output_padding = _pair(output_padding)
+        self.output_padding = _pair(output_padding, self._dims)
 
     def _output_padding(self, input, output_size) -> tuple:
         """``torch.nn.modules.conv._ConvTransposeNd._output_padding``."""
@@ -197,7 +183,8 @@ class ConvTranspose2d(_ConvNd):
             return self.output_padding
         given = output_size
         output_size = list(output_size)
-        k, extra = 2, input.ndim - 2  # spatial dims, non-spatial dims (1 when unbatched)
+        k = self._dims
+        extra = input.ndim - k  # spatial dims, non-spatial dims (1 when unbatched)
         if len(output_size) == k + extra:
             output_size = output_size[extra:]
         if len(output_size) != k:
@@ -213,10 +200,74 @@ class ConvTranspose2d(_ConvNd):
                                  f"{_size_repr(input.shape[2:])})")
         return tuple(o - lo for o, lo in zip(output_size, low))
 
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """2-D transposed convolution (``torch.nn.ConvTranspose2d``).
+
+    Args: ``in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+    groups=1, bias=True, dilation=1, padding_mode='zeros', device=None, dtype=None``.
+    ``weight`` has shape ``(in_channels, out_channels // groups, kH, kW)``. ``forward(input,
+    output_size=None)``: ``output_size`` (the last two sizes, or all of them) picks the
+    output padding, as in PyTorch. Raises ValueError for a padding_mode other than 'zeros' or
+    an ``output_size`` out of reach.
+    """
+
+    _dims = 2
+
     def forward(self, input, output_size=None):
         if input.ndim not in (3, 4):
             raise ValueError(f"Expected 3D (unbatched) or 4D (batched) input to "
                              f"ConvTranspose2d, but got input of size: {list(input.shape)}")
         output_padding = self._output_padding(input, output_size)
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  output_padding, self.groups, self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """1-D transposed convolution over ``(N, C_in, L)`` or ``(C_in, L)`` inputs
+    (``torch.nn.ConvTranspose1d``).
+
+    Args as ``ConvTranspose2d`` with 1-tuples; ``weight`` has shape
+    ``(in_channels, out_channels // groups, k)``. ``forward(input, output_size=None)`` calls
+    ``F.conv_transpose1d`` (node ``ConvolutionBackward0``, ``transposed=True``);
+    ``output_size`` (the last size, or all of them) picks the output padding. Raises
+    ValueError as ``ConvTranspose2d`` does.
+    """
+
+    _dims = 1
+
+    def forward(self, input, output_size=None):
+        output_padding = self._output_padding(input, output_size)
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
+                                  output_padding, self.groups, self.dilation)
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution over ``(N, C_in, D, H, W)`` or ``(C_in, D, H, W)`` inputs
+    (``torch.nn.Conv3d``).
+
+    Args as ``Conv2d`` with triples (``kernel_size=3`` is stored as ``(3, 3, 3)``); ``weight``
+    ``(out_channels, in_channels // groups, kD, kH, kW)``. ``forward`` calls ``F.conv3d``
+    (node ``ConvolutionBackward0``). Raises ValueError as ``Conv2d`` does.
+    """
+
+    _dims = 3
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution over ``(N, C_in, D, H, W)`` or ``(C_in, D, H, W)`` inputs
+    (``torch.nn.ConvTranspose3d``).
+
+    Args as ``ConvTranspose2d`` with triples; ``weight`` has shape
+    ``(in_channels, out_channels // groups, kD, kH, kW)``. ``forward(input, output_size=None)``
+    calls ``F.conv_transpose3d`` (node ``ConvolutionBackward0``, ``transposed=True``);
+    ``output_size`` (the last three sizes, or all of them) picks the output padding. Raises
+    ValueError as ``ConvTranspose2d`` does.
+    """
+
+    _dims = 3
+
+    def forward(self, input, output_size=None):
+        output_padding = self._output_padding(input, output_size)
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
                                   output_padding, self.groups, self.dilation)
