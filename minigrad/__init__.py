@@ -245,6 +245,7 @@ from . import (  # noqa: E402
     linalg,
     nn,
     optim,
+    profiler,
     utils,
 )
 

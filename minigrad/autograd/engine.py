@@ -24,6 +24,7 @@ from . import anomaly_mode, grad_mode, graph
 from .graph import EXEC_INFO, AccumulateGrad, GradientEdge, SavedTensor, edge_of, zeros_grad
 
 _task_ids = itertools.count()  # numbers each backward (EXEC_INFO.task_id)
+_profile = None  # the recording minigrad.autograd.profiler.profile, set by it (else None)
 
 
 def _edge(t):
@@ -229,6 +230,8 @@ def _call_node(node, grads, retain_graph):
         new = None  # (the hook's tuple must not keep a gradient alive: see _sole_owner)
     # what post hooks see as grad_outputs (None where nothing arrived)
     raw = tuple(grads) if hooked and node._post_hooks else None
+    if _profile is not None:  # a recording profiler: the node's own event, as PyTorch's
+        _profile._begin(node.name())  # (it holds the unpacking of the saved tensors too)
     custom = node._forward_cls is not None  # a custom Function's node
     is_acc = type(node) is AccumulateGrad  # (no subclasses; an isinstance that fails costs more)
     prefetched = False
@@ -255,6 +258,8 @@ def _call_node(node, grads, retain_graph):
                                           storage=False)  # `grads` (and `raw`)
         # (one gradient, the common case: a plain call, cheaper than unpacking a list)
         outs = node.backward(grads[0]) if len(grads) == 1 else node.backward(*grads)
+    if _profile is not None:  # (the end of the node's own event)
+        _profile._end()
     if prefetched:  # a value the node did not read must not be taken by a later read
         for v in node._saved.values():
             if type(v) is SavedTensor:
@@ -328,6 +333,8 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
     # which only schedules the ones that lead to an input
     roots_pruned = set(root_nodes) if needed is not None and len(root_edges) == 1 else ()
     heapq.heapify(heap)
+    prof = _profile  # a recording profiler: one event per node run (see evaluate_function)
+    prof_depth = prof._depth() if prof is not None else 0
     info = EXEC_INFO  # (a hook may run a nested backward: restored below)
     prev_mode, prev_info = grad_mode.is_grad_enabled(), (
         info.needed, info.reachable, info.task_id, info.accumulate)
@@ -344,6 +351,8 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                     node, ready = ready, None
                 else:
                     node = heapq.heappop(heap)[2]
+                if prof is not None:  # (PyTorch's name for the engine's step of one node)
+                    prof._begin("autograd::engine::evaluate_function: " + node.name())
                 grads = buffers.pop(node, None) or [None] * (len(node._out_meta) or 1)
                 is_acc = type(node) is AccumulateGrad  # (see _call_node)
                 tensor_hooks = graph.tables_made and (  # (see _call_node)
@@ -405,7 +414,11 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                             ready = None
                         heapq.heappush(heap, (-child._seq, next(counter), child))
                 outs = g = grads = None  # the buffers now own the gradients (see _sole_owner)
+                if prof is not None:
+                    prof._end()
     finally:
+        if prof is not None:  # a node that raised left its events open
+            prof._unwind(prof_depth)
         grad_mode._set(prev_mode)
         info.needed, info.reachable, info.task_id, info.accumulate = prev_info
     return results

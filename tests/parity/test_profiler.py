@@ -1,0 +1,298 @@
+"""Parity: the profiler (``autograd.profiler.profile``, ``record_function``, ``key_averages``
+and its table; ``profiler.profile``) — minigrad vs PyTorch.
+
+Times differ by nature and are never compared. What is compared: which events ran, under
+which names, how many times, in which order and inside which other events (the backward
+nodes the engine ran, the forward ops called at top level, the ``record_function`` labels),
+the table's header columns and row count, and the errors of misuse.
+"""
+
+from collections import Counter
+from importlib import import_module
+
+import numpy as np
+
+from minigrad.parity import assert_parity, to_numpy
+from tests.parity.test_tensor_meta import err, mk
+
+A = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], dtype=np.float32)
+W = np.array([[1.0, -2.0], [0.5, 0.5], [-1.5, 3.0]], dtype=np.float32)
+EVAL = "autograd::engine::evaluate_function: "
+
+
+def profiler(lib):
+    return import_module(lib.__name__ + ".autograd.profiler")
+
+
+def named(prof, name):
+    return [e for e in prof.function_events if e.name == name]
+
+
+def backward_events(prof):
+    """The engine's events in the order they started: each ``evaluate_function: X`` with the
+    names of its children that are not ops (the node's own event ``X``)."""
+    return [(e.name, [c.name for c in e.cpu_children if not c.name.startswith("aten::")
+                      and c.name not in ("detach", "detach_")])
+            for e in prof.function_events if e.name.startswith(EVAL)]
+
+
+def header_columns(table: str):
+    """The column names of the table's header line (PyTorch's layout: split on 2+ spaces)."""
+    import re
+
+    return [c for c in re.split(r"\s{2,}", table.splitlines()[1]) if c]
+
+
+def rows(table: str):
+    lines = table.splitlines()
+    seps = [i for i, line in enumerate(lines) if line.startswith("---")]
+    return lines[seps[1] + 1:seps[2]]
+
+
+# ----------------------------------------------------------------------------- backward nodes
+def test_backward_node_events(device):
+    """Every node the engine runs gives ``evaluate_function: <name>`` holding the node's own
+    event, in the engine's order; leaves give ``torch::autograd::AccumulateGrad``."""
+    def scenario(lib, device):
+        P = profiler(lib)
+        x, w = mk(lib, device, A, True), mk(lib, device, W, True)
+        with P.profile() as prof:
+            h = (x * 2 + 1).tanh()
+            loss = (h @ w).relu().sum() + h.exp().mean()
+            loss.backward()
+        ev = backward_events(prof)
+        avg = {e.key: e.count for e in prof.key_averages()}
+        return {"events": ev,
+                "counts": {k: v for k, v in avg.items() if k.startswith(EVAL) or k in
+                           {name[len(EVAL):] for name, _ in ev}},
+                "grads": [to_numpy(x.grad), to_numpy(w.grad)]}
+
+    assert_parity(scenario, device=device)
+
+
+def test_backward_events_custom_function_hooks_and_grad(device):
+    """A custom Function's forward is an event named after its class and its node
+    ``<Class>Backward``; ``autograd.grad`` and a backward run inside a tensor hook's profile
+    record the same way; a gradient summed at an input still gives one event per node."""
+    def scenario(lib, device):
+        P = profiler(lib)
+
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, t):
+                return t * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        x = mk(lib, device, A, True)
+        seen = []
+        with P.profile() as prof:
+            y = Twice.apply(x)
+            y.register_hook(lambda g: seen.append(g.shape) or g * 1)
+            z = y.sin() + y.cos() + y  # y feeds three nodes: its gradients are summed
+            (gx,) = lib.autograd.grad(z.sum(), x)
+        top = [e.name for e in prof.function_events if e.cpu_parent is None]
+        return {"top": top, "events": backward_events(prof),
+                "forward_event": [len(named(prof, "Twice")), len(named(prof, "TwiceBackward"))],
+                "grad": to_numpy(gx), "hook": [list(s) for s in seen]}
+
+    assert_parity(scenario, device=device)
+
+
+def test_record_function_labels(device):
+    """Labels as blocks (nested) and as a decorator (one event per call); a label around
+    ``backward()`` holds the engine's events; outside a profile a label records nothing."""
+    def scenario(lib, device):
+        P = profiler(lib)
+
+        @P.record_function("step")
+        def step(t):
+            return (t * t).sum()
+
+        x = mk(lib, device, A, True)
+        with P.record_function("before"):  # no profile yet: nothing to record into
+            step(x)
+        with P.profile() as prof:
+            with P.record_function("outer"):
+                with P.record_function("inner"):
+                    loss = step(x) + step(x)
+            with P.record_function("backward_pass"):
+                loss.backward()
+        labels = Counter(e.name for e in prof.function_events
+                         if e.name in ("before", "outer", "inner", "step", "backward_pass"))
+        outer = named(prof, "outer")[0]
+        bwd = named(prof, "backward_pass")[0]
+        return {"labels": dict(sorted(labels.items())),
+                "outer_children": [c.name for c in outer.cpu_children],
+                "inner_children": [c.name for c in named(prof, "inner")[0].cpu_children],
+                "backward_children": [c.name for c in bwd.cpu_children],
+                "parents": sorted({e.cpu_parent.name for e in prof.function_events
+                                   if e.name.startswith(EVAL) and e.cpu_parent is not None})}
+
+    assert_parity(scenario, device=device)
+
+
+def test_forward_op_names(device):
+    """Top-level forward events carry PyTorch's ``aten::`` names (operators included:
+    ``1 - x`` is ``aten::rsub``, ``x.float()`` ``aten::to``). Indexing (``x[0]``) and tensor
+    constructors are left out: minigrad does not record them."""
+    def scenario(lib, device):
+        P = profiler(lib)
+        F = lib.nn.functional
+        x, w = mk(lib, device, A, True), mk(lib, device, W)
+        target = mk(lib, device, np.array([0, 1, 1, 0]))
+        with P.profile() as prof:
+            with P.record_function("forward"):
+                y = (x - 1) * (1 - x) / 2
+                y = (-y) ** 2 + x.float().exp().mean()
+                y = y.view(3, 2).reshape(6).sum() + x.t().clone().max()
+                z = F.linear(F.relu(x), w.t()) + x @ w + lib.zeros(2, 2, device=x.device)
+                z = lib.cat([z.transpose(0, 1), z.unsqueeze(0).expand(2, 2, 2).sum(0)])
+                loss = F.cross_entropy(z, target) + y
+        fwd = named(prof, "forward")[0]
+        return {"names": [c.name for c in fwd.cpu_children], "loss": to_numpy(loss)}
+
+    assert_parity(scenario, device=device)
+
+
+def test_record_shapes(device):
+    """``record_shapes=True``: an op's tensor arguments' shapes, ``[]`` for a number;
+    ``group_by_input_shape`` splits an op's averages by them."""
+    def scenario(lib, device):
+        P = profiler(lib)
+        x, w = mk(lib, device, A), mk(lib, device, W)
+        with P.profile(record_shapes=True) as prof:
+            with P.record_function("forward"):
+                (x * 2) @ w
+                x * x
+                x * x
+        fwd = named(prof, "forward")[0]
+        grouped = [(e.key, e.input_shapes, e.count)
+                   for e in prof.key_averages(group_by_input_shape=True) if e.key == "aten::mul"]
+        return {"shapes": [(c.name, c.input_shapes) for c in fwd.cpu_children],
+                "grouped": grouped,
+                "plain": [e.count for e in prof.key_averages() if e.key == "aten::mul"]}
+
+    assert_parity(scenario, device=device)
+
+
+# ----------------------------------------------------------------------------- the table
+def test_key_averages_table_layout(device):
+    """The table's columns are PyTorch's CPU ones (minigrad adds no device column and
+    PyTorch, profiling the CPU only, prints none); ``row_limit`` cuts rows; ``sort_by`` orders
+    them (checked on the call counts, which do not depend on time); the footer line."""
+    def scenario(lib, device):
+        P = profiler(lib)
+        x = mk(lib, device, A, True)
+        with P.profile() as prof:
+            for _ in range(3):
+                y = x * 2
+            (y + x).sum().backward()
+        avg = prof.key_averages()
+        full = avg.table(sort_by="count")
+        counts = [int(r.split()[-1]) for r in rows(full)]
+        short = avg.table(sort_by="self_cpu_time_total", row_limit=3)
+        nodes = {e.key: e.count for e in avg if e.key.startswith(EVAL)}
+        return {"header": header_columns(full), "rows_short": len(rows(short)),
+                "sorted": counts == sorted(counts, reverse=True),
+                "mul_count": [e.count for e in avg if e.key == "aten::mul"],
+                "nodes": dict(sorted(nodes.items())),
+                "footer": [line.split(":")[0] for line in full.splitlines()
+                           if line.startswith("Self CPU time total")],
+                "total_type": type(prof.self_cpu_time_total).__name__,
+                "total_avg": (prof.total_average().key, prof.total_average().count
+                              == len(prof.function_events)),
+                "bad_sort": err(lambda: avg.table(sort_by="no_such_column"), "no_such_column"),
+                "name_cut": any(r.strip().endswith("...") for r in rows(full))}
+
+    assert_parity(scenario, device=device)
+
+
+def test_profile_states_and_errors(device):
+    """Before the block ends the averages are empty; ``enabled=False`` records nothing
+    (AttributeError on its results, as PyTorch's ``None``); a profile is not reentrant;
+    an empty profile prints an empty table."""
+    def scenario(lib, device):
+        P = profiler(lib)
+        x = mk(lib, device, A, True)
+        prof = P.profile()
+        before = len(prof.key_averages())
+        with prof:
+            y = x * 2
+            inside = len(prof.key_averages())
+        again = err(lambda: prof.__enter__(), "not reentrant")
+        off = P.profile(enabled=False)
+        with off as bound:
+            y.sum().backward()
+        with P.profile() as empty:
+            pass
+        return {"before": before, "inside": inside, "after": len(prof.key_averages()) > 0,
+                "again": again, "off_bound": bound is None,
+                "off_events": err(lambda: off.function_events, "function_events")[0],
+                "off_avg": err(lambda: off.key_averages(), "key_averages")[0],
+                "empty": (str(empty), empty.key_averages().table()),
+                "grad": to_numpy(x.grad)}
+
+    assert_parity(scenario, device=device)
+
+
+def test_backward_error_inside_profile(device):
+    """A backward that raises inside the profile leaves no event open: later events are not
+    nested under the failed node."""
+    def scenario(lib, device):
+        P = profiler(lib)
+        x = mk(lib, device, A, True)
+        with P.profile() as prof:
+            y = x.exp()
+            z = y.sum()
+            y.mul_(2)  # the saved result of exp is modified: its backward fails
+            failed = err(lambda: z.backward(), "modified by an inplace operation")
+            with P.record_function("after"):
+                (x * 3).sum().backward()
+        return {"failed": failed, "after_parent": named(prof, "after")[0].cpu_parent is None,
+                "events": backward_events(prof)}
+
+    assert_parity(scenario, device=device)
+
+
+def test_torch_profiler_namespace(device):
+    """``profiler.profile(activities=[ProfilerActivity.CPU])`` with ``start``/``stop`` and
+    ``step``, ``events()``; ``profiler.record_function`` is the autograd profiler's."""
+    def scenario(lib, device):
+        tp = import_module(lib.__name__ + ".profiler")
+        x = mk(lib, device, A, True)
+        prof = tp.profile(activities=[tp.ProfilerActivity.CPU], record_shapes=True)
+        prof.start()
+        with tp.record_function("train_step"):
+            (x * x).sum().backward()
+        prof.step()
+        prof.stop()
+        names = Counter(e.name for e in prof.events() if e.name.startswith(EVAL)
+                        or e.name == "train_step")
+        return {"same": tp.record_function is profiler(lib).record_function,
+                "cpu": tp.ProfilerActivity.CPU in tp.supported_activities(),
+                "names": dict(sorted(names.items())),
+                "header": header_columns(prof.key_averages().table(row_limit=2)),
+                "events_type": type(prof.events()).__name__}
+
+    assert_parity(scenario, device=device)
+
+
+def test_no_profile_leaves_nothing_installed():
+    """minigrad only: after a profile the op entry points are the original functions again
+    and the engine's flag is cleared (what makes the profiler free when unused)."""
+    import minigrad
+    from minigrad.autograd import engine
+    from minigrad.autograd.function import Function
+
+    before = (minigrad.Tensor.__mul__, minigrad.mul, minigrad.nn.functional.linear,
+              vars(Function)["apply"])
+    with minigrad.autograd.profiler.profile():
+        assert minigrad.Tensor.__mul__ is not before[0]
+        assert engine._profile is not None
+    after = (minigrad.Tensor.__mul__, minigrad.mul, minigrad.nn.functional.linear,
+             vars(Function)["apply"])
+    assert after == before
+    assert engine._profile is None
