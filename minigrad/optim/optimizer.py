@@ -18,6 +18,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import RemovableHandle
+from ..autograd.profiler import record_function
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
            "register_optimizer_step_post_hook"]
@@ -49,26 +50,28 @@ def register_optimizer_step_post_hook(hook) -> RemovableHandle:
 def _hooked_step(func):
     """Wrap an optimizer class's ``step``: the global then the optimizer's pre-hooks (each
     may return ``(args, kwargs)`` to replace the arguments, anything else but None is a
-    RuntimeError), the step, then the optimizer's and the global post-hooks (PyTorch's
-    ``Optimizer.profile_hook_step``)."""
+    RuntimeError), the step, then the optimizer's and the global post-hooks, all inside a
+    profiler label ``Optimizer.step#<class>.step`` (PyTorch's ``Optimizer.profile_hook_step``)."""
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         self = args[0]
-        for pre_hook in chain(_global_optimizer_pre_hooks.values(),
-                              self._optimizer_step_pre_hooks.values()):
-            result = pre_hook(self, args, kwargs)
-            if result is not None:
-                if isinstance(result, tuple) and len(result) == 2:
-                    args, kwargs = result
-                else:
-                    raise RuntimeError(f"{func} must return None or a tuple of (new_args, "
-                                       f"new_kwargs), but got {result}.")
-        out = func(*args, **kwargs)
-        for post_hook in chain(self._optimizer_step_post_hooks.values(),
-                               _global_optimizer_post_hooks.values()):
-            post_hook(self, args, kwargs)
-        return out
+        # (a profile shows the whole step, hooks included, under PyTorch's label)
+        with record_function(f"Optimizer.step#{type(self).__name__}.step"):
+            for pre_hook in chain(_global_optimizer_pre_hooks.values(),
+                                  self._optimizer_step_pre_hooks.values()):
+                result = pre_hook(self, args, kwargs)
+                if result is not None:
+                    if isinstance(result, tuple) and len(result) == 2:
+                        args, kwargs = result
+                    else:
+                        raise RuntimeError(f"{func} must return None or a tuple of (new_args, "
+                                           f"new_kwargs), but got {result}.")
+            out = func(*args, **kwargs)
+            for post_hook in chain(self._optimizer_step_post_hooks.values(),
+                                   _global_optimizer_post_hooks.values()):
+                post_hook(self, args, kwargs)
+            return out
 
     wrapper.hooked = True
     return wrapper
@@ -265,7 +268,9 @@ class Optimizer:
         them in place (same object, ``_version`` + 1)."""
         from ..nn.modules.module import reset_grads
 
-        reset_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
+        with record_function(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad"):
+            reset_grads((p for group in self.param_groups for p in group["params"]),
+                        set_to_none)
 
     def step(self, closure=None):
         """Perform one optimization step (implemented by subclasses)."""

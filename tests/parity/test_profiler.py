@@ -296,3 +296,24 @@ def test_no_profile_leaves_nothing_installed():
              vars(Function)["apply"])
     assert after == before
     assert engine._profile is None
+
+
+def test_optimizer_labels(device):
+    """An optimizer's ``zero_grad`` and ``step`` are labelled as PyTorch labels them
+    (``Optimizer.step#SGD.step``), the step's hooks inside its label."""
+    def scenario(lib, device):
+        P = profiler(lib)
+        w = mk(lib, device, A, True)
+        opt = lib.optim.SGD([w], lr=0.1, momentum=0.9)
+        opt.register_step_pre_hook(lambda o, a, k: lib.ones(1) and None)  # an op in the label
+        with P.profile() as prof:
+            for _ in range(2):
+                opt.zero_grad()
+                (w * 2).sum().backward()
+                opt.step()
+        top = [e.name for e in prof.function_events if e.cpu_parent is None]
+        step = named(prof, "Optimizer.step#SGD.step")[0]
+        return {"top": top, "in_step": "aten::ones" in [c.name for c in step.cpu_children],
+                "w": to_numpy(w)}
+
+    assert_parity(scenario, device=device)
