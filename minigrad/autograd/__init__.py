@@ -13,6 +13,7 @@ import numpy as np
 from . import anomaly_mode, functional, graph, profiler
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import run_backward
+from .profiler import _profiler_enabled  # noqa: F401  (PyTorch's private query)
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
     enable_grad,

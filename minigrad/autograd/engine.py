@@ -231,7 +231,8 @@ def _call_node(node, grads, retain_graph):
     # what post hooks see as grad_outputs (None where nothing arrived)
     raw = tuple(grads) if hooked and node._post_hooks else None
     if _profile is not None:  # a recording profiler: the node's own event, as PyTorch's
-        _profile._begin(node.name())  # (it holds the unpacking of the saved tensors too)
+        # (it holds the unpacking of the saved tensors too)
+        _profile._begin(node.name(), sequence_nr=_profile._node_seq(node))
     custom = node._forward_cls is not None  # a custom Function's node
     is_acc = type(node) is AccumulateGrad  # (no subclasses; an isinstance that fails costs more)
     prefetched = False
@@ -352,7 +353,8 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                 else:
                     node = heapq.heappop(heap)[2]
                 if prof is not None:  # (PyTorch's name for the engine's step of one node)
-                    prof._begin("autograd::engine::evaluate_function: " + node.name())
+                    prof._begin("autograd::engine::evaluate_function: " + node.name(),
+                                sequence_nr=prof._node_seq(node))
                 grads = buffers.pop(node, None) or [None] * (len(node._out_meta) or 1)
                 is_acc = type(node) is AccumulateGrad  # (see _call_node)
                 tensor_hooks = graph.tables_made and (  # (see _call_node)

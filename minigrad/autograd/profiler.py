@@ -38,13 +38,16 @@ What is recorded, and under which names (PyTorch's):
 Times are CPU wall-clock times of the calling thread (``time.perf_counter_ns``), in
 microseconds as PyTorch's. Self time is an event's time minus its children's.
 
+``record_shapes=True`` records the shapes of tensor arguments, shown by
+``key_averages(group_by_input_shape=True)``; ``sequence_nr`` links a forward op to the
+backward events of the node it recorded; ``export_chrome_trace(path)`` writes the events as a
+Chrome trace.
+
 Left out (minigrad runs on NumPy only): the CUDA / device columns and times (``use_cuda``,
 ``use_device`` are accepted and measure nothing), memory columns (``profile_memory``), FLOPs
-(``with_flops``), source locations (``with_stack``), ``export_chrome_trace`` and kineto's
-traces. ``record_shapes=True`` records the shapes of tensor arguments, shown by
-``key_averages(group_by_input_shape=True)``. Deliberate difference: a ``profile`` inside
-another one raises RuntimeError (in PyTorch the inner one takes over and the outer one ends up
-with no events).
+(``with_flops``), source locations (``with_stack``), kineto's own traces. Deliberate
+difference: a ``profile`` inside another one raises RuntimeError (in PyTorch the inner one
+takes over and the outer one ends up with no events).
 
 Cost when no profile is active: nothing is wrapped, ``record_function`` does one attribute
 read, and the engine reads one module-level attribute (``engine._profile``) per node.
@@ -56,11 +59,17 @@ import functools
 import threading
 import time
 import types
-from collections import OrderedDict
 
-__all__ = ["profile", "record_function", "EventList", "FunctionEvent", "FunctionEventAvg"]
+from .profiler_util import EventList, FunctionEvent, FunctionEventAvg
+
+__all__ = ["profile", "record_function", "EventList", "FunctionEvent"]
 
 _active = None  # the profile that is recording, or None
+
+
+def _profiler_enabled() -> bool:
+    """True while a profile is recording (PyTorch's ``torch.autograd._profiler_enabled``)."""
+    return _active is not None
 
 # forward names that differ from the entry point's name (the rest are "aten::" + the name)
 _TENSOR_OPERATORS = {
@@ -82,206 +91,6 @@ _TENSOR_CORE_OPS = ("detach", "detach_", "item")
 # functions that are no op of their own in PyTorch (Python code, or a tensor constructor)
 _NOT_OPS = {"tensor", "as_tensor", "from_numpy", "multi_head_attention_forward", "normalize",
             "interpolate"}
-
-
-# ----------------------------------------------------------------------------- events
-class FunctionEvent:
-    """One recorded call (PyTorch's ``FunctionEvent``): ``name``, ``id`` (in start order),
-    ``thread``, ``time_range`` (start and end in microseconds since the profile began),
-    ``cpu_parent`` / ``cpu_children`` (the events it ran inside / that ran inside it),
-    ``input_shapes`` (with ``record_shapes``: a list per argument, ``[]`` for a non-tensor) and
-    the derived ``cpu_time_total``, ``self_cpu_time_total`` (microseconds, float)."""
-
-    count = 1
-    is_async = False
-    device_type = "CPU"
-    self_device_time_total = 0.0  # (no device here: see the module docstring)
-    device_time_total = 0.0
-
-    def __init__(self, id, name, thread, start_us, input_shapes, parent):
-        self.id = id
-        self.name = name
-        self.thread = thread
-        self.time_range = (start_us, start_us)
-        self.input_shapes = input_shapes
-        self.cpu_parent = parent
-        self.cpu_children = []
-
-    @property
-    def key(self) -> str:
-        return self.name
-
-    @property
-    def cpu_time_total(self) -> float:
-        return self.time_range[1] - self.time_range[0]
-
-    @property
-    def self_cpu_time_total(self) -> float:
-        return self.cpu_time_total - sum(c.cpu_time_total for c in self.cpu_children)
-
-    @property
-    def cpu_time(self) -> float:
-        return self.cpu_time_total
-
-    def __repr__(self) -> str:
-        children = [c.id for c in self.cpu_children]
-        return (f"<FunctionEvent id={self.id} name={self.name} "
-                f"cpu_time={_format_time(self.cpu_time_total)} thread={self.thread} "
-                f"input_shapes={self.input_shapes} cpu_children={children}>")
-
-
-class FunctionEventAvg:
-    """Events of one name (and, if grouped so, one list of input shapes) summed up (PyTorch's
-    ``FunctionEventAvg``): ``key``, ``count``, ``cpu_time_total``, ``self_cpu_time_total``
-    and ``cpu_time`` (the average of ``cpu_time_total`` per call), in microseconds."""
-
-    is_async = False
-    self_device_time_total = 0.0
-    device_time_total = 0.0
-    device_time = 0.0
-
-    def __init__(self, key, input_shapes=None):
-        self.key = key
-        self.input_shapes = input_shapes
-        self.count = 0
-        self.cpu_time_total = 0.0
-        self.self_cpu_time_total = 0.0
-
-    def add(self, event) -> FunctionEventAvg:
-        """Add one event (or another average) to the sums; returns self."""
-        self.count += event.count
-        self.cpu_time_total += event.cpu_time_total
-        self.self_cpu_time_total += event.self_cpu_time_total
-        return self
-
-    @property
-    def cpu_time(self) -> float:
-        return self.cpu_time_total / self.count if self.count else 0.0
-
-    def __repr__(self) -> str:
-        return (f"<FunctionEventAvg key={self.key} self_cpu_time="
-                f"{_format_time(self.self_cpu_time_total)} cpu_time="
-                f"{_format_time(self.cpu_time)} input_shapes={self.input_shapes}>")
-
-
-class EventList(list):
-    """A list of `FunctionEvent`s or `FunctionEventAvg`s (PyTorch's ``EventList``)."""
-
-    def key_averages(self, group_by_input_shape: bool = False) -> EventList:
-        """One `FunctionEventAvg` per event name (per name and input shapes with
-        ``group_by_input_shape``), in the order each first appears."""
-        groups: OrderedDict = OrderedDict()
-        for e in self:
-            shapes = str(e.input_shapes) if group_by_input_shape else None
-            key = (e.key, shapes)
-            if key not in groups:
-                groups[key] = FunctionEventAvg(e.key, e.input_shapes if group_by_input_shape
-                                               else None)
-            groups[key].add(e)
-        return EventList(groups.values())
-
-    @property
-    def self_cpu_time_total(self) -> float:
-        """Sum of the events' self CPU times, microseconds."""
-        return sum(e.self_cpu_time_total for e in self)
-
-    def total_average(self) -> FunctionEventAvg:
-        """All events summed into one `FunctionEventAvg` with key ``"Total"``."""
-        total = FunctionEventAvg("Total")
-        for e in self:
-            total.add(e)
-        return total
-
-    def table(self, sort_by=None, row_limit: int = 100, max_name_column_width: int = 55,
-              header=None, top_level_events_only: bool = False, time_unit=None,
-              **ignored) -> str:
-        """The events as PyTorch's text table: ``Name``, ``Self CPU %``, ``Self CPU``,
-        ``CPU total %``, ``CPU total``, ``CPU time avg``, ``# of Calls`` (plus ``Input Shapes``
-        when the events carry shapes), then ``Self CPU time total``. The device (CUDA) columns
-        are left out, and a last line says so.
-
-        Args:
-            sort_by: an attribute of the events to sort by, largest first
-                (``"self_cpu_time_total"``, ``"cpu_time_total"``, ``"cpu_time"``,
-                ``"count"``; ``"cuda_time_total"``/``"device_time_total"`` are all zero here);
-                None keeps the order.
-            row_limit: at most this many rows. ``max_name_column_width``: longer names are
-                cut with ``...``. ``header``: a line printed above the table.
-            top_level_events_only: only events that ran inside no other event.
-            time_unit: ``"s"``, ``"ms"`` or ``"us"`` for every time (default: each its own).
-
-        Raises:
-            AttributeError: ``sort_by`` is not an attribute of the events (as PyTorch).
-        """
-        return _build_table(self, sort_by, row_limit, max_name_column_width, header,
-                            top_level_events_only, time_unit)
-
-    def __str__(self) -> str:
-        return self.table()
-
-
-def _format_time(us: float) -> str:
-    if us >= 1e6:
-        return f"{us / 1e6:.3f}s"
-    if us >= 1e3:
-        return f"{us / 1e3:.3f}ms"
-    return f"{us:.3f}us"
-
-
-def _format_unit(us: float, unit) -> str:
-    scale = {"s": 1e6, "ms": 1e3, "us": 1.0}.get(unit)
-    return _format_time(us) if scale is None else f"{us / scale:.3f}{unit}"
-
-
-def _share(us: float, total: float) -> str:
-    return "NaN" if total == 0 else f"{us * 100.0 / total:.2f}%"
-
-
-NO_DEVICE_NOTE = ("(minigrad runs on NumPy: PyTorch's CUDA/device time columns are left out)")
-
-
-def _build_table(events, sort_by, row_limit, name_width, header, top_only, unit) -> str:
-    """PyTorch's layout: a right-aligned name column (the longest name + 4, at most
-    ``name_width``), numeric columns 12 wide, two spaces after each column."""
-    if not events:
-        return ""
-    if sort_by is not None:
-        attr = sort_by.replace("cuda", "device")
-        events = sorted(events, key=lambda e: getattr(e, attr), reverse=True)
-    shapes = any(getattr(e, "input_shapes", None) for e in events)
-    name_w = min(max(len(e.key) for e in events) + 4, name_width)
-    headers = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg",
-               "# of Calls"]
-    widths = [name_w] + [12] * 6
-    if shapes:
-        headers.append("Input Shapes")
-        widths.append(min(max(len(str(e.input_shapes)) for e in events) + 4, 80))
-    row = "".join("{:>" + str(w) + "}  " for w in widths)
-    sep = "".join("-" * w + "  " for w in widths)
-    total = sum(e.self_cpu_time_total for e in events)
-    lines = []
-    if header is not None:
-        lines += ["=" * (len(sep) - 2), header]
-    if top_only:
-        lines += ["=" * (len(sep) - 2), "This report only display top-level ops statistics"]
-    lines += [sep, row.format(*headers), sep]
-    shown = 0
-    for e in events:
-        if shown == row_limit:
-            break
-        if top_only and getattr(e, "cpu_parent", None) is not None:
-            continue
-        shown += 1
-        name = e.key if len(e.key) < name_width - 3 else e.key[:name_width - 3] + "..."
-        values = [name, _share(e.self_cpu_time_total, total),
-                  _format_unit(e.self_cpu_time_total, unit),
-                  _share(e.cpu_time_total, total), _format_unit(e.cpu_time_total, unit),
-                  _format_unit(e.cpu_time, unit), e.count]
-        if shapes:
-            values.append(str(e.input_shapes)[:widths[-1]])
-        lines.append(row.format(*values))
-    lines += [sep, f"Self CPU time total: {_format_unit(total, unit)}", NO_DEVICE_NOTE]
-    return "\n".join(lines) + "\n"
 
 
 # ----------------------------------------------------------------------------- recording
@@ -316,8 +125,9 @@ class profile:  # noqa: N801 - PyTorch's name
         self.entered = False
         self._function_events = None
         self._events: list = []
-        self._stacks: dict = {}  # thread id -> open events, innermost last
+        self._stacks: dict = {}  # thread id -> open events, in the order they were opened
         self._t0 = 0
+        self._clock = 0  # counts begins and ends (see _link)
 
     def __enter__(self):
         global _active
@@ -343,13 +153,20 @@ class profile:  # noqa: N801 - PyTorch's name
             _set_engine_profile(None)
             _uninstall()
             _active = None
-        now = self._now()
-        for stack in self._stacks.values():  # events left open by an exception
+        for stack in self._stacks.values():  # events left open (by an exception)
             while stack:
                 ev = stack.pop()
-                ev.time_range = (ev.time_range[0], now)
+                ev.time_range = (ev.time_range[0], self._now())
+                ev._ticks = (ev._ticks[0], self._tick())
+        self._link()
         self._function_events = EventList(self._events)
         return False
+
+    def _node_seq(self, node) -> int:
+        """A backward event's ``sequence_nr``: its node's (-1 for ``AccumulateGrad``)."""
+        from .graph import AccumulateGrad
+
+        return -1 if type(node) is AccumulateGrad else node._sequence_nr()
 
     @property
     def function_events(self):
@@ -363,22 +180,52 @@ class profile:  # noqa: N801 - PyTorch's name
     def _now(self) -> float:
         return (time.perf_counter_ns() - self._t0) / 1000.0
 
-    def _begin(self, name: str, args=()) -> None:
+    def _begin(self, name: str, args=(), kwargs=None, sequence_nr: int = -1):
+        """Open an event on this thread; returns it. (Which event ran inside which is worked
+        out when the profile ends, from the order events began and ended: see `_link`.)"""
         tid = threading.get_ident()
-        stack = self._stacks.setdefault(tid, [])
-        parent = stack[-1] if stack else None
-        shapes = _shapes(args) if self.record_shapes else []
-        ev = FunctionEvent(len(self._events), name, tid, self._now(), shapes, parent)
-        if parent is not None:
-            parent.cpu_children.append(ev)
+        shapes = _shapes(args, kwargs) if self.record_shapes else []
+        now = self._now()
+        ev = FunctionEvent(len(self._events), name, tid, now, now, input_shapes=shapes,
+                           sequence_nr=sequence_nr)
+        ev._ticks = (self._tick(), None)
         self._events.append(ev)
-        stack.append(ev)
+        self._stacks.setdefault(tid, []).append(ev)
+        return ev
 
-    def _end(self) -> None:
+    def _end(self, ev=None) -> None:
+        """Close ``ev`` (default: the last event this thread opened and has not closed). A
+        label may be closed while one opened after it is still open (PyTorch allows it)."""
         stack = self._stacks.get(threading.get_ident())
-        if stack:
+        if not stack:
+            return
+        if ev is None or stack[-1] is ev:
             ev = stack.pop()
-            ev.time_range = (ev.time_range[0], self._now())
+        elif ev in stack:
+            stack.remove(ev)
+        else:
+            return
+        ev.time_range = (ev.time_range[0], self._now())
+        ev._ticks = (ev._ticks[0], self._tick())
+
+    def _tick(self) -> int:
+        self._clock += 1
+        return self._clock
+
+    def _link(self) -> None:
+        """Parents and children, per thread, as PyTorch works them out: an event runs inside
+        the latest earlier one that is still open when it begins and closes after it ends.
+        (Begin/end order is counted, so events of equal times are told apart.)"""
+        open_by_thread: dict = {}
+        for ev in self._events:  # (in the order they began)
+            stack = open_by_thread.setdefault(ev.thread, [])
+            begin, end = ev._ticks
+            while stack and (stack[-1]._ticks[1] < begin or stack[-1]._ticks[1] < end):
+                stack.pop()
+            if stack:
+                ev.set_cpu_parent(stack[-1])
+                stack[-1].append_cpu_child(ev)
+            stack.append(ev)
 
     def _depth(self) -> int:
         return len(self._stacks.get(threading.get_ident(), ()))
@@ -403,8 +250,15 @@ class profile:  # noqa: N801 - PyTorch's name
         return self._finished_events("key_averages").key_averages(group_by_input_shape)
 
     def table(self, sort_by=None, row_limit: int = 100, **kwargs) -> str:
-        """``key_averages().table(...)`` (see `EventList.table`)."""
-        return self.key_averages().table(sort_by=sort_by, row_limit=row_limit, **kwargs)
+        """The table of every recorded event, not averaged (``function_events.table``, as
+        PyTorch's; ``str(prof)`` is the same). See `EventList.table`."""
+        return self._finished_events("table").table(sort_by=sort_by, row_limit=row_limit,
+                                                    **kwargs)
+
+    def export_chrome_trace(self, path) -> None:
+        """Write the events as a Chrome trace (JSON, ``"ph": "X"`` complete events with
+        microsecond ``ts`` and ``dur``), readable in ``chrome://tracing`` or Perfetto."""
+        self._finished_events("export_chrome_trace").export_chrome_trace(path)
 
     def total_average(self) -> FunctionEventAvg:
         """All events summed into one `FunctionEventAvg`."""
@@ -432,19 +286,19 @@ class record_function:  # noqa: N801 - PyTorch's name
     def __init__(self, name: str, args=None):
         self.name = name
         self.args = args
-        self._recording = None
+        self._recording = None  # (profile, event) while open
 
     def __enter__(self):
         prof = _active
         if prof is not None:
-            prof._begin(self.name)
-            self._recording = prof
+            self._recording = (prof, prof._begin(self.name))
         return self
 
     def __exit__(self, *exc):
-        prof, self._recording = self._recording, None
-        if prof is not None:
-            prof._end()
+        recording, self._recording = self._recording, None
+        if recording is not None:
+            prof, ev = recording
+            prof._end(ev)
         return False
 
     def __call__(self, fn):
@@ -456,10 +310,35 @@ class record_function:  # noqa: N801 - PyTorch's name
         return labelled
 
 
-def _shapes(args) -> list:
+def _shapes(args, kwargs=None) -> list:
     from .._tensor import Tensor
 
-    return [list(a.shape) if isinstance(a, Tensor) else [] for a in args]
+    values = list(args) + list((kwargs or {}).values())
+    return [list(a.shape) if isinstance(a, Tensor) else [] for a in values]
+
+
+def _grad_fns(args) -> set:
+    """The nodes the tensor arguments of a call have (or are about to have: a tensor's
+    ``grad_fn``) before it runs, by id."""
+    from .._tensor import Tensor
+
+    return {id(a._grad_fn) for a in args if isinstance(a, Tensor) and a._grad_fn is not None}
+
+
+def _new_node_seq(prof, result, before: set, ev) -> int:
+    """The sequence number of the node the call recorded for ``result`` (the first tensor of a
+    tuple), -1 if it recorded none or an op called inside it did."""
+    from .._tensor import Tensor
+
+    if isinstance(result, (tuple, list)):
+        result = next((r for r in result if isinstance(r, Tensor)), None)
+    node = result._grad_fn if isinstance(result, Tensor) else None
+    if node is None or id(node) in before:
+        return -1
+    seq = node._sequence_nr()
+    if any(e.sequence_nr == seq for e in prof._events[ev.id + 1:]):  # (begun inside ev)
+        return -1
+    return seq
 
 
 def _set_engine_profile(prof) -> None:
@@ -480,11 +359,14 @@ def _op_wrapper(fn, name):
         prof = _active
         if prof is None:  # (a wrapper kept by someone after the profile ended)
             return fn(*args, **kwargs)
-        prof._begin(name, args)
+        before = _grad_fns(args)  # (an in-place op gives its input a new node)
+        ev = prof._begin(name, args, kwargs)
         try:
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
+            ev.sequence_nr = _new_node_seq(prof, result, before, ev)
+            return result
         finally:
-            prof._end()
+            prof._end(ev)
 
     return recorded
 
@@ -540,11 +422,14 @@ def _apply_wrapper(apply):
         prof = _active
         if prof is None:
             return apply(cls, *args, **kwargs)
-        prof._begin(cls.__name__, args)
+        before = _grad_fns(args)
+        ev = prof._begin(cls.__name__, args, kwargs)
         try:
-            return apply(cls, *args, **kwargs)
+            result = apply(cls, *args, **kwargs)
+            ev.sequence_nr = _new_node_seq(prof, result, before, ev)
+            return result
         finally:
-            prof._end()
+            prof._end(ev)
 
     return recorded
 

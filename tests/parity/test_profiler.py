@@ -317,3 +317,123 @@ def test_optimizer_labels(device):
                 "w": to_numpy(w)}
 
     assert_parity(scenario, device=device)
+
+
+# ----------------------------------------------------------------------------- what PyTorch's
+# test_autograd.py checks of its profiler (our own tests of the same behaviours)
+def test_sequence_numbers_link_forward_and_backward(device):
+    """A forward op that recorded a node and that node's two backward events share one
+    ``sequence_nr`` (>= 0); ops inside a derivative formula, labels and AccumulateGrad have
+    -1; ``_profiler_enabled()`` is True only inside the block."""
+    def scenario(lib, device):
+        P = profiler(lib)
+        x, y = mk(lib, device, A, True), mk(lib, device, A * 2, True)
+        with P.profile() as prof:
+            enabled_inside = lib.autograd._profiler_enabled()
+            with P.record_function("label"):
+                z = (x + y).sum()
+                w = x * 3
+            (z + w.sum()).backward()
+        by_seq = {}
+        for e in prof.function_events:
+            if e.cpu_parent is not None and e.cpu_parent.name == "label":
+                by_seq.setdefault(e.sequence_nr, []).append(e.name)
+        links = []
+        for e in prof.function_events:
+            if e.name.startswith(EVAL):
+                node = e.name[len(EVAL):]
+                inner = [c for c in e.cpu_children if c.name == node][0]
+                links.append((node, e.sequence_nr == inner.sequence_nr,
+                              by_seq.get(e.sequence_nr, []) if e.sequence_nr >= 0 else -1))
+        formula_ops = sorted({c.sequence_nr for e in prof.function_events
+                              if not e.name.startswith(("aten::", "label", EVAL))
+                              for c in e.cpu_children})
+        return {"links": links, "formula_ops": formula_ops,
+                "label": named(prof, "label")[0].sequence_nr,
+                "enabled": (enabled_inside, lib.autograd._profiler_enabled())}
+
+    assert_parity(scenario, device=device)
+
+
+def test_event_objects_and_str(device):
+    """``FunctionEvent`` / ``FunctionEventAvg`` built by hand add up as PyTorch's (an average
+    added to itself doubles); ``str(prof)`` is ``prof.table()`` (every event, not averaged)
+    and shows a decorated function's label; ``export_chrome_trace`` writes the events."""
+    def scenario(lib, device, tmp):
+        P = profiler(lib)
+        U = import_module(lib.__name__ + ".autograd.profiler_util")
+        avg = U.FunctionEventAvg()
+        avg.add(U.FunctionEvent(id=0, node_id=0, name="foo", thread=0, start_us=10, end_us=15))
+        avg.add(U.FunctionEvent(id=1, node_id=0, name="foo", thread=0, start_us=20, end_us=30))
+        avg.add(avg)
+
+        @P.record_function("my_func")
+        def f(a, b):
+            return a + b
+
+        x = mk(lib, device, A)
+        with P.profile() as prof:
+            f(x, x)
+            f(x, 1)
+        path = f"{tmp}/{lib.__name__}.json"
+        prof.export_chrome_trace(path)
+        import json
+
+        with open(path) as fh:
+            trace = [e["name"] for e in json.load(fh)["traceEvents"]
+                     if e["name"] in ("my_func", "aten::add")]
+        return {"avg": (avg.key, avg.count, avg.cpu_time_total, avg.self_cpu_time_total,
+                        avg.cpu_time, avg.device_time_total),
+                "str_is_table": str(prof) == prof.table(),
+                "label_shown": "my_func" in str(prof),
+                "rows": len(rows(prof.table())) == len(prof.function_events),
+                "trace": trace}
+
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        assert_parity(scenario, device=device, tmp=tmp)
+
+
+def test_record_shapes_of_linear_layers(device):
+    """``record_shapes``: each ``aten::linear`` of two layers has its input, weight and bias
+    shapes."""
+    def scenario(lib, device):
+        P = profiler(lib)
+        lib.manual_seed(0)
+        l1, l2 = lib.nn.Linear(5, 4), lib.nn.Linear(4, 3)
+        if lib.__name__ == "torch":
+            l1, l2 = l1.to(device), l2.to(device)
+        x = mk(lib, device, np.ones((6, 5), dtype=np.float32))
+        with P.profile(record_shapes=True) as prof:
+            l2(l1(x))
+        return [e.input_shapes for e in prof.function_events if e.name == "aten::linear"]
+
+    assert_parity(scenario, device=device)
+
+
+def test_record_function_exits_out_of_order(device):
+    """A label may end while a label opened after it is still open, or be entered again
+    inside another one (neither raises, with or without a profile); the events keep their
+    names and the later label is not ended by the earlier one's exit."""
+    def scenario(lib, device):
+        P = profiler(lib)
+        out = []
+        for profiled in (False, True):
+            prof = P.profile(enabled=profiled)
+            with prof:
+                rf = P.record_function("outer")
+                rf.__enter__()
+                with P.record_function("inner"):
+                    rf.__exit__(None, None, None)
+                    mk(lib, device, A) * 2
+                with P.record_function("inner2"):
+                    rf.__enter__()
+                rf.__exit__(None, None, None)
+            if profiled:  # (the labels: PyTorch's op has inner ops that minigrad has not)
+                out.append([(e.name, e.cpu_parent.name if e.cpu_parent else None)
+                            for e in prof.function_events if "inner" in e.name
+                            or e.name in ("outer", "aten::mul")])
+        return out
+
+    assert_parity(scenario, device=device)
