@@ -396,14 +396,15 @@ class Function(metaclass=FunctionMeta):
                 if id(o) in skip:
                     ctx._non_diff_outputs += (nr,)
                 modified_input = any(o is t for t in dirty) and any(o is a for a in args)
-                o = _set_output_history(ctx, o, nr, args, dirty, len(outs), record and
-                                        id(o) not in skip and o.dtype.is_floating_point,
+                differentiable = (record and id(o) not in skip and o.dtype.is_floating_point)
+                o = _set_output_history(ctx, o, nr, args, dirty, len(outs), differentiable,
                                         n_tensors)
                 if o._base is not None and not modified_input:
                     # every view the Function returns (of an input, or made in forward) is
                     # remembered as made by it: modifying it in place is an error (PyTorch's
-                    # IN_CUSTOM_FUNCTION, or MULTI_OUTPUT_NODE for several outputs)
-                    o._creation_meta = "multi_output" if n_tensors > 1 else "custom_function"
+                    # IN_CUSTOM_FUNCTION; MULTI_OUTPUT_NODE for one of several recorded ones)
+                    o._creation_meta = ("multi_output" if n_tensors > 1 and differentiable
+                                        else "custom_function")
             else:
                 ctx._out_meta += (((), None),)
                 ctx._non_tensor_outputs += (nr,)
