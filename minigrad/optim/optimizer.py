@@ -17,6 +17,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd import profiler as _profiler
 from ..autograd.graph import RemovableHandle
 from ..autograd.profiler import record_function
 
@@ -53,25 +54,30 @@ def _hooked_step(func):
     RuntimeError), the step, then the optimizer's and the global post-hooks, all inside a
     profiler label ``Optimizer.step#<class>.step`` (PyTorch's ``Optimizer.profile_hook_step``)."""
 
+    def hooked(self, args, kwargs):
+        for pre_hook in chain(_global_optimizer_pre_hooks.values(),
+                              self._optimizer_step_pre_hooks.values()):
+            result = pre_hook(self, args, kwargs)
+            if result is not None:
+                if isinstance(result, tuple) and len(result) == 2:
+                    args, kwargs = result
+                else:
+                    raise RuntimeError(f"{func} must return None or a tuple of (new_args, "
+                                       f"new_kwargs), but got {result}.")
+        out = func(*args, **kwargs)
+        for post_hook in chain(self._optimizer_step_post_hooks.values(),
+                               _global_optimizer_post_hooks.values()):
+            post_hook(self, args, kwargs)
+        return out
+
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         self = args[0]
-        # (a profile shows the whole step, hooks included, under PyTorch's label)
+        if _profiler._active is None:  # (no label to make: one attribute read)
+            return hooked(self, args, kwargs)
+        # a profile shows the whole step, hooks included, under PyTorch's label
         with record_function(f"Optimizer.step#{type(self).__name__}.step"):
-            for pre_hook in chain(_global_optimizer_pre_hooks.values(),
-                                  self._optimizer_step_pre_hooks.values()):
-                result = pre_hook(self, args, kwargs)
-                if result is not None:
-                    if isinstance(result, tuple) and len(result) == 2:
-                        args, kwargs = result
-                    else:
-                        raise RuntimeError(f"{func} must return None or a tuple of (new_args, "
-                                           f"new_kwargs), but got {result}.")
-            out = func(*args, **kwargs)
-            for post_hook in chain(self._optimizer_step_post_hooks.values(),
-                                   _global_optimizer_post_hooks.values()):
-                post_hook(self, args, kwargs)
-            return out
+            return hooked(self, args, kwargs)
 
     wrapper.hooked = True
     return wrapper
@@ -268,9 +274,12 @@ class Optimizer:
         them in place (same object, ``_version`` + 1)."""
         from ..nn.modules.module import reset_grads
 
+        params = (p for group in self.param_groups for p in group["params"])
+        if _profiler._active is None:
+            reset_grads(params, set_to_none)
+            return
         with record_function(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad"):
-            reset_grads((p for group in self.param_groups for p in group["params"]),
-                        set_to_none)
+            reset_grads(params, set_to_none)
 
     def step(self, closure=None):
         """Perform one optimization step (implemented by subclasses)."""
