@@ -10,7 +10,8 @@ Mirrors ``torch/csrc/autograd/engine.cpp`` (single-threaded CPU path):
 
 Per node the order is: tensor hooks registered on its outputs, ``retain_grad``, node pre-hooks,
 the node itself, (for ``AccumulateGrad``) post-accumulate-grad hooks, node post-hooks.
-Everything is iterative, so graphs of any depth run without ``RecursionError``.
+Everything is iterative, so graphs of any depth run without ``RecursionError``; backwards
+nested in backwards (reentrant) move to a new thread every `MAX_REENTRANT_DEPTH` levels.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import sys
+import threading
 
 from .._dtype import from_numpy_dtype
 from . import anomaly_mode, grad_mode, graph
@@ -284,8 +286,62 @@ def _evaluate(node, grads, retain_graph):
     return _call_node(node, grads, retain_graph)
 
 
-def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inputs=None,
-                 accumulate=True):
+class _Reentrancy(threading.local):
+    """How many backwards are running, one inside the other, in this thread."""
+
+    depth = 0
+
+
+_reentrancy = _Reentrancy()
+# A backward started from inside a node (a reentrant checkpoint, a custom Function's backward
+# calling backward) nests Python frames; past this many levels in one thread the nested one
+# runs in a new thread with a fresh stack, as PyTorch's engine hands deep reentrant backwards
+# to a worker thread (engine.cpp, ``max_recursion_depth_``), so thousands of levels work.
+MAX_REENTRANT_DEPTH = 40
+
+
+def run_backward(*args, **kwargs):
+    """Run backward (see `_run_backward` for the arguments), in a new thread when this thread
+    is already `MAX_REENTRANT_DEPTH` backwards deep."""
+    depth = _reentrancy.depth
+    if depth >= MAX_REENTRANT_DEPTH:
+        return _in_new_thread(_run_backward, args, kwargs)
+    _reentrancy.depth = depth + 1
+    try:
+        return _run_backward(*args, **kwargs)
+    finally:
+        _reentrancy.depth = depth
+
+
+def _in_new_thread(fn, args, kwargs):
+    """``fn(*args, **kwargs)`` in a new thread that starts with this thread's modes (grad
+    and inference mode, saved-tensor hooks: PyTorch's ThreadLocalState), waited for; its
+    result is returned and its exception raised here."""
+    modes = (grad_mode._tls.grad_enabled, grad_mode._tls.inference, graph.SAVED_HOOKS.stack,
+             graph.SAVED_HOOKS.disabled)
+    outcome = {}
+
+    def work():
+        grad_mode._set(modes[0])
+        grad_mode._tls.inference = modes[1]
+        graph.SAVED_HOOKS.stack, graph.SAVED_HOOKS.disabled = modes[2], modes[3]
+        try:
+            outcome["result"] = fn(*args, **kwargs)
+        except BaseException as e:  # noqa: BLE001 - handed to the waiting thread
+            outcome["error"] = e
+        finally:
+            grad_mode._set(True)  # (keeps the count of threads with grad mode off right)
+
+    worker = threading.Thread(target=work, name="minigrad-reentrant-backward")
+    worker.start()
+    worker.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("result")
+
+
+def _run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inputs=None,
+                  accumulate=True):
     """Run backward from tensors ``roots`` seeded with ``grad_roots``.
 
     ``inputs``: tensors to restrict the run to. With ``accumulate=True`` (``backward``) their

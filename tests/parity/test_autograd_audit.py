@@ -145,3 +145,77 @@ def test_in_place_on_views_a_custom_function_returns(device):
         return out
 
     assert_parity(scenario, device=device)
+
+
+def _deep_reentrant(lib):
+    """A Function whose backward runs a backward of a new instance of itself, ``x`` levels
+    deep (PyTorch's test of its engine's stack-overflow escape)."""
+
+    class DeepReentrant(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            with lib.enable_grad():
+                ctx.x = x.detach().requires_grad_(True) - 1
+            return ctx.x.detach()
+
+        @staticmethod
+        def backward(ctx, g):
+            if ctx.x < 0:
+                return g
+            with lib.enable_grad():
+                ctx.x * ctx.x  # (saves two tensors: packed if saved-tensor hooks are open)
+                DeepReentrant.apply(ctx.x).sum().backward()
+            return g
+
+    return DeepReentrant
+
+
+def test_deep_reentrant_backward(device):
+    """Backwards nested 2000 deep inside backwards run (PyTorch moves deep ones to worker
+    threads; minigrad too, every ``MAX_REENTRANT_DEPTH`` levels), carrying grad mode and the
+    open saved-tensor hooks with them; a reentrant backward's nodes run before the outer
+    graph's other nodes."""
+    def scenario(lib, device):
+        G = lib.autograd.graph
+        deep = _deep_reentrant(lib)
+        v = mk(lib, device, np.array(2000.0, dtype=np.float32), True)
+        deep.apply(v).sum().backward()
+        packed = []
+        v2 = mk(lib, device, np.array(120.0, dtype=np.float32), True)
+        out = deep.apply(v2).sum()
+        with G.saved_tensors_hooks(lambda t: packed.append(tuple(t.shape)) or t, lambda t: t):
+            out.backward()
+        order = []
+
+        class Plain(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                order.append("Plain")
+                return g
+
+        class Nested(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                with lib.enable_grad():
+                    ctx.x = x.detach().requires_grad_(True) - 1
+                return ctx.x.detach()
+
+            @staticmethod
+            def backward(ctx, g):
+                order.append("Nested")
+                if ctx.x < 0:
+                    return g
+                with lib.enable_grad():
+                    Nested.apply(ctx.x).backward()
+                return g
+
+        a = Plain.apply(mk(lib, device, np.array(6.0, dtype=np.float32), True))
+        b = Nested.apply(mk(lib, device, np.array(9.0, dtype=np.float32), True))
+        (a * b).backward()
+        return {"grad": to_numpy(v.grad), "packed": len(packed), "order": order}
+
+    assert_parity(scenario, device=device)
