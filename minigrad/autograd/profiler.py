@@ -438,3 +438,10 @@ def _uninstall() -> None:
     while _installed:
         owner, attr, original = _installed.pop()
         setattr(owner, attr, original)
+
+
+def __dir__():
+    """`dir()` lists the public names (`__all__`), not the helpers imported here."""
+    from .._namespace import public_dir
+
+    return public_dir(globals())

@@ -209,7 +209,7 @@ def _share(us: float, total: float) -> str:
     return "NaN" if total == 0 else f"{us * 100.0 / total:.2f}%"
 
 
-NO_DEVICE_NOTE = ("(minigrad runs on NumPy: PyTorch's CUDA/device time columns are left out)")
+_NO_DEVICE_NOTE = ("(minigrad runs on NumPy: PyTorch's CUDA/device time columns are left out)")
 
 
 def _build_table(events, sort_by, row_limit, name_width, header, top_only, unit) -> str:
@@ -252,5 +252,12 @@ def _build_table(events, sort_by, row_limit, name_width, header, top_only, unit)
         if shapes:
             values.append(str(e.input_shapes)[:widths[-1]])
         lines.append(row.format(*values))
-    lines += [sep, f"Self CPU time total: {_format_unit(total, unit)}", NO_DEVICE_NOTE]
+    lines += [sep, f"Self CPU time total: {_format_unit(total, unit)}", _NO_DEVICE_NOTE]
     return "\n".join(lines) + "\n"
+
+
+def __dir__():
+    """`dir()` lists the public names (`__all__`), not the helpers imported here."""
+    from .._namespace import public_dir
+
+    return public_dir(globals())

@@ -65,3 +65,10 @@ class profile(_autograd_profile):  # noqa: N801 - PyTorch's name
     def events(self):
         """The recorded events (`minigrad.autograd.profiler.EventList`), in start order."""
         return self._finished_events("events")
+
+
+def __dir__():
+    """`dir()` lists the public names (`__all__`), not the helpers imported here."""
+    from .._namespace import public_dir
+
+    return public_dir(globals())
