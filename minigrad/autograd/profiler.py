@@ -102,12 +102,15 @@ class profile:  # noqa: N801 - PyTorch's name
         enabled: False makes the block record nothing: ``with profile(enabled=False) as p``
             binds None (as PyTorch), and the profile's results raise AttributeError.
         record_shapes: keep the shapes of each event's tensor arguments.
-        use_cuda, use_device, profile_memory, with_flops, with_stack, with_modules,
-            use_kineto, use_cpu, experimental_config, acc_events: accepted for PyTorch's
-            signature; minigrad measures CPU time only (see the module docstring).
+
+    ``use_cuda``, ``use_device``, ``profile_memory``, ``with_flops``, ``with_stack``,
+    ``with_modules``, ``use_kineto``, ``use_cpu``, ``experimental_config`` and ``acc_events``
+    are accepted for PyTorch's signature; minigrad measures CPU time only (see the module
+    docstring).
 
     After the block: ``function_events`` (an `EventList` in start order), `key_averages`,
-    `table`, `total_average`, ``self_cpu_time_total``; ``str(prof)`` is the table.
+    `table` (every event), `total_average`, ``self_cpu_time_total``, `export_chrome_trace`;
+    ``str(prof)`` is the table.
 
     Raises:
         RuntimeError: the same profile entered twice ("not reentrant", as PyTorch), or a
