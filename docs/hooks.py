@@ -44,7 +44,8 @@ API_PAGES = {
     "api/minigrad.md": ("minigrad", "minigrad", "The top-level package: `Tensor`, factories, "
                         "dtypes, ops and grad modes; everything in `minigrad.__all__`."),
     "api/autograd.md": ("minigrad.autograd", "minigrad.autograd", "`backward`, `grad`, nodes, "
-                        "custom `Function`s, grad modes, anomaly detection, the functional API."),
+                        "custom `Function`s, grad modes, anomaly detection, the functional API, "
+                        "the profiler."),
     "api/nn.md": ("minigrad.nn", "minigrad.nn", "Modules, parameters, `nn.functional`, "
                   "`nn.init` and `nn.utils`."),
     "api/optim.md": ("minigrad.optim", "minigrad.optim", "Optimizers and learning-rate "
@@ -65,6 +66,9 @@ API_PAGES = {
                           "`DataLoader` and `default_collate`, as `torch.utils.data`."),
     "api/cuda.md": ("minigrad.cuda", "minigrad.cuda", "The honest \"no GPU here\" answers of "
                     "a CPU-only PyTorch."),
+    "api/profiler.md": ("minigrad.profiler", "minigrad.profiler", "The `torch.profiler` "
+                        "spelling of the profiler; `minigrad.autograd.profiler` (on the "
+                        "`minigrad.autograd` page) does the recording."),
 }
 
 PLACEHOLDER = """# {title}

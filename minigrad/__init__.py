@@ -249,6 +249,7 @@ from . import (  # noqa: E402
     linalg,
     nn,
     optim,
+    profiler,
     utils,
 )
 

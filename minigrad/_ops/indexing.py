@@ -68,11 +68,21 @@ class _IndexNode(Node):
     backward through a freed graph fails on them (``backward`` calls ``_check_indices``)."""
 
     def _save_indices(self, indices) -> None:
+        from ..autograd.function import _saved_none
         from ..autograd.graph import SavedTensor
 
         self._save("indices", indices)
-        self._index_vars = [SavedTensor(t, self, False) for t in indices
-                            if isinstance(t, Tensor)]
+        # one SavedTensor per index entry, a None one for a dimension taken whole, as
+        # PyTorch's list of optional tensors (``_raw_saved_indices``)
+        self._index_vars = [SavedTensor(t, self, False) if isinstance(t, Tensor) else
+                            _saved_none() for t in indices]
+
+    @property
+    def _raw_saved_indices(self) -> tuple:
+        """The ``SavedTensor`` of each index entry (None entries refuse ``register_hooks``).
+        Hooks registered on them run (pack now, unpack at backward); the backward computes
+        with the index values saved in ``_saved_indices``."""
+        return tuple(self._index_vars)
 
     def _release_variables(self) -> None:
         super()._release_variables()

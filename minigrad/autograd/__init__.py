@@ -10,9 +10,10 @@ import warnings
 
 import numpy as np
 
-from . import anomaly_mode, functional, graph
+from . import anomaly_mode, functional, graph, profiler
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import run_backward
+from .profiler import _profiler_enabled  # noqa: F401  (PyTorch's private query)
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
     enable_grad,
@@ -31,7 +32,7 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
            "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "is_inference_mode_enabled", "graph", "gradcheck", "gradgradcheck",
            "detect_anomaly", "set_detect_anomaly", "anomaly_mode", "Variable",
-           "functional"]
+           "functional", "profiler"]
 
 CREATE_GRAPH_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the parameter "
@@ -67,7 +68,11 @@ def _seed_grads(outputs, grad_outputs):
             if out.requires_grad:
                 if out.numel() != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                g = Tensor._make(np.ones(out.shape, dtype=out._data.dtype))
+                if profiler._active is None:
+                    g = Tensor._make(np.ones(out.shape, dtype=out._data.dtype))
+                else:  # a profile shows the implicit gradient as PyTorch's op for it
+                    with profiler.record_function("aten::ones_like"):
+                        g = Tensor._make(np.ones(out.shape, dtype=out._data.dtype))
         elif not isinstance(g, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got "
                             f"{type(g).__name__}")

@@ -10,7 +10,8 @@ Mirrors ``torch/csrc/autograd/engine.cpp`` (single-threaded CPU path):
 
 Per node the order is: tensor hooks registered on its outputs, ``retain_grad``, node pre-hooks,
 the node itself, (for ``AccumulateGrad``) post-accumulate-grad hooks, node post-hooks.
-Everything is iterative, so graphs of any depth run without ``RecursionError``.
+Everything is iterative, so graphs of any depth run without ``RecursionError``; backwards
+nested in backwards (reentrant) move to a new thread every `MAX_REENTRANT_DEPTH` levels.
 
 `observer` lets a tracer (`minigrad.viz_trace.trace_backward`) watch a run: when it is not None
 the engine calls its ``on_*`` methods at each step (node taken from the ready queue, node run,
@@ -23,12 +24,14 @@ from __future__ import annotations
 import heapq
 import itertools
 import sys
+import threading
 
 from .._dtype import from_numpy_dtype
 from . import anomaly_mode, grad_mode, graph
 from .graph import EXEC_INFO, AccumulateGrad, GradientEdge, SavedTensor, edge_of, zeros_grad
 
 _task_ids = itertools.count()  # numbers each backward (EXEC_INFO.task_id)
+_profile = None  # the recording minigrad.autograd.profiler.profile, set by it (else None)
 
 #: None, or an object with the methods ``on_begin(roots, deps)``, ``on_node(node, heap)``,
 #: ``on_run(node, grads)``, ``on_grad(node)``, ``on_release(node)``,
@@ -242,6 +245,9 @@ def _call_node(node, grads, retain_graph):
         new = None  # (the hook's tuple must not keep a gradient alive: see _sole_owner)
     # what post hooks see as grad_outputs (None where nothing arrived)
     raw = tuple(grads) if hooked and node._post_hooks else None
+    if _profile is not None:  # a recording profiler: the node's own event, as PyTorch's
+        # (it holds the unpacking of the saved tensors too)
+        _profile._begin(node.name(), sequence_nr=_profile._node_seq(node))
     custom = node._forward_cls is not None  # a custom Function's node
     is_acc = type(node) is AccumulateGrad  # (no subclasses; an isinstance that fails costs more)
     prefetched = False
@@ -272,6 +278,8 @@ def _call_node(node, grads, retain_graph):
         outs = node.backward(grads[0]) if len(grads) == 1 else node.backward(*grads)
         if is_acc and observer is not None:
             observer.on_grad(node)
+    if _profile is not None:  # (the end of the node's own event)
+        _profile._end()
     if prefetched:  # a value the node did not read must not be taken by a later read
         for v in node._saved.values():
             if type(v) is SavedTensor:
@@ -297,8 +305,62 @@ def _evaluate(node, grads, retain_graph):
     return _call_node(node, grads, retain_graph)
 
 
-def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inputs=None,
-                 accumulate=True):
+class _Reentrancy(threading.local):
+    """How many backwards are running, one inside the other, in this thread."""
+
+    depth = 0
+
+
+_reentrancy = _Reentrancy()
+# A backward started from inside a node (a reentrant checkpoint, a custom Function's backward
+# calling backward) nests Python frames; past this many levels in one thread the nested one
+# runs in a new thread with a fresh stack, as PyTorch's engine hands deep reentrant backwards
+# to a worker thread (engine.cpp, ``max_recursion_depth_``), so thousands of levels work.
+MAX_REENTRANT_DEPTH = 40
+
+
+def run_backward(*args, **kwargs):
+    """Run backward (see `_run_backward` for the arguments), in a new thread when this thread
+    is already `MAX_REENTRANT_DEPTH` backwards deep."""
+    depth = _reentrancy.depth
+    if depth >= MAX_REENTRANT_DEPTH:
+        return _in_new_thread(_run_backward, args, kwargs)
+    _reentrancy.depth = depth + 1
+    try:
+        return _run_backward(*args, **kwargs)
+    finally:
+        _reentrancy.depth = depth
+
+
+def _in_new_thread(fn, args, kwargs):
+    """``fn(*args, **kwargs)`` in a new thread that starts with this thread's modes (grad
+    and inference mode, saved-tensor hooks: PyTorch's ThreadLocalState), waited for; its
+    result is returned and its exception raised here."""
+    modes = (grad_mode._tls.grad_enabled, grad_mode._tls.inference, graph.SAVED_HOOKS.stack,
+             graph.SAVED_HOOKS.disabled)
+    outcome = {}
+
+    def work():
+        grad_mode._set(modes[0])
+        grad_mode._tls.inference = modes[1]
+        graph.SAVED_HOOKS.stack, graph.SAVED_HOOKS.disabled = modes[2], modes[3]
+        try:
+            outcome["result"] = fn(*args, **kwargs)
+        except BaseException as e:  # noqa: BLE001 - handed to the waiting thread
+            outcome["error"] = e
+        finally:
+            grad_mode._set(True)  # (keeps the count of threads with grad mode off right)
+
+    worker = threading.Thread(target=work, name="minigrad-reentrant-backward")
+    worker.start()
+    worker.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("result")
+
+
+def _run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inputs=None,
+                  accumulate=True):
     """Run backward from tensors ``roots`` seeded with ``grad_roots``.
 
     ``inputs``: tensors to restrict the run to. With ``accumulate=True`` (``backward``) their
@@ -350,6 +412,8 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
     obs = observer
     if obs is not None:
         obs.on_begin(root_nodes, deps)
+    prof = _profile  # a recording profiler: one event per node run (see evaluate_function)
+    prof_depth = prof._depth() if prof is not None else 0
     info = EXEC_INFO  # (a hook may run a nested backward: restored below)
     prev_mode, prev_info = grad_mode.is_grad_enabled(), (
         info.needed, info.reachable, info.task_id, info.accumulate)
@@ -366,6 +430,9 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                     node, ready = ready, None
                 else:
                     node = heapq.heappop(heap)[2]
+                if prof is not None:  # (PyTorch's name for the engine's step of one node)
+                    prof._begin("autograd::engine::evaluate_function: " + node.name(),
+                                sequence_nr=prof._node_seq(node))
                 grads = buffers.pop(node, None) or [None] * (len(node._out_meta) or 1)
                 if obs is not None:
                     obs.on_node(node, heap)
@@ -431,9 +498,13 @@ def run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inpu
                             ready = None
                         heapq.heappush(heap, (-child._seq, next(counter), child))
                 outs = g = grads = None  # the buffers now own the gradients (see _sole_owner)
+                if prof is not None:
+                    prof._end()
     finally:
         if obs is not None:
             obs.on_end()
+        if prof is not None:  # a node that raised left its events open
+            prof._unwind(prof_depth)
         grad_mode._set(prev_mode)
         info.needed, info.reachable, info.task_id, info.accumulate = prev_info
     return results

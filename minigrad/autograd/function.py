@@ -395,9 +395,16 @@ class Function(metaclass=FunctionMeta):
                 ctx._out_meta += ((o.shape, o._data.dtype),)
                 if id(o) in skip:
                     ctx._non_diff_outputs += (nr,)
-                o = _set_output_history(ctx, o, nr, args, dirty, len(outs), record and
-                                        id(o) not in skip and o.dtype.is_floating_point,
+                modified_input = any(o is t for t in dirty) and any(o is a for a in args)
+                differentiable = (record and id(o) not in skip and o.dtype.is_floating_point)
+                o = _set_output_history(ctx, o, nr, args, dirty, len(outs), differentiable,
                                         n_tensors)
+                if o._base is not None and not modified_input:
+                    # every view the Function returns (of an input, or made in forward) is
+                    # remembered as made by it: modifying it in place is an error (PyTorch's
+                    # IN_CUSTOM_FUNCTION; MULTI_OUTPUT_NODE for one of several recorded ones)
+                    o._creation_meta = ("multi_output" if n_tensors > 1 and differentiable
+                                        else "custom_function")
             else:
                 ctx._out_meta += (((), None),)
                 ctx._non_tensor_outputs += (nr,)
@@ -505,11 +512,8 @@ def _set_output_history(ctx, o, nr, args, dirty, n_outputs, differentiable, n_te
         o._view_version = o._vc.value
         return o
     if is_input:
-        view = o._make_view(o._data)
-        # in-place on it is refused (see check_inplace), with the message of a multi-output
-        # op when the Function returns more than one tensor
-        view._creation_meta = "multi_output" if n_tensors > 1 else "custom_function"
-        o = view
+        # (a view: in-place on it is refused, see its _creation_meta set by the caller)
+        o = o._make_view(o._data)
     o._requires_grad, o._grad_fn, o._output_nr = True, ctx, nr
     return o
 

@@ -178,7 +178,9 @@ class SavedTensor:
     _hooked = False  # True once pack/unpack hooks own the value (see _set_hooks)
     _prefetched = None  # the engine's unpack of a hooked tensor, for the node's own read
 
-    def __init__(self, tensor, node, is_output: bool):
+    def __init__(self, tensor=None, node=None, is_output: bool = False):
+        if tensor is None:  # (autograd makes these; PyTorch refuses ``SavedTensor()``)
+            raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")
         if tensor._inference:
             raise RuntimeError(INFERENCE_SAVE_MSG)
         # (one global read when no hook is open; a wrapped Python number never reaches the
@@ -239,7 +241,29 @@ class SavedTensor:
         self._tensor = None
         self._data = (packed, unpack, grad_fn, acc, leaf_requires_grad, tuple(tensor.shape))
 
-    def register_hooks(self, pack_hook, unpack_hook) -> None:
+    @property
+    def data(self):
+        """What this saved tensor holds (``SavedTensor.data``): the object the pack hook
+        returned when hooks own it; for a saved input, the tensor itself; for a saved output,
+        a new tensor without history on the saved values. None once freed."""
+        if self._freed or (self._hooked and self._data is None):
+            return None
+        if self._hooked:
+            return self._data[0]
+        if self._is_output:
+            tensor = _tensor_cls()._make(self._data)
+            tensor._vc = self._vc
+            return tensor
+        return self._tensor
+
+    @property
+    def unpack_hook(self):
+        """The unpack hook that will rebuild the tensor (None without hooks, or once freed)."""
+        if self._hooked and not self._freed and self._data is not None:
+            return self._data[1]
+        return None
+
+    def register_hooks(self, *hooks) -> None:
         """Give this saved tensor its own ``pack_hook(tensor) -> Any`` and
         ``unpack_hook(packed) -> Tensor`` (``torch._C._autograd.SavedTensor.register_hooks``).
 
@@ -247,19 +271,21 @@ class SavedTensor:
         ``node._saved_<name>`` or running backward calls ``unpack_hook`` on what it returned.
 
         Raises:
-            TypeError: a hook is not callable.
+            TypeError: not exactly two callables (``pack_hook``, ``unpack_hook``).
             RuntimeError: hooks were already set on this saved tensor (only one pair is
                 allowed), or the graph was freed by a backward without ``retain_graph``.
         """
-        if not callable(pack_hook) or not callable(unpack_hook):
+        # (PyTorch's binding takes exactly two callables, positionally)
+        if len(hooks) != 2 or not all(callable(h) for h in hooks):
+            got = ", ".join(type(h).__name__ for h in hooks) or "nothing"
             raise TypeError(
                 "register_hooks(): incompatible function arguments: expected two callables, "
-                f"pack_hook(tensor) and unpack_hook(packed), got {type(pack_hook).__name__} and "
-                f"{type(unpack_hook).__name__}")
+                f"pack_hook(tensor) and unpack_hook(packed), got {got}")
+        pack_hook, unpack_hook = hooks
+        if self._freed:  # (checked first, as PyTorch: a freed hooked one says "freed")
+            raise RuntimeError(REGISTER_FREED_MSG)
         if self._hooked:
             raise RuntimeError(REGISTER_TWICE_MSG)
-        if self._freed:
-            raise RuntimeError(REGISTER_FREED_MSG)
         if not self._is_output and self._tensor is None:  # a saved None (custom Functions)
             raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
                                "forbidden")

@@ -17,7 +17,9 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd import profiler as _profiler
 from ..autograd.graph import RemovableHandle
+from ..autograd.profiler import record_function
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
            "register_optimizer_step_post_hook"]
@@ -49,12 +51,10 @@ def register_optimizer_step_post_hook(hook) -> RemovableHandle:
 def _hooked_step(func):
     """Wrap an optimizer class's ``step``: the global then the optimizer's pre-hooks (each
     may return ``(args, kwargs)`` to replace the arguments, anything else but None is a
-    RuntimeError), the step, then the optimizer's and the global post-hooks (PyTorch's
-    ``Optimizer.profile_hook_step``)."""
+    RuntimeError), the step, then the optimizer's and the global post-hooks, all inside a
+    profiler label ``Optimizer.step#<class>.step`` (PyTorch's ``Optimizer.profile_hook_step``)."""
 
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        self = args[0]
+    def hooked(self, args, kwargs):
         for pre_hook in chain(_global_optimizer_pre_hooks.values(),
                               self._optimizer_step_pre_hooks.values()):
             result = pre_hook(self, args, kwargs)
@@ -69,6 +69,15 @@ def _hooked_step(func):
                                _global_optimizer_post_hooks.values()):
             post_hook(self, args, kwargs)
         return out
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        self = args[0]
+        if _profiler._active is None:  # (no label to make: one attribute read)
+            return hooked(self, args, kwargs)
+        # a profile shows the whole step, hooks included, under PyTorch's label
+        with record_function(f"Optimizer.step#{type(self).__name__}.step"):
+            return hooked(self, args, kwargs)
 
     wrapper.hooked = True
     return wrapper
@@ -265,7 +274,12 @@ class Optimizer:
         them in place (same object, ``_version`` + 1)."""
         from ..nn.modules.module import reset_grads
 
-        reset_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
+        params = (p for group in self.param_groups for p in group["params"])
+        if _profiler._active is None:
+            reset_grads(params, set_to_none)
+            return
+        with record_function(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad"):
+            reset_grads(params, set_to_none)
 
     def step(self, closure=None):
         """Perform one optimization step (implemented by subclasses)."""
