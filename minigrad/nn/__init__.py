@@ -62,6 +62,7 @@ from .modules import (
 from .modules import HuberLoss, KLDivLoss, L1Loss, SmoothL1Loss
 from .modules import MultiheadAttention
 from .modules import (
+    Transformer,
     TransformerDecoder,
     TransformerDecoderLayer,
     TransformerEncoder,
@@ -87,6 +88,7 @@ __all__ += ["Buffer"]
 __all__ += ["L1Loss", "BCELoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
 __all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
             "TransformerDecoderLayer", "TransformerDecoder"]
+__all__ += ["Transformer"]
 __all__ += ["Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "Mish", "PReLU"]
 __all__ += ["utils"]
 

@@ -18,6 +18,7 @@ from .activation import (
 from .loss import BCELoss, HuberLoss, KLDivLoss, L1Loss, SmoothL1Loss
 from .activation import MultiheadAttention
 from .transformer import (
+    Transformer,
     TransformerDecoder,
     TransformerDecoderLayer,
     TransformerEncoder,
@@ -52,6 +53,7 @@ __all__ = [
 __all__ += ["L1Loss", "BCELoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
 __all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
             "TransformerDecoderLayer", "TransformerDecoder"]
+__all__ += ["Transformer"]
 __all__ += ["Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "Mish", "PReLU"]
 __all__ += ["Conv1d", "ConvTranspose2d"]
 __all__ += ["AdaptiveMaxPool2d", "AdaptiveAvgPool2d"]
