@@ -72,3 +72,16 @@ def test_mask_init_attributes_and_errors():
         }
 
     assert_parity(scenario)
+
+
+def test_mask_dtype_follows_the_default_dtype():
+    def scenario(lib):
+        before = lib.get_default_dtype()
+        lib.set_default_dtype(lib.float64)
+        try:
+            mask = lib.nn.Transformer.generate_square_subsequent_mask(2)
+        finally:
+            lib.set_default_dtype(before)
+        return {"dtype": str(mask.dtype).split(".")[1], "mask": to_numpy(mask)}
+
+    assert_parity(scenario)

@@ -40,10 +40,12 @@ def _get_clones(module, n: int) -> ModuleList:
 
 
 def _generate_square_subsequent_mask(sz: int, device=None, dtype=None) -> Tensor:
-    """``(sz, sz)`` float mask: 0 on and below the diagonal, ``-inf`` above."""
+    """``(sz, sz)`` float mask: 0 on and below the diagonal, ``-inf`` above; ``dtype``
+    defaults to the default dtype (`minigrad.get_default_dtype`)."""
+    from ... import _defaults
     from ..._dtype import to_numpy_dtype
 
-    np_dtype = np.float32 if dtype is None else to_numpy_dtype(dtype)
+    np_dtype = _defaults.FLOAT if dtype is None else to_numpy_dtype(dtype)
     return Tensor._make(np.triu(np.full((sz, sz), -np.inf), 1).astype(np_dtype))
 
 
