@@ -74,6 +74,7 @@ from .modules import (
 from .modules import Hardsigmoid, Hardswish, Hardtanh, Mish, PReLU, ReLU6
 from .parameter import Buffer, Parameter
 
+from .modules import Unflatten
 __all__ = [
     "Module", "Parameter", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
     "ParameterDict", "Identity", "Linear", "Conv2d", "ReLU", "Sigmoid", "Tanh", "Softmax",
@@ -89,6 +90,7 @@ __all__ += ["L1Loss", "BCELoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
 __all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
             "TransformerDecoderLayer", "TransformerDecoder"]
 __all__ += ["Transformer"]
+__all__ += ["Unflatten"]
 __all__ += ["Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "Mish", "PReLU"]
 __all__ += ["utils"]
 

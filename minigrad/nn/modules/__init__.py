@@ -40,6 +40,7 @@ from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from .sparse import Embedding
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 
+from .flatten import Unflatten
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
     "Identity", "Linear", "Conv2d", "ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
@@ -54,6 +55,7 @@ __all__ += ["L1Loss", "BCELoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
 __all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
             "TransformerDecoderLayer", "TransformerDecoder"]
 __all__ += ["Transformer"]
+__all__ += ["Unflatten"]
 __all__ += ["Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "Mish", "PReLU"]
 __all__ += ["Conv1d", "ConvTranspose2d"]
 __all__ += ["AdaptiveMaxPool2d", "AdaptiveAvgPool2d"]
