@@ -75,3 +75,17 @@ def test_every_documented_torch_install_pins_the_tested_version():
         installs = re.findall(r"pip install torch\S*", text)
         assert installs, page
         assert all(cmd == "pip install torch==2.13.0" for cmd in installs), (page, installs)
+
+
+def test_first_snippet_prints_what_its_comments_say(capsys):
+    """The README's and the home page's first code block, run: each ``print`` line's comment is
+    its output, memory addresses written as ``0x...``."""
+    for page in ("README.md", "docs/index.md"):
+        code = re.findall(r"```python\n(.*?)```", (ROOT / page).read_text(encoding="utf-8"),
+                          flags=re.S)[0]
+        exec(compile(code, page, "exec"), {})
+        printed = [re.sub(r"0x[0-9a-f]+", "0x...", line)
+                   for line in capsys.readouterr().out.splitlines()]
+        said = [line.split("#", 1)[1].strip() for line in code.splitlines()
+                if line.startswith("print(")]
+        assert printed == said, page
