@@ -75,6 +75,7 @@ from .modules import Hardsigmoid, Hardswish, Hardtanh, Mish, PReLU, ReLU6
 from .parameter import Buffer, Parameter
 
 from .modules import Unflatten
+from .modules import BatchNorm3d
 __all__ = [
     "Module", "Parameter", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
     "ParameterDict", "Identity", "Linear", "Conv2d", "ReLU", "Sigmoid", "Tanh", "Softmax",
@@ -91,6 +92,7 @@ __all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder
             "TransformerDecoderLayer", "TransformerDecoder"]
 __all__ += ["Transformer"]
 __all__ += ["Unflatten"]
+__all__ += ["BatchNorm3d"]
 __all__ += ["Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "Mish", "PReLU"]
 __all__ += ["utils"]
 

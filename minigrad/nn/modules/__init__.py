@@ -41,6 +41,7 @@ from .sparse import Embedding
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 
 from .flatten import Unflatten
+from .batchnorm import BatchNorm3d
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
     "Identity", "Linear", "Conv2d", "ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
@@ -56,6 +57,7 @@ __all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder
             "TransformerDecoderLayer", "TransformerDecoder"]
 __all__ += ["Transformer"]
 __all__ += ["Unflatten"]
+__all__ += ["BatchNorm3d"]
 __all__ += ["Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "Mish", "PReLU"]
 __all__ += ["Conv1d", "ConvTranspose2d"]
 __all__ += ["AdaptiveMaxPool2d", "AdaptiveAvgPool2d"]
