@@ -26,6 +26,12 @@ NON_LEAF_GRAD_WARNING = (
     "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
     "github.com/pytorch/pytorch/pull/30531 for more information."
 )
+# float() of a tensor that requires grad: PyTorch warns once per process (TORCH_WARN_ONCE)
+SCALAR_OF_REQUIRES_GRAD_WARNING = (
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+    "Consider using tensor.detach() first."
+)
+_SCALAR_WARNING_GIVEN = False
 
 # dtype names as PyTorch's C++ core prints them in the .grad dtype error
 _CPP_NAMES = {d.name: d._c_name for d in _dtype._ALL}
@@ -677,6 +683,13 @@ class Tensor:
         return 0 if self._data.size == 0 else self._data.__array_interface__["data"][0]
 
     def __float__(self):
+        """``float(t)``. Like PyTorch, the first call in a process on a tensor that requires
+        grad (with grad mode on) warns once that the result is cut off from the graph;
+        ``item()`` and ``int()`` do not warn. Python's ``complex(t)`` comes here too."""
+        global _SCALAR_WARNING_GIVEN
+        if self.requires_grad and grad_mode.is_grad_enabled() and not _SCALAR_WARNING_GIVEN:
+            _SCALAR_WARNING_GIVEN = True
+            warnings.warn(SCALAR_OF_REQUIRES_GRAD_WARNING, UserWarning, stacklevel=2)
         return float(self.item())
 
     def __int__(self):

@@ -379,7 +379,7 @@ def _fmt(value) -> str:
 
 def _show(label: str, a, b) -> None:
     sa, sb = _fmt(a), _fmt(b)
-    if "\n" not in sa + sb and len(label) + len(sa) + len(sb) < 92:
+    if "\n" not in sa + sb and len(label) <= 26 and len(sa) <= 32 and len(sb) < 32:
         print(f"  {label:<26} {sa:<32} {sb}")
     else:
         print(f"  {label}")

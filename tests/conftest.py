@@ -20,6 +20,21 @@ except ImportError:  # pragma: no cover - threadpoolctl is in the test extra
     pass
 
 
+def _spend_the_once_per_process_warnings():
+    """float() of a tensor that requires grad warns once per process in both libraries
+    (tests/parity/test_scalar_warning.py checks that in subprocesses). Spend it here, in both,
+    so that which test happens to be first cannot make one library warn and not the other."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for lib in (minigrad, torch):
+            float(lib.ones(1, requires_grad=True))
+
+
+_spend_the_once_per_process_warnings()
+
+
 @pytest.fixture(params=["cpu", pytest.param("cuda", marks=pytest.mark.cuda)])
 def device(request):
     """Device the PyTorch side runs on; minigrad always runs on NumPy."""

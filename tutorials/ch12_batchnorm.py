@@ -230,7 +230,7 @@ def trained(lib):
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
-                record.append((float(h[:, 0].mean()), float(model[1].running_mean[0])))
+                record.append((h[:, 0].mean().item(), model[1].running_mean[0].item()))
         _RUNS[lib.__name__] = ({k: to_numpy(v).copy() for k, v in model.state_dict().items()},
                                record)
     state, record = _RUNS[lib.__name__]

@@ -156,8 +156,10 @@ def native_batch_norm(input: Tensor, weight, bias, running_mean, running_var, tr
     _check_per_channel("running_var", running_var, c)
     _check_per_channel("weight", weight, c)
     _check_per_channel("bias", bias, c)
-    if not training and (running_mean is None or running_var is None):
-        raise RuntimeError("running_mean and running_var must be defined in the evaluation mode")
+    if not training:
+        for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
+            if stat is None:
+                raise RuntimeError(f"{name} must be defined in evaluation mode")
     _check_dtypes(input, weight, bias, running_mean, running_var)
     x = input._data.astype(np.float64)
     dt = input._data.dtype

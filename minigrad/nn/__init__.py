@@ -65,6 +65,7 @@ from .modules import (
 from .modules import HuberLoss, KLDivLoss, L1Loss, SmoothL1Loss
 from .modules import MultiheadAttention
 from .modules import (
+    Transformer,
     TransformerDecoder,
     TransformerDecoderLayer,
     TransformerEncoder,
@@ -76,6 +77,8 @@ from .modules import (
 from .modules import Hardsigmoid, Hardswish, Hardtanh, Mish, PReLU, ReLU6
 from .parameter import Buffer, Parameter
 
+from .modules import Unflatten
+from .modules import BatchNorm3d
 __all__ = [
     "Module", "Parameter", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
     "ParameterDict", "Identity", "Linear", "Conv2d", "ReLU", "Sigmoid", "Tanh", "Softmax",
@@ -90,6 +93,9 @@ __all__ += ["Buffer"]
 __all__ += ["L1Loss", "BCELoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
 __all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
             "TransformerDecoderLayer", "TransformerDecoder"]
+__all__ += ["Transformer"]
+__all__ += ["Unflatten"]
+__all__ += ["BatchNorm3d"]
 __all__ += ["Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "Mish", "PReLU"]
 __all__ += ["utils"]
 

@@ -466,10 +466,12 @@ def parity_command(device: str = "cpu", names=None, verbose: bool = False, conso
     results = run_cases(names, device)
     table = Table(title=f"minigrad vs PyTorch ({device}): {len(results)} cases",
                   box=box.SIMPLE_HEAD)  # no column rules: more room at 80 columns
-    for col in ("case", "kind", "graph identical", "max |grad diff|", "hook trace identical",
-                "printed output identical", "verdict"):
+    # headers broken by hand, so the long case names fit whole from about 110 columns; a
+    # narrower terminal folds them
+    for col in ("case", "kind", "graph\nidentical", "max |grad\ndiff|",
+                "hook trace\nidentical", "printed\noutput\nidentical", "verdict"):
         table.add_column(col, justify="left" if col in ("case", "kind") else "center",
-                         overflow="fold")  # a narrow terminal folds a long case name
+                         overflow="fold")
     for r in results:
         diff = "-" if r.max_grad_diff is None else f"{r.max_grad_diff:.1e}"
         if not r.grads_close:

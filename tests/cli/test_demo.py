@@ -147,6 +147,16 @@ def test_cli_demo_model_prints_its_layout_and_target(capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "sequences of 8 rows of 8 pixels" in out and "identical" in out
     assert "Stated test accuracy of lstm with its defaults: >= 90%" in out
+    assert "past float32 rounding" not in out      # lstm stays within rounding (~1e-6)
+
+
+def test_cli_demo_explains_a_state_difference_past_rounding(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["demo", "--model", "cnn-bn", "--epochs", "1"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("│")]
+    assert float(rows[-1].split("│")[-2]) > 1e-4
+    assert "max |state diff| is past float32 rounding" in " ".join(out.split())
 
 
 def test_run_demo_rejects_an_unknown_model():

@@ -153,3 +153,12 @@ def test_real_world_case_mismatch(monkeypatch, capsys, what):
         assert marked and "raised | RuntimeError | torch lacks something" in marked[0]
     result = cases.run_case(broken)
     assert not result.ok and result.printed_same is False and result.detail
+
+
+def test_long_case_names_are_not_folded_in_a_wide_terminal(monkeypatch, capsys):
+    """At 120 columns every case name is printed whole on its row (80 columns may fold)."""
+    monkeypatch.setenv("COLUMNS", "120")
+    name = "02_full_backward_hook_no_input_grad_order"
+    assert main(["parity", "--case", name, "--case", "add"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()]
+    assert any(row[:2] == [name, "case"] for row in rows)

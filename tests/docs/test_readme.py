@@ -65,3 +65,27 @@ def test_docs_readme_records_the_site_generator_decision():
     assert '"mkdocs-material>=9.5,<10"' in pyproject
     assert "README.md" in (ROOT / "mkdocs.yml").read_text(encoding="utf-8").split(
         "exclude_docs:", 1)[1].split("\n\n", 1)[0]
+
+
+def test_every_documented_torch_install_pins_the_tested_version():
+    """README and the getting-started page install the PyTorch the parity tests are run against:
+    an unpinned ``pip install torch --index-url ...`` would fetch whatever is newest."""
+    for page in ("README.md", "docs/getting-started.md"):
+        text = (ROOT / page).read_text(encoding="utf-8")
+        installs = re.findall(r"pip install torch\S*", text)
+        assert installs, page
+        assert all(cmd == "pip install torch==2.13.0" for cmd in installs), (page, installs)
+
+
+def test_first_snippet_prints_what_its_comments_say(capsys):
+    """The README's and the home page's first code block, run: each ``print`` line's comment is
+    its output, memory addresses written as ``0x...``."""
+    for page in ("README.md", "docs/index.md"):
+        code = re.findall(r"```python\n(.*?)```", (ROOT / page).read_text(encoding="utf-8"),
+                          flags=re.S)[0]
+        exec(compile(code, page, "exec"), {})
+        printed = [re.sub(r"0x[0-9a-f]+", "0x...", line)
+                   for line in capsys.readouterr().out.splitlines()]
+        said = [line.split("#", 1)[1].strip() for line in code.splitlines()
+                if line.startswith("print(")]
+        assert printed == said, page

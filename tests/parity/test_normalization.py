@@ -1,5 +1,5 @@
 """Parity of normalization: ``F.batch_norm``/``layer_norm``/``group_norm`` and the modules
-``BatchNorm1d``, ``BatchNorm2d``, ``LayerNorm``, ``GroupNorm``.
+``BatchNorm1d``, ``BatchNorm2d``, ``BatchNorm3d``, ``LayerNorm``, ``GroupNorm``.
 
 Forward values, gradients of the input and of every parameter, the backward graph
 (``NativeBatchNormBackward0`` etc., PyTorch's CPU nodes) and saved attributes, the running
@@ -131,6 +131,7 @@ BN_MODULES = {
     "bn2d_cumulative": ("BatchNorm2d", (4,), {"momentum": None, "affine": False}, (2, 4, 3, 3)),
     "bn2d_no_stats": ("BatchNorm2d", (4,), {"track_running_stats": False, "affine": False},
                       (2, 4, 3, 3)),
+    "bn3d": ("BatchNorm3d", (3,), {"momentum": 0.3}, (2, 3, 2, 3, 2)),
     "ln": ("LayerNorm", (5,), {}, (4, 5)),
     "ln_2d": ("LayerNorm", ((3, 4),), {"eps": 1e-3}, (2, 3, 4)),
     "ln_no_affine": ("LayerNorm", (4,), {"elementwise_affine": False}, (2, 3, 4)),
@@ -199,7 +200,8 @@ def test_module_attributes_and_repr():
                 nn.LayerNorm(3), nn.LayerNorm((2, 3), elementwise_affine=False),
                 nn.LayerNorm([3], bias=False), nn.GroupNorm(2, 4), nn.GroupNorm(1, 3, affine=False),
                 nn.GroupNorm(2, 2, bias=False), nn.InstanceNorm2d(3),
-                nn.InstanceNorm1d(2, affine=True, track_running_stats=True)]
+                nn.InstanceNorm1d(2, affine=True, track_running_stats=True),
+                nn.BatchNorm3d(2, eps=1e-4)]
         return [{"repr": repr(m), "keys": list(m.state_dict()),
                  "params": {n: (to_numpy(p), p._version) for n, p in m.named_parameters()},
                  "buffers": {n: (to_numpy(b), b._version, str(b.dtype).split(".")[-1])
@@ -319,6 +321,8 @@ def test_norm_errors(device):
         phrases = {
             "bn1d_4d": (lambda: nn.BatchNorm1d(3).to(device)(t(2, 3, 2, 2)), "expected 2D or 3D"),
             "bn2d_2d": (lambda: nn.BatchNorm2d(3).to(device)(t(2, 3)), "expected 4D input"),
+            "bn3d_4d": (lambda: nn.BatchNorm3d(3).to(device)(t(2, 3, 2, 2)),
+                        "expected 5D input (got 4D input)"),
             "one_value": (lambda: nn.BatchNorm1d(3).to(device)(t(1, 3)),
                           "Expected more than 1 value per channel when training"),
             "one_value_3d": (lambda: F.batch_norm(t(1, 3, 1), None, None, training=True),
@@ -329,6 +333,12 @@ def test_norm_errors(device):
                           "eps must be positive during training"),
             "eps_eval": (lambda: F.batch_norm(t(4, 3), t(3), t(3), eps=-1.0),
                          "eps must be non-negative"),
+            "eval_no_stats": (lambda: F.batch_norm(t(4, 3), None, None),
+                              "running_mean must be defined in evaluation mode"),
+            "eval_no_mean": (lambda: F.batch_norm(t(4, 3), None, t(3)),
+                             "running_mean must be defined in evaluation mode"),
+            "eval_no_var": (lambda: F.batch_norm(t(4, 3), t(3), None),
+                            "running_var must be defined in evaluation mode"),
             "mixed": (lambda: nn.BatchNorm1d(3).to(device)(t(4, 3, dtype=np.float64)),
                       "mixed dtype"),
             "ln_shape": (lambda: F.layer_norm(t(4, 3), (4,)),

@@ -112,3 +112,15 @@ def test_real_chapter_one_runs(monkeypatch, tmp_path, capsys):
     assert main(["tutorial", "1"]) == 0
     out = capsys.readouterr().out
     assert "AddBackward0" in out and "graph written:" in out
+
+
+def test_side_by_side_keeps_its_columns_for_long_labels(capsys):
+    """A label longer than the 26-character column goes on its own line, values below it."""
+    from minigrad.tutorial import side_by_side
+
+    side_by_side(lambda lib: {"short": 1, "eval(): image 0 alone = in a batch": True})
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].index("minigrad") == lines[1].index("1") == 29
+    assert lines[1].index("1", 29 + 1) == 62
+    assert lines[2:] == ["  eval(): image 0 alone = in a batch", "    minigrad: True",
+                         "    torch:    True"]

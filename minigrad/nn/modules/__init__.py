@@ -18,6 +18,7 @@ from .activation import (
 from .loss import BCELoss, HuberLoss, KLDivLoss, L1Loss, SmoothL1Loss
 from .activation import MultiheadAttention
 from .transformer import (
+    Transformer,
     TransformerDecoder,
     TransformerDecoderLayer,
     TransformerEncoder,
@@ -40,6 +41,8 @@ from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from .sparse import Embedding
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 
+from .flatten import Unflatten
+from .batchnorm import BatchNorm3d
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
     "Identity", "Linear", "Conv2d", "ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
@@ -53,6 +56,9 @@ __all__ = [
 __all__ += ["L1Loss", "BCELoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
 __all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
             "TransformerDecoderLayer", "TransformerDecoder"]
+__all__ += ["Transformer"]
+__all__ += ["Unflatten"]
+__all__ += ["BatchNorm3d"]
 __all__ += ["Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "Mish", "PReLU"]
 __all__ += ["Conv1d", "ConvTranspose2d"]
 __all__ += ["ConvTranspose1d"]

@@ -40,10 +40,12 @@ def _get_clones(module, n: int) -> ModuleList:
 
 
 def _generate_square_subsequent_mask(sz: int, device=None, dtype=None) -> Tensor:
-    """``(sz, sz)`` float mask: 0 on and below the diagonal, ``-inf`` above."""
+    """``(sz, sz)`` float mask: 0 on and below the diagonal, ``-inf`` above; ``dtype``
+    defaults to the default dtype (`minigrad.get_default_dtype`)."""
+    from ... import _defaults
     from ..._dtype import to_numpy_dtype
 
-    np_dtype = np.float32 if dtype is None else to_numpy_dtype(dtype)
+    np_dtype = _defaults.FLOAT if dtype is None else to_numpy_dtype(dtype)
     return Tensor._make(np.triu(np.full((sz, sz), -np.inf), 1).astype(np_dtype))
 
 
@@ -267,3 +269,80 @@ class TransformerDecoder(Module):
         if self.norm is not None:
             output = self.norm(output)
         return output
+
+
+class Transformer(Module):
+    """Encoder-decoder transformer (``torch.nn.Transformer``).
+
+    Args: ``d_model=512``, ``nhead=8``, ``num_encoder_layers=6``, ``num_decoder_layers=6``,
+    ``dim_feedforward=2048``, ``dropout=0.1``, ``activation``, ``custom_encoder``,
+    ``custom_decoder``, ``layer_norm_eps=1e-5``, ``batch_first=False``, ``norm_first=False``,
+    ``bias=True``, ``device``, ``dtype``. Children: ``encoder`` (a `TransformerEncoder` of
+    `TransformerEncoderLayer`s with a final ``LayerNorm``) and ``decoder`` (the same for
+    `TransformerDecoderLayer`), unless ``custom_encoder`` / ``custom_decoder`` are given. Every
+    parameter with more than one dimension is re-initialised with ``xavier_uniform_``.
+
+    ``forward(src, tgt, src_mask=None, tgt_mask=None, memory_mask=None,
+    src_key_padding_mask=None, tgt_key_padding_mask=None, memory_key_padding_mask=None,
+    src_is_causal=None, tgt_is_causal=None, memory_is_causal=False)``: src ``(S, N, E)``, tgt
+    ``(T, N, E)`` (batch first: ``(N, S, E)``, ``(N, T, E)``; unbatched ``(S, E)``,
+    ``(T, E)``); returns ``(T, N, E)``: ``decoder(tgt, encoder(src))``.
+
+    Raises RuntimeError when src and tgt have different batch sizes, or a last dimension
+    other than ``d_model``.
+    """
+
+    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,
+                 dim_feedforward=2048, dropout=0.1, activation=F.relu, custom_encoder=None,
+                 custom_decoder=None, layer_norm_eps=1e-5, batch_first=False, norm_first=False,
+                 bias=True, device=None, dtype=None):
+        super().__init__()
+        layer_args = dict(dim_feedforward=dim_feedforward, dropout=dropout,
+                          activation=activation, layer_norm_eps=layer_norm_eps,
+                          batch_first=batch_first, norm_first=norm_first, bias=bias,
+                          dtype=dtype)
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            encoder_layer = TransformerEncoderLayer(d_model, nhead, **layer_args)
+            encoder_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+            self.encoder = TransformerEncoder(encoder_layer, num_encoder_layers, encoder_norm)
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            decoder_layer = TransformerDecoderLayer(d_model, nhead, **layer_args)
+            decoder_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+            self.decoder = TransformerDecoder(decoder_layer, num_decoder_layers, decoder_norm)
+        self._reset_parameters()
+        self.d_model = d_model
+        self.nhead = nhead
+        self.batch_first = batch_first
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None,
+                src_key_padding_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
+                memory_is_causal=False):
+        batch_dim = 0 if self.batch_first else 1
+        if src.ndim == 3 and src.shape[batch_dim] != tgt.shape[batch_dim]:
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask,
+                              is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask,
+                            tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz: int, device=None, dtype=None) -> Tensor:
+        """``(sz, sz)`` float mask for causal attention: 0 on and below the diagonal, ``-inf``
+        above (``torch.nn.Transformer.generate_square_subsequent_mask``)."""
+        return _generate_square_subsequent_mask(sz, device=device, dtype=dtype)
+
+    def _reset_parameters(self):
+        from ..init import xavier_uniform_
+
+        for p in self.parameters():
+            if p.ndim > 1:
+                xavier_uniform_(p)

@@ -1,10 +1,10 @@
 """``minigrad.nn.utils``: gradient clipping, parameter/vector conversion and ``skip_init``.
 
 Mirrors ``torch/nn/utils/__init__.py`` (the parts for dense CPU tensors): ``clip_grad.py``,
-``convert_parameters.py`` and ``init.py``.
+``convert_parameters.py`` and ``init.py``; ``rnn.py`` (``pad_sequence``).
 """
 
-from . import clip_grad, convert_parameters, init
+from . import clip_grad, convert_parameters, init, rnn
 from .clip_grad import (
     _clip_grads_with_norm_ as clip_grads_with_norm_,
     _get_total_norm as get_total_norm,
