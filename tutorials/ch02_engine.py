@@ -108,11 +108,11 @@ assert mg2["order"] == pt2["order"]
 # gradient is written as soon as it is ready.
 #
 # In minigrad the ready nodes sit in a heap keyed on the negative sequence number,
-# `run_backward` in `minigrad/autograd/engine.py`:
+# `_run_backward` in `minigrad/autograd/engine.py` (which `run_backward` calls):
 
 # %%
-quote(minigrad.autograd.engine.run_backward, "heap = [", None)
-quote(minigrad.autograd.engine.run_backward, "heapq.heappop", None)
+quote(minigrad.autograd.engine._run_backward, "heap = [", None)
+quote(minigrad.autograd.engine._run_backward, "heapq.heappop", None)
 
 
 def sequence_numbers(lib):
