@@ -152,7 +152,10 @@ def _apply_inplace(self: Tensor, compute, others=(), overlap_ok=False, where=Non
         if isinstance(o, Tensor) and o._data is not self._data and np.shares_memory(
                 o._data, self._data):
             _check_overlap(self, o)
-    r = compute()
+    if self._inference and not grad_mode.is_inference_mode_enabled():
+        r = _compute_on_inference(self, compute)
+    else:
+        r = compute()
     node = r._grad_fn
     if node is not None:
         sv = node._saved.get("self")  # PyTorch saves a clone of ``self`` (only under that name:
@@ -172,6 +175,23 @@ def _apply_inplace(self: Tensor, compute, others=(), overlap_ok=False, where=Non
             self._set_history(AsStridedBackward0(base, self))
             self._view_version = self._vc.value
     return self
+
+
+def _compute_on_inference(self: Tensor, compute) -> Tensor:
+    """``compute()`` for an in-place op on the inference tensor ``self`` outside inference
+    mode. PyTorch saves ``self.clone()`` (a normal tensor) where the formula needs the old
+    ``self``, writes, and only then refuses the update (in the version bump: `bump`), so the
+    data is changed; saving ``self`` under another name (``b.mul_(b)``) still raises."""
+    _graph.inplace_inference_self = self
+    try:
+        r = compute()
+    finally:
+        _graph.inplace_inference_self = None
+    node = r._grad_fn
+    if node is not None and any(isinstance(sv, SavedTensor) and sv._tensor is self
+                                for name, sv in node._saved.items() if name != "self"):
+        raise RuntimeError(_graph.INFERENCE_SAVE_MSG)
+    return r
 
 
 def _apply_inplace_hooked(self, compute, others, overlap_ok, where) -> Tensor:

@@ -1102,6 +1102,55 @@ FIXED = {
         ("op", "neg", [0], {}, False),
         ("backward", [0], 6, False, False, False, None),
     ],
+    # an in-place op on an inference tensor outside inference mode whose node saves ``self``
+    # (mul_ by a tensor that requires grad): PyTorch saves a clone, writes, then refuses the
+    # update ("Inplace update to inference tensor"), so the data has changed; minigrad refused
+    # to save the inference tensor before writing (pending 01, long profile, mixed theme)
+    "inference_inplace_saving_self_writes_then_raises": [
+        ("leaf", [4], "float64", True, "randn", 1),
+        ("op", "mul_scalar", [0], {"c": 2.0}, ("inference",)),
+        ("leaf", [4], "float64", True, "randn", 2),
+        ("inplace", "mul_", 1, [2], {}, False),
+    ],
+    # ``.data =`` of fewer dims, then backward: PyTorch's layout check runs over the gradient's
+    # dims and reads stale stride slots of the leaf past its last dim (1 in the first slot of a
+    # 0-dim tensor, else 0), so a [2, 2] gradient fails it and is copied into the 0-dim leaf
+    # (error); minigrad took the gradient (pending 03, long profile, mixed theme)
+    "data_fewer_dims_gradient_fails_layout_check": [
+        ("leaf", [2, 2], "float64", True, "randn", 1),
+        ("op", "neg", [0], {}, False),
+        ("leaf", [], "float64", False, "randn", 2),
+        ("set_data", 0, 2),
+        ("backward", [1], 3, False, False, False, None),
+    ],
+    "data_fewer_dims_stale_zero_stride": [
+        ("leaf", [1, 3], "float32", True, "randn", 1),
+        ("op", "neg", [0], {}, False),
+        ("leaf", [3], "float32", False, "randn", 2),
+        ("set_data", 0, 2),
+        ("backward", [1], 3, False, False, False, None),
+    ],
+    # ``.data =`` of another dtype: the layout check compares strides in elements, so the
+    # (float64) gradient becomes ``.grad`` of the float32 leaf as it is; minigrad compared
+    # byte strides and copied it into a float32 ``.grad``
+    "data_other_dtype_gradient_taken_as_is": [
+        ("leaf", [2, 2], "float64", True, "randn", 1),
+        ("op", "neg", [0], {}, False),
+        ("leaf", [2, 2], "float32", False, "randn", 2),
+        ("set_data", 0, 2),
+        ("backward", [1], 3, False, False, False, None),
+    ],
+    # adaptive_avg_pool2d's backward with a nan in the incoming gradient (a negative base to a
+    # fractional power): PyTorch adds each window's share to its own cells; minigrad's
+    # difference array and cumsums carried the nan into cells past its window (long profile,
+    # higher theme)
+    "adaptive_avg_pool_backward_nan_stays_in_window": [
+        ("leaf", [2, 2, 2], "float32", True, "randn", 2),
+        ("op", "adaptive_avg_pool2d", [0], {"size": 3}, False),
+        ("leaf", [3], "float32", False, "randn", 4),
+        ("op", "pow", [1, 2], {}, False),
+        ("backward", [3], 5, False, False, False, None),
+    ],
 }
 
 KNOWN: dict = {}  # name (as in generate.KNOWN_GAPS) -> (owner, program); none known now
