@@ -72,9 +72,10 @@ def bump(self: Tensor) -> None:
     An inference tensor has no counter: outside inference mode this raises PyTorch's
     RuntimeError *after* the data was written, as PyTorch does (the check is in the bump)."""
     if self._inference:
-        if not grad_mode.is_inference_mode_enabled():
+        if grad_mode.is_inference_mode_enabled():
+            return
+        if not self._own_vc:  # (the detached tensor of one outside inference mode has one)
             raise RuntimeError(INFERENCE_INPLACE_MSG)
-        return
     self._vc.bump()
 
 

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from minigrad.parity import torch_lib
 
+from .ops_more import MORE, MoreOpsGen
 from .program import Runner, dtype_name
 from .theme_function import FunctionGen
 from .theme_modules import ModuleGen
@@ -98,6 +99,8 @@ OP_FAMILIES = {
 }
 FAMILY_OPS = dict(unary=UNARY, scalar=SCALAR, binary=BINARY, reduce=REDUCE, views=VIEWS,
                   linalg=LINALG, nn=NN)
+for _family, _names in MORE.items():  # (ops_more.py)
+    FAMILY_OPS[_family] = FAMILY_OPS[_family] + _names
 
 
 def _empty_max_window(hw: tuple, p: dict) -> bool:
@@ -138,7 +141,7 @@ def _is_leaf(t) -> bool:
         return False
 
 
-class Gen(FunctionGen, ModuleGen, OptimGen):
+class Gen(FunctionGen, ModuleGen, OptimGen, MoreOpsGen):
     """Draws steps for one program, running each on a torch shadow to know the env."""
 
     def __init__(self, draw, theme: str):

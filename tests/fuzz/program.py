@@ -33,6 +33,7 @@ import numpy as np
 
 from minigrad.parity import compare, graph_trace, to_numpy, torch_lib
 
+from .ops_more import OPS_MORE
 from .theme_function import FunctionSteps
 from .theme_modules import ModuleSteps
 from .theme_optim import OptimSteps
@@ -238,6 +239,7 @@ OPS = {
     "l1_loss": lambda R, p, x, y: R.F.l1_loss(x, y, reduction=p["reduction"]),
     "cross_entropy": _cross_entropy,
     "nll_loss": _nll,
+    **OPS_MORE,  # cumulative ops, sorting, gather/scatter, einsum, norms ... (ops_more.py)
 }
 
 

@@ -1151,6 +1151,46 @@ FIXED = {
         ("op", "pow", [1, 2], {}, False),
         ("backward", [3], 5, False, False, False, None),
     ],
+    # the detached tensor of an inference tensor, outside inference mode: PyTorch's is an
+    # inference tensor (so ops on it are not versioned in the trace) with a version counter of
+    # its own; minigrad's was a normal tensor (long profile, higher theme)
+    "detach_of_inference_tensor_is_inference": [
+        ("leaf", [2], "float32", False, "randn", 1),
+        ("op", "neg", [0], {}, ("inference",)),
+        ("detach", 1),
+        ("op", "neg", [2], {}, False),
+        ("inplace", "mul_", 2, [], {"c": 2.0}, False),
+        ("backward", [3], 5, False, False, False, None),
+    ],
+    # found by the new ops of ops_more.py (CI profile, session 8):
+    # flip of a size-1 dim: NumPy's flipped view is C-contiguous, and minigrad kept it (an
+    # in-place op on the result wrote into the input); PyTorch's flip copies
+    "flip_of_size_one_dim_is_a_copy": [
+        ("leaf", [1, 3], "float64", True, "pos", 1),
+        ("op", "flip", [0], {"dims": [-2]}, True),
+        ("inplace", "fill_", 1, [], {"value": 2}, True),
+        ("backward", [0], 5, False, False, False, None),
+    ],
+    # movedim of a 0-dim tensor: an alias (AliasBackward0) in PyTorch; minigrad raised
+    "movedim_of_0dim_tensor": [
+        ("leaf", [], "float32", True, "randn", 3),
+        ("op", "movedim", [0], {"source": 0, "destination": 0}, False),
+        ("backward", [1], 6, False, False, False, None),
+    ],
+    # index_select out of range along dim 1: RuntimeError in PyTorch (IndexError in minigrad)
+    "index_select_out_of_range_dim1": [
+        ("leaf", [4, 4, 4], "float64", True, "randn", 2),
+        ("op", "index_select", [0], {"dim": 1, "index": [4, 1, 2]}, False),
+        ("op", "index_select", [0], {"dim": 0, "index": [-1]}, False),
+        ("op", "index_select", [0], {"dim": 2, "index": [3, 0]}, False),
+        ("backward", [3], 3, False, False, False, None),
+    ],
+    # embedding with an empty index: minigrad's backward could not reshape the empty gradient
+    "embedding_backward_empty_index": [
+        ("leaf", [3, 1], "float64", True, "randn", 3),
+        ("op", "embedding", [0], {"index": [], "padding_idx": None}, False),
+        ("backward", [1], 4, False, False, False, None),
+    ],
 }
 
 KNOWN: dict = {}  # name (as in generate.KNOWN_GAPS) -> (owner, program); none known now
