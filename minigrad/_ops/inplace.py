@@ -588,9 +588,12 @@ def setitem(self, index, value) -> None:
         self.requires_grad or (isinstance(value, Tensor) and value.requires_grad))
     try:
         _check_setitem(self, index, value)
-    except (IndexError, RuntimeError):
+    except (IndexError, RuntimeError) as e:
         # PyTorch first takes the view of the basic indices (their errors come first), then
+        # (for a tensor value on basic indices) expands the value to the view's shape, then
         # runs the in-place checks, then checks index tensors and the value: same order here
+        if getattr(e, "_before_inplace_checks", False):
+            raise
         if needs_graph:
             basic, trivial, _ = split
             check_inplace(self if trivial else self[basic], value)
@@ -687,7 +690,11 @@ def _check_setitem(self, index, value) -> None:
                                f"be broadcast to indexing result of shape {list(target)}")
     else:
         if tuple(value.shape) != target:
-            _expand_target(Tensor._make(value._data.reshape(stripped)), target)
+            try:  # PyTorch's copy_to expands the value before copy_ runs its in-place checks
+                _expand_target(Tensor._make(value._data.reshape(stripped)), target)
+            except RuntimeError as e:
+                e._before_inplace_checks = True  # (see setitem)
+                raise
         if shared:  # after the shape check: copy_to expands the value before copy_ checks
             _check_overlap(region, _setitem_source(region, value), True)
 

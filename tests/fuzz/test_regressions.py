@@ -1191,6 +1191,17 @@ FIXED = {
         ("op", "embedding", [0], {"index": [], "padding_idx": None}, False),
         ("backward", [1], 4, False, False, False, None),
     ],
+    # x[0] = v of a shape that does not fit, x a leaf that requires grad: PyTorch's copy_to
+    # expands v first (its error), before copy_ runs the leaf check; minigrad raised the leaf
+    # error first (long profile, views theme; the phrases are compared under set_data)
+    "setitem_expand_error_before_leaf_check": [
+        ("leaf", [2], "float32", True, "randn", 1),
+        ("leaf", [2, 2, 2], "float32", False, "randn", 2),
+        ("leaf", [], "float32", False, "randn", 3),
+        ("set_data", 2, 2),
+        ("inplace", "setitem", 0, [1], {"index": 0}, False),
+        ("backward", [0], 4, False, False, False, [0]),
+    ],
 }
 
 KNOWN: dict = {}  # name (as in generate.KNOWN_GAPS) -> (owner, program); none known now
