@@ -1202,6 +1202,23 @@ FIXED = {
         ("inplace", "setitem", 0, [1], {"index": 0}, False),
         ("backward", [0], 4, False, False, False, [0]),
     ],
+    # signed zeros: relu, clamp with a bound of 0 and maximum keep -0.0 (PyTorch keeps the
+    # input's value on a tie with the bound; NumPy's maximum returns its second operand), so
+    # rsqrt of the result is -inf (long profile, mixed theme: pad, neg, relu_, rsqrt)
+    "relu_clamp_maximum_keep_negative_zero": [
+        ("leaf", [2], "float32", True, "randn", 1),
+        ("op", "pad", [0], {"pad": [0, 1], "value": 0.0}, False),
+        ("op", "neg", [1], {}, False),
+        ("op", "relu", [2], {}, False),
+        ("op", "clamp_min", [2], {"min": 0.0}, False),
+        ("op", "clamp", [2], {"min": 0.0, "max": None}, False),
+        ("op", "maximum", [2, 1], {}, False),
+        ("op", "rsqrt", [3], {}, False),
+        ("op", "rsqrt", [4], {}, False),
+        ("op", "rsqrt", [5], {}, False),
+        ("op", "rsqrt", [6], {}, False),
+        ("backward", [6], 3, False, False, False, None),
+    ],
 }
 
 KNOWN: dict = {}  # name (as in generate.KNOWN_GAPS) -> (owner, program); none known now

@@ -138,3 +138,18 @@ def test_adaptive_avg_pool2d_backward_keeps_nan_in_its_window(device):
         y.backward(mk(lib, device, g))
         return to_numpy(x.grad)
     assert_parity(scenario, device=device)
+
+
+def test_signed_zero_kept_on_ties_with_a_bound(device):
+    """PyTorch's relu, clamp, clamp_min/max, hardtanh, maximum and minimum return the input's
+    value where it equals the bound (or other): -0.0 stays -0.0; NaN propagates."""
+    def scenario(lib, device):
+        x = mk(lib, device, np.array([-0.0, 0.0, -1.0, np.nan, 3.0], np.float32))
+        z = mk(lib, device, np.array([0.0, -0.0, 0.0, 0.0, np.nan], np.float32))
+        F = lib.nn.functional
+        outs = [x.relu(), x.clone().relu_(), x.clamp(0, None), x.clamp(None, 0), x.clamp(0, 0),
+                x.clamp_min(0), x.clamp_max(-0.0), x.clone().clamp_(0, None), x.clamp(z, None),
+                x.clamp(None, z), x.clamp_min(z), x.clamp_max(z), lib.maximum(x, z),
+                lib.minimum(x, z), lib.maximum(z, x), F.hardtanh(x, -1.0, 0.0), F.relu6(x)]
+        return [to_numpy(1 / o) for o in outs]
+    assert_parity(scenario, device=device)
