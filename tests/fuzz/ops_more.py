@@ -270,7 +270,8 @@ class MoreOpsGen:
         d = self.d(st.integers(-x.ndim, x.ndim - 1)) if x.ndim else 0
         n = self._size_at(x, d)
         shape = self._index_shape(x, d, distinct=True)
-        p = {"dim": d, "index": self._index_data(shape, n, distinct_dim=d % max(x.ndim, 1))}
+        distinct = d % x.ndim if x.ndim else None  # (a 0-dim x: a 0-dim index)
+        p = {"dim": d, "index": self._index_data(shape, n, distinct_dim=distinct)}
         if self.chance(3):
             p["value"] = self.d(st.sampled_from([0.0, 2.5]))
             return [i], p
