@@ -153,3 +153,21 @@ def test_signed_zero_kept_on_ties_with_a_bound(device):
                 lib.minimum(x, z), lib.maximum(z, x), F.hardtanh(x, -1.0, 0.0), F.relu6(x)]
         return [to_numpy(1 / o) for o in outs]
     assert_parity(scenario, device=device)
+
+
+def test_post_hook_sees_none_for_edges_not_needed(device):
+    """Under backward(inputs=) / autograd.grad a node's post hook gets None for the gradients
+    of edges that lead to no input (PyTorch's formulas skip them)."""
+    def scenario(lib, device):
+        w = mk(lib, device, np.ones((1, 1), np.float32), requires_grad=True)
+        x = mk(lib, device, np.ones((2, 1), np.float32), requires_grad=True)
+        y = x.mm(w.t())
+        log = []
+        y.grad_fn.register_hook(lambda gi, go: log.append([None if g is None else tuple(g.shape)
+                                                           for g in gi]))
+        g = mk(lib, device, np.ones((2, 1), np.float32))
+        lib.autograd.backward([y], [g], inputs=[y], retain_graph=True)
+        lib.autograd.grad(y, x, g, retain_graph=True)
+        lib.autograd.backward([y], [g], inputs=[w])
+        return log
+    assert_parity(scenario, device=device)
