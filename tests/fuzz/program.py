@@ -527,6 +527,10 @@ class Runner(FunctionSteps, ModuleSteps, OptimSteps):
             # log_, add_) bump its result's version: an artefact of dispatch, not compared
             self.unversioned.update(range(start, start + (len(out) if isinstance(
                 out, (tuple, list)) else 1)))
+        elif any(i in self.unversioned for i in ids):  # a view of such a result shares its
+            outs = out if isinstance(out, (tuple, list)) else [out]  # counter: not compared
+            self.unversioned.update(start + k for k, t in enumerate(outs)
+                                    if t is not None and t._base is not None)
         return self._push(out, ids)
 
     def _inplace(self, name, i, ids, params, no_grad):
