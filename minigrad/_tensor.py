@@ -208,6 +208,7 @@ class Tensor:
     _via_base = False
     _view_version = 0  # views: storage version when grad_fn was last set
     _inference = False  # created in inference mode
+    _own_vc = False  # an inference tensor with a version counter (see detach)
     _wrapped_number = False  # a Python scalar operand wrapped as a 0-dim tensor
     _vc = _MadeOnFirstUse()  # the version counter, shared with views: made when first needed
 
@@ -505,7 +506,7 @@ class Tensor:
         """Number of in-place modifications of this tensor's storage (shared with views).
 
         RuntimeError for an inference tensor (it has no version counter)."""
-        if self._inference:
+        if self._inference and not self._own_vc:
             raise RuntimeError("Inference tensors do not track version counter.")
         return self._vc.value
 
@@ -722,6 +723,11 @@ class Tensor:
         t._vc = self._vc
         if t._inference and not self._inference:  # (inside inference_mode, the detached
             t._inference = False  # tensor of a normal one stays normal, as a view of it does)
+        elif self._inference and not t._inference:
+            # outside inference_mode, the detached tensor of an inference tensor is one too,
+            # but with a version counter of its own (new, at 0), as PyTorch's: in-place ops on
+            # it work and count there (not on its views, which have none)
+            t._inference, t._own_vc, t._vc = True, True, _VersionCounter()
         return t
 
     def detach_(self) -> Tensor:

@@ -64,7 +64,8 @@ def relu(input) -> Tensor:
     RuntimeError for a bool tensor, as PyTorch."""
     if input._data.dtype == np.bool_:
         raise RuntimeError("Boolean inputs not supported for relu")
-    out = Tensor._make(np.maximum(input._data, 0).astype(input._data.dtype, copy=False))
+    # (0 first: on a tie NumPy returns the second operand, so -0.0 stays -0.0, as PyTorch's)
+    out = Tensor._make(np.maximum(0, input._data).astype(input._data.dtype, copy=False))
     node = record(ReluBackward0, out, (input,))
     if node:
         node._save("result", out, is_output=True)

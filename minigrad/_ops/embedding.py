@@ -43,7 +43,7 @@ class EmbeddingBackward0(Node):
     def backward(self, g):
         indices = self._get("indices")
         idx = indices._data.reshape(-1).astype(np.int64)
-        rows = g._data.reshape(idx.size, -1)
+        rows = g._data.reshape(idx.size, g._data.shape[-1])  # (no -1: idx may be empty)
         keep = idx != self._padding_idx
         idx, rows = idx[keep], rows[keep]
         if self._saved["scale_grad_by_freq"]:

@@ -39,16 +39,29 @@ def _dim_index(self, dim, idx, exc, prefix=""):
     d = normalize_dim(dim, self.ndim)
     size = (self.shape or (1,))[d]
     bad = idx[(idx < -size) | (idx >= size)]
-    if prefix == "sel":  # index_select: no negative indices, and two kinds of error
-        if (idx < 0).any():
-            raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(idx[idx < 0][0])}"
-                               f" axis_dim={size}")
-        if bad.size:
-            raise IndexError("index out of range in self")
+    if prefix == "sel":  # index_select: no negative indices either, and three kinds of error
+        _check_select_index(self, d, size, idx)
     if bad.size:
         raise exc(f"{prefix}index {int(bad[0])} is out of bounds for dimension {d} with size "
                   f"{size}")
     return d, idx % max(size, 1)
+
+
+def _check_select_index(self, d: int, size: int, idx) -> None:
+    """PyTorch's (CPU) errors for an ``index_select`` index outside ``[0, size)``: with more
+    than one dim, an empty ``self`` is refused when the dim is empty ("should be positive"),
+    else a bad index along dim 1 or of an empty ``self`` gives RuntimeError naming the first
+    one, and along any other dim (or of a 0-/1-D ``self``) IndexError "index out of range"."""
+    bad = idx[(idx < 0) | (idx >= size)]
+    if self.ndim > 1 and self._data.size == 0 and idx.size:
+        if self.shape[d] == 0:
+            raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    if not bad.size:
+        return
+    if self.ndim > 1 and (d == 1 or self._data.size == 0):
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad[0])} "
+                           f"axis_dim={size}")
+    raise IndexError("index out of range in self")
 
 
 def _along(d, ndim, idx):

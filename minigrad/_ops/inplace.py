@@ -74,9 +74,10 @@ def bump(self: Tensor) -> None:
     An inference tensor has no counter: outside inference mode this raises PyTorch's
     RuntimeError *after* the data was written, as PyTorch does (the check is in the bump)."""
     if self._inference:
-        if not grad_mode.is_inference_mode_enabled():
+        if grad_mode.is_inference_mode_enabled():
+            return
+        if not self._own_vc:  # (the detached tensor of one outside inference mode has one)
             raise RuntimeError(INFERENCE_INPLACE_MSG)
-        return
     self._vc.bump()
 
 
@@ -154,7 +155,10 @@ def _apply_inplace(self: Tensor, compute, others=(), overlap_ok=False, where=Non
         if isinstance(o, Tensor) and o._data is not self._data and np.shares_memory(
                 o._data, self._data):
             _check_overlap(self, o)
-    r = compute()
+    if self._inference and not grad_mode.is_inference_mode_enabled():
+        r = _compute_on_inference(self, compute)
+    else:
+        r = compute()
     node = r._grad_fn
     if node is not None:
         sv = node._saved.get("self")  # PyTorch saves a clone of ``self`` (only under that name:
@@ -174,6 +178,23 @@ def _apply_inplace(self: Tensor, compute, others=(), overlap_ok=False, where=Non
             self._set_history(AsStridedBackward0(base, self))
             self._view_version = self._vc.value
     return self
+
+
+def _compute_on_inference(self: Tensor, compute) -> Tensor:
+    """``compute()`` for an in-place op on the inference tensor ``self`` outside inference
+    mode. PyTorch saves ``self.clone()`` (a normal tensor) where the formula needs the old
+    ``self``, writes, and only then refuses the update (in the version bump: `bump`), so the
+    data is changed; saving ``self`` under another name (``b.mul_(b)``) still raises."""
+    _graph.inplace_inference_self = self
+    try:
+        r = compute()
+    finally:
+        _graph.inplace_inference_self = None
+    node = r._grad_fn
+    if node is not None and any(isinstance(sv, SavedTensor) and sv._tensor is self
+                                for name, sv in node._saved.items() if name != "self"):
+        raise RuntimeError(_graph.INFERENCE_SAVE_MSG)
+    return r
 
 
 def _apply_inplace_hooked(self, compute, others, overlap_ok, where) -> Tensor:
@@ -593,9 +614,12 @@ def setitem(self, index, value) -> None:
         self.requires_grad or (isinstance(value, Tensor) and value.requires_grad))
     try:
         _check_setitem(self, index, value)
-    except (IndexError, RuntimeError):
+    except (IndexError, RuntimeError) as e:
         # PyTorch first takes the view of the basic indices (their errors come first), then
+        # (for a tensor value on basic indices) expands the value to the view's shape, then
         # runs the in-place checks, then checks index tensors and the value: same order here
+        if getattr(e, "_before_inplace_checks", False):
+            raise
         if needs_graph:
             basic, trivial, _ = split
             check_inplace(self if trivial else self[basic], value)
@@ -692,7 +716,11 @@ def _check_setitem(self, index, value) -> None:
                                f"be broadcast to indexing result of shape {list(target)}")
     else:
         if tuple(value.shape) != target:
-            _expand_target(Tensor._make(value._data.reshape(stripped)), target)
+            try:  # PyTorch's copy_to expands the value before copy_ runs its in-place checks
+                _expand_target(Tensor._make(value._data.reshape(stripped)), target)
+            except RuntimeError as e:
+                e._before_inplace_checks = True  # (see setitem)
+                raise
         if shared:  # after the shape check: copy_to expands the value before copy_ checks
             _check_overlap(region, _setitem_source(region, value), True)
 

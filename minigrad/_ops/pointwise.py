@@ -753,21 +753,35 @@ def clamp(input, min=None, max=None):
         lo = None if min is None else cast(min, dt)
         hi = None if max is None else cast(max, dt)
         arr = empty_for(shape, dt, *(a for a in (input._data, lo, hi) if a is not None))
-        np.clip(np.broadcast_to(cast(input, dt), shape), lo, hi, out=arr)  # (PyTorch's layout)
+        _clip(np.broadcast_to(cast(input, dt), shape), lo, hi, out=arr)  # (PyTorch's layout)
         out = Tensor._make(arr)
         record(ClampBackward0, out, (input, min, max), input, min, max)
         return out
     dt = result_dtype(input, *[b for b in (min, max) if b is not None])  # int + 0.5: float32
-    out = Tensor._make(np.asarray(np.clip(cast(input, dt), min, max), dtype=dt))
+    out = Tensor._make(np.asarray(_clip(cast(input, dt), min, max), dtype=dt))
     record(ClampBackward1, out, (input,), input, min, max)
     return out
+
+
+def _clip(x, lo, hi, out=None):
+    """``min(max(x, lo), hi)`` as PyTorch's clamp computes it: NaN in any operand gives NaN,
+    and where x equals a bound the result is x (so ``-0.0`` stays ``-0.0`` under a bound of
+    0). NumPy's maximum and minimum return their *second* operand on ties, hence the order;
+    ``np.clip`` returns the bound."""
+    r = x
+    if lo is not None:
+        r = np.maximum(lo, r, out=out)
+    if hi is not None:
+        r = np.minimum(hi, r, out=out)
+    return r
 
 
 def clamp_min(input, min):
     """``max(input, min)`` (``torch.clamp_min``); node ``ClampMinBackward0``. The result
     dtype is promoted as PyTorch's (a bool or int tensor with a float bound gives float32)."""
     dt = result_dtype(input, min)
-    out = Tensor._make(np.asarray(np.maximum(cast(input, dt), np.asarray(min, dt)), dtype=dt))
+    # (the bound first: on a tie NumPy returns the second operand, PyTorch keeps input's, -0.0)
+    out = Tensor._make(np.asarray(np.maximum(np.asarray(min, dt), cast(input, dt)), dtype=dt))
     record(ClampMinBackward0, out, (input,), input, min)
     return out
 
@@ -805,7 +819,7 @@ class MinimumBackward0(MaximumBackward0):
 def maximum(input, other):
     """Elementwise maximum of two tensors (``torch.maximum``); node ``MaximumBackward0``."""
     a, b, x, y = _binary(input, other)
-    out = Tensor._make(np.maximum(x, y))
+    out = Tensor._make(np.maximum(y, x))  # (on a tie, as PyTorch: input's value, e.g. -0.0)
     record(MaximumBackward0, out, (a, b), a, b)
     return out
 
@@ -813,7 +827,7 @@ def maximum(input, other):
 def minimum(input, other):
     """Elementwise minimum of two tensors (``torch.minimum``); node ``MinimumBackward0``."""
     a, b, x, y = _binary(input, other)
-    out = Tensor._make(np.minimum(x, y))
+    out = Tensor._make(np.minimum(y, x))  # (on a tie, as PyTorch: input's value, e.g. -0.0)
     record(MinimumBackward0, out, (a, b), a, b)
     return out
 

@@ -349,14 +349,14 @@ def _clamp_bound(input, bound, upper: bool):
         dt = result_dtype(input, bound)
         broadcast_shapes(input.shape, bound.shape)
         fn = np.minimum if upper else np.maximum
-        out = Tensor._make(np.asarray(fn(cast(input, dt), cast(bound, dt))))
+        out = Tensor._make(np.asarray(fn(cast(bound, dt), cast(input, dt))))  # (ties: input's)
         record(ClampMaxBackward1 if upper else ClampMinBackward1, out, (input, bound), input,
                bound)
         return out
     if not upper:
         return P.clamp_min(input, bound)
     dt = result_dtype(input, bound)
-    out = Tensor._make(np.asarray(np.minimum(cast(input, dt), np.asarray(bound, dt)), dtype=dt))
+    out = Tensor._make(np.asarray(np.minimum(np.asarray(bound, dt), cast(input, dt)), dtype=dt))
     record(ClampMaxBackward0, out, (input,), input, bound)
     return out
 

@@ -308,6 +308,13 @@ class AdaptiveAvgPool2DBackward0(Node):
         (hs, he), (ws, we) = _adaptive_bounds(h, oh), _adaptive_bounds(w, ow)
         area = np.multiply.outer(he - hs, we - ws)
         v = g._data / area
+        if not np.isfinite(v).all():  # inf / nan: the cumsums would carry them past their
+            gx = np.zeros(g.shape[:-2] + (h, w))  # box; add each window directly
+            with quiet_fp():
+                for i in range(oh):
+                    for j in range(ow):
+                        gx[..., hs[i]:he[i], ws[j]:we[j]] += v[..., i, j, None, None]
+            return (Tensor._make(gx.astype(x._data.dtype)),)
         # Box additions through a 2-D difference array, integrated with two cumsums.
         diff = np.zeros(g.shape[:-2] + (h + 1, w + 1), dtype=np.float64)
         for rs, cs, sign in ((hs, ws, 1), (hs, we, -1), (he, ws, -1), (he, we, 1)):

@@ -21,6 +21,7 @@ from ..autograd.graph import edge_of
 from ._util import attach, normalize_dim
 from .indexing import slice_dim
 from .inplace import AsStridedBackward0, _base_index
+from .shape import _alias
 
 
 def split_with_sizes(self, split_sizes, dim: int = 0) -> tuple:
@@ -138,8 +139,8 @@ def tile(input, *dims) -> Tensor:
 
 def movedim(input, source, destination) -> Tensor:
     """Move the dims ``source`` to positions ``destination``, the others keeping their order
-    (``torch.movedim``, ``moveaxis``); a ``permute`` view. RuntimeError for repeated dims or
-    lengths that differ."""
+    (``torch.movedim``, ``moveaxis``); a ``permute`` view (of a 0-dim tensor an alias,
+    ``AliasBackward0``, as PyTorch). RuntimeError for repeated dims or lengths that differ."""
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
     if len(src) != len(dst):
@@ -150,6 +151,8 @@ def movedim(input, source, destination) -> Tensor:
     for name, given, norm in (("source", src, ns), ("destination", dst, nd)):
         if len(set(norm)) != len(norm):
             raise RuntimeError(f"movedim: repeated dim in `{name}` ({given})")
+    if input.ndim == 0:  # PyTorch returns an alias of a 0-dim tensor (AliasBackward0)
+        return _alias(input)
     order = [k for k in range(input.ndim) if k not in ns]
     perm = [None] * input.ndim
     for s, t in zip(ns, nd):

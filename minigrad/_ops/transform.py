@@ -43,8 +43,9 @@ def flip(input, *dims) -> Tensor:
     ``FlipBackward0``. IndexError for a dim out of range, RuntimeError for a repeated dim."""
     dims = _dims_arg(dims)
     norm = normalize_dims(dims, input.ndim)
-    arr = np.require(np.flip(input._data, norm) if norm else input._data.copy(),
-                     requirements="C")
+    # (always a new array: np.require keeps a flipped view that happens to be C-contiguous,
+    # e.g. the flip of a size-1 dim, which would share memory with the input)
+    arr = np.flip(input._data, norm).copy(order="C")
     out = Tensor._make(arr)
     record(FlipBackward0, out, (input,), dims, norm)
     return out

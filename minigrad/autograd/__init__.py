@@ -155,10 +155,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         allow_unused = materialize_grads
     if retain_graph is None:
         retain_graph = create_graph
+    grads = _seed_grads(outputs, grad_outputs)  # (the outputs are checked first, as PyTorch)
     for t in inputs:
         if not isinstance(t, GradientEdge) and not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    grads = _seed_grads(outputs, grad_outputs)
     result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs,
                           accumulate=False)
     for i, (t, g) in enumerate(zip(inputs, result)):

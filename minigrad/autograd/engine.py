@@ -287,6 +287,11 @@ def _call_node(node, grads, retain_graph):
     if is_acc and hooked and node.variable._post_accumulate_grad_hooks:
         for fn in list(node.variable._post_accumulate_grad_hooks.values()):
             _check_post_accumulate_result(fn(node.variable), node.variable)
+    if raw is not None and not custom and EXEC_INFO.needed is not None:
+        # under ``inputs=`` / autograd.grad PyTorch's formulas compute only the gradients of
+        # edges that lead to an input (``should_compute_output``): the post hooks see None
+        # for the others (minigrad's formulas compute them all)
+        outs = tuple(o if node._should_compute_output(i) else None for i, o in enumerate(outs))
     for fn in list(node._post_hooks.values()) if raw is not None else ():
         new = fn(tuple(outs), raw)
         if new is not None:

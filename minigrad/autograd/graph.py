@@ -91,6 +91,12 @@ saved_hooks_open = 0
 # while ``allow_mutation_on_saved_tensors`` is active; None otherwise.
 before_inplace = None
 
+# The inference tensor an in-place op outside inference mode is about to modify, while the op's
+# out-of-place node is built (see ``_ops.inplace._apply_inplace``): saved as ``self``, it is
+# replaced by a clone (as PyTorch saves ``self.clone()``), so saving it does not raise here;
+# the op then writes and PyTorch's in-place error on inference tensors comes from the bump.
+inplace_inference_self = None
+
 DETACHED_MSG = (
     "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is "
     "not supported, please use out-of-place `.detach()` instead")
@@ -181,7 +187,7 @@ class SavedTensor:
     def __init__(self, tensor=None, node=None, is_output: bool = False):
         if tensor is None:  # (autograd makes these; PyTorch refuses ``SavedTensor()``)
             raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")
-        if tensor._inference:
+        if tensor._inference and tensor is not inplace_inference_self:
             raise RuntimeError(INFERENCE_SAVE_MSG)
         # (one global read when no hook is open; a wrapped Python number never reaches the
         # user's hooks, as in PyTorch)
@@ -624,7 +630,7 @@ class AccumulateGrad(Node):
             # (shapes differ only after ``var.data =`` of another shape since the forward:
             # a gradient that passes PyTorch's layout check is taken as it comes, another one
             # is broadcast into the leaf's new shape by clone_obey_contract)
-            elif self._stealable and _is_dense(g) and _same_strides(g, v):
+            elif self._stealable and _same_strides(g, v):
                 var._grad = Tensor._make(grad._data)  # as ``grad.detach()``: same counter
                 var._grad._vc = grad._vc
             else:
@@ -671,15 +677,27 @@ def _copy_obeying_contract(grad, var):
 
 
 def _same_strides(g: np.ndarray, v: np.ndarray) -> bool:
-    """PyTorch's layout contract for ``.grad`` (``obeys_layout_contract``): the leaf's strides,
-    except in dims of size 1, where any stride but 0 will do (a 0 there marks a view)."""
-    if g.strides == v.strides and 0 not in g.strides:  # (the common case, without the loop)
-        return True
-    # (by the gradient's dims, as PyTorch's loop: after ``var.data =`` the two shapes can differ;
-    # a dim past the leaf's last reads no stride there, and PyTorch's check then passes)
-    vs = v.strides + (None,) * (g.ndim - v.ndim)
-    return all(a != 0 if n == 1 else b is None or a == b
-               for n, a, b in zip(g.shape, g.strides, vs))
+    """PyTorch's layout contract for ``.grad`` (``obeys_layout_contract``): for a dense leaf,
+    the leaf's strides (in elements: after ``var.data =`` of another dtype the gradient keeps
+    the old one) except in dims of size 1, where any stride but 0 will do (a 0 there marks a
+    view); for a leaf that is not dense, a contiguous gradient."""
+    if g.itemsize == v.itemsize and g.strides == v.strides and 0 not in g.strides:
+        return True  # (the common case, without the loop)
+    if not _is_dense(v):
+        return g.flags.c_contiguous  # (NumPy's flag, as PyTorch's, ignores dims of size 1)
+    gs = [st // g.itemsize for st in g.strides]
+    vs = [st // v.itemsize for st in v.strides] + _stale_strides(v.ndim, g.ndim)
+    return all(a != 0 if n == 1 else a == b for n, a, b in zip(g.shape, gs, vs))
+
+
+def _stale_strides(ndim: int, upto: int) -> list:
+    """The strides PyTorch's loop reads past a leaf's last dim, where after ``var.data =`` of
+    fewer dims the gradient has more: the loop runs over the gradient's dims and reads the
+    leaf's stride slots unchecked. Those slots (``SizesAndStrides`` keeps 5 inline, copied
+    whole by ``.data =``) hold what a tensor made with ``ndim`` dims leaves there: zeros, but
+    1 in the first slot of a 0-dim tensor (the slot its empty constructor wrote). (A leaf
+    whose dims changed in place, by ``unsqueeze_`` say, keeps other values there.)"""
+    return [1 if ndim == 0 and i == 0 else 0 for i in range(ndim, upto)]
 
 
 def _is_dense(a: np.ndarray) -> bool:

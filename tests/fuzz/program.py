@@ -33,6 +33,7 @@ import numpy as np
 
 from minigrad.parity import compare, graph_trace, to_numpy, torch_lib
 
+from .ops_more import OPS_MORE
 from .theme_function import FunctionSteps
 from .theme_modules import ModuleSteps
 from .theme_optim import OptimSteps
@@ -238,6 +239,7 @@ OPS = {
     "l1_loss": lambda R, p, x, y: R.F.l1_loss(x, y, reduction=p["reduction"]),
     "cross_entropy": _cross_entropy,
     "nll_loss": _nll,
+    **OPS_MORE,  # cumulative ops, sorting, gather/scatter, einsum, norms ... (ops_more.py)
 }
 
 
@@ -525,6 +527,10 @@ class Runner(FunctionSteps, ModuleSteps, OptimSteps):
             # log_, add_) bump its result's version: an artefact of dispatch, not compared
             self.unversioned.update(range(start, start + (len(out) if isinstance(
                 out, (tuple, list)) else 1)))
+        elif any(i in self.unversioned for i in ids):  # a view of such a result shares its
+            outs = out if isinstance(out, (tuple, list)) else [out]  # counter: not compared
+            self.unversioned.update(start + k for k, t in enumerate(outs)
+                                    if t is not None and t._base is not None)
         return self._push(out, ids)
 
     def _inplace(self, name, i, ids, params, no_grad):

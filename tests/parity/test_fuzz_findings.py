@@ -1,0 +1,173 @@
+"""Parity: differences the fuzzer's long profile and its new ops found (issue 17, session 8),
+each written as a direct scenario. (The fuzz programs themselves are in
+``tests/fuzz/test_regressions.py``.)
+
+CPU only where PyTorch's behaviour is its CPU kernel's (index_select's errors, the stale stride
+slots read by AccumulateGrad's layout check).
+"""
+
+import numpy as np
+import pytest
+
+from minigrad.parity import assert_parity, node_name, to_numpy
+from tests.parity.test_tensor_meta import err, mk
+
+X = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+
+
+def test_grad_checks_outputs_before_inputs(device):
+    """autograd.grad with an output and an input that do not require grad: PyTorch names the
+    output ("element 0 of tensors ...") before it looks at the inputs."""
+    def scenario(lib, device):
+        plain = mk(lib, device, X)
+        x = mk(lib, device, X, requires_grad=True)
+        ones = mk(lib, device, np.ones(3, np.float32))
+        return {
+            "both": err(lambda: lib.autograd.grad(plain, plain, ones)),
+            "input": err(lambda: lib.autograd.grad(x * 2, plain, ones)),
+            "output": err(lambda: lib.autograd.grad(plain, x, ones)),
+        }
+    assert_parity(scenario, device=device)
+
+
+INDEX_SELECT = [((4, 4), 0, [4]), ((4, 4), 1, [4]), ((4, 4), 0, [-1]), ((4, 4), 1, [-1]),
+                ((3, 4, 5), 2, [5]), ((3, 4, 5), 1, [0, -1]), ((4,), 0, [-1]), ((), 0, [-1]),
+                ((0, 3), 1, [3]), ((3, 0), 1, [0]), ((0, 3), 0, [0]), ((2, 0, 2), 2, [2])]
+
+
+@pytest.mark.parametrize("shape,dim,index", INDEX_SELECT)
+def test_index_select_out_of_range_errors(shape, dim, index):
+    """PyTorch's CPU index_select: IndexError "index out of range in self" (negative indices
+    too) except along dim 1 of a tensor of 2+ dims and for an empty one (RuntimeError naming
+    the index, or "should be positive" for an empty dim)."""
+    def scenario(lib, device):
+        x = lib.tensor(np.ones(shape, np.float32))
+        return err(lambda: x.index_select(dim, lib.tensor(np.array(index, np.int64))))
+    assert_parity(scenario)
+
+
+def test_movedim_of_0dim_tensor_is_an_alias(device):
+    def scenario(lib, device):
+        x = mk(lib, device, np.array(2.0, np.float32), requires_grad=True)
+        ys = [x.movedim(0, 0), x.movedim(-1, 0), x.movedim([0], [-1]), x.movedim([], [])]
+        return {"nodes": [node_name(y.grad_fn) for y in ys],
+                "bad": err(lambda: x.movedim(1, 0))}
+    assert_parity(scenario, device=device)
+
+
+def test_flip_is_a_copy_even_when_contiguous(device):
+    """flip of a size-1 dim is C-contiguous in NumPy's view too: it must still be a copy."""
+    def scenario(lib, device):
+        x = mk(lib, device, np.ones((1, 3), np.float32))
+        y = x.flip(-2)
+        y.fill_(2.0)
+        return {"x": to_numpy(x), "y": to_numpy(y), "version": x._version}
+    assert_parity(scenario, device=device)
+
+
+def test_detach_of_inference_tensor_outside_inference_mode(device):
+    """PyTorch: an inference tensor too, but with a version counter of its own (at 0), so
+    in-place ops on it work and count (on it only); its views have none."""
+    def scenario(lib, device):
+        x = mk(lib, device, X, requires_grad=True)
+        with lib.inference_mode():
+            y = x.expm1()
+        d = y.detach()
+        out = {"inference": (d.is_inference(), d.view(3).is_inference(),
+                             d.detach().is_inference()),
+               "version": d._version, "add_": to_numpy(d.add_(1.0)), "version2": d._version,
+               "y": to_numpy(y), "view_add_": err(lambda: d[:2].add_(1.0)),
+               "view_version": err(lambda: d[:2]._version), "y_add_": err(lambda: y.add_(1)),
+               "save": err(lambda: d * x)}
+        with lib.inference_mode():
+            d.add_(1.0)  # inside inference mode: no count
+        with lib.no_grad():
+            d.mul_(2.0)
+        out["after"] = (d._version, to_numpy(d))
+        return out
+    assert_parity(scenario, device=device)
+
+
+def test_inplace_on_inference_tensor_saving_self_writes_then_raises(device):
+    """mul_ by a tensor that requires grad saves (a clone of) self; PyTorch writes, then its
+    version bump refuses the inference tensor."""
+    def scenario(lib, device):
+        with lib.inference_mode():
+            a = mk(lib, device, X) * 1
+        w = mk(lib, device, X, requires_grad=True)
+        return {"mul_": err(lambda: a.mul_(w)), "a": to_numpy(a),
+                "addcmul_": err(lambda: a.addcmul_(a, w)), "a2": to_numpy(a)}
+    assert_parity(scenario, device=device)
+
+
+@pytest.mark.parametrize("old,new,dtype", [((2, 2), (), "float64"), ((3,), (), "float64"),
+                                           ((1, 3), (3,), "float64"), ((3, 1), (3,), "float64"),
+                                           ((2, 1, 2), (2, 2), "float64"),
+                                           ((2, 2), (2, 2), "float32")])
+def test_grad_after_data_of_fewer_dims_or_other_dtype(old, new, dtype):
+    """The layout check PyTorch's AccumulateGrad runs before taking the gradient as .grad:
+    strides in elements, and past the leaf's last dim the stale slots it reads (1 after a 0-dim
+    tensor's first, else 0); a gradient that fails it is copied into the leaf's new shape."""
+    def scenario(lib, device):
+        x = lib.tensor(np.ones(old)).requires_grad_()
+        y = x * 2
+        x.data = lib.tensor(np.zeros(new, dtype=dtype))
+        e = err(lambda: y.backward(lib.tensor(np.ones(old))))
+        g = x.grad
+        return {"error": e, "grad": None if g is None else (to_numpy(g), str(g.dtype)[-7:],
+                                                            g._version)}
+    assert_parity(scenario)
+
+
+def test_embedding_backward_of_empty_indices(device):
+    def scenario(lib, device):
+        w = mk(lib, device, np.ones((3, 2), np.float32), requires_grad=True)
+        y = lib.nn.functional.embedding(lib.tensor(np.zeros((2, 0), np.int64)).to(w.device), w)
+        y.backward(lib.ones_like(y))
+        return {"shape": tuple(y.shape), "grad": to_numpy(w.grad)}
+    assert_parity(scenario, device=device)
+
+
+def test_adaptive_avg_pool2d_backward_keeps_nan_in_its_window(device):
+    def scenario(lib, device):
+        x = mk(lib, device, np.arange(8, dtype=np.float32).reshape(2, 2, 2), requires_grad=True)
+        y = lib.nn.functional.adaptive_avg_pool2d(x, 3)
+        g = np.ones((2, 3, 3), np.float32)
+        g[1, 2, 0] = np.nan
+        g[0, 0, 0] = np.inf
+        y.backward(mk(lib, device, g))
+        return to_numpy(x.grad)
+    assert_parity(scenario, device=device)
+
+
+def test_signed_zero_kept_on_ties_with_a_bound(device):
+    """PyTorch's relu, clamp, clamp_min/max, hardtanh, maximum and minimum return the input's
+    value where it equals the bound (or other): -0.0 stays -0.0; NaN propagates."""
+    def scenario(lib, device):
+        x = mk(lib, device, np.array([-0.0, 0.0, -1.0, np.nan, 3.0], np.float32))
+        z = mk(lib, device, np.array([0.0, -0.0, 0.0, 0.0, np.nan], np.float32))
+        F = lib.nn.functional
+        outs = [x.relu(), x.clone().relu_(), x.clamp(0, None), x.clamp(None, 0), x.clamp(0, 0),
+                x.clamp_min(0), x.clamp_max(-0.0), x.clone().clamp_(0, None), x.clamp(z, None),
+                x.clamp(None, z), x.clamp_min(z), x.clamp_max(z), lib.maximum(x, z),
+                lib.minimum(x, z), lib.maximum(z, x), F.hardtanh(x, -1.0, 0.0), F.relu6(x)]
+        return [to_numpy(1 / o) for o in outs]
+    assert_parity(scenario, device=device)
+
+
+def test_post_hook_sees_none_for_edges_not_needed(device):
+    """Under backward(inputs=) / autograd.grad a node's post hook gets None for the gradients
+    of edges that lead to no input (PyTorch's formulas skip them)."""
+    def scenario(lib, device):
+        w = mk(lib, device, np.ones((1, 1), np.float32), requires_grad=True)
+        x = mk(lib, device, np.ones((2, 1), np.float32), requires_grad=True)
+        y = x.mm(w.t())
+        log = []
+        y.grad_fn.register_hook(lambda gi, go: log.append([None if g is None else tuple(g.shape)
+                                                           for g in gi]))
+        g = mk(lib, device, np.ones((2, 1), np.float32))
+        lib.autograd.backward([y], [g], inputs=[y], retain_graph=True)
+        lib.autograd.grad(y, x, g, retain_graph=True)
+        lib.autograd.backward([y], [g], inputs=[w])
+        return log
+    assert_parity(scenario, device=device)
