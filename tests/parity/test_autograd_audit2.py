@@ -601,3 +601,34 @@ def test_allow_mutation_errors(device):
         return {"after": after, "other": other, "nested": nested, "later": to_numpy(a.grad)}
 
     assert_parity(scenario, device=device)
+
+
+# ----------------------------------------------------------------------------- increment_version
+def test_increment_version_arguments(device):
+    """``increment_version``: a tensor (float with grad, or int), a list or generator of
+    tensors, an inference tensor (skipped, no error) inside and outside inference mode; a
+    bump makes backward through a node that saved the tensor fail; RuntimeError for a
+    non-iterable or a non-tensor element (tensors before it already bumped)."""
+    def scenario(lib, device):
+        inc = lib.autograd.graph.increment_version
+        a = mk(lib, device, V4, True)
+        i = mk(lib, device, np.array([1, 2]))
+        inc(a)
+        inc(i)
+        inc([a, i])
+        inc(t for t in (a,))
+        with lib.inference_mode():
+            inf = lib.ones(2)
+            inc(inf)
+        inc(inf)
+        b = mk(lib, device, V4, True).clone()
+        z = (b * b).sum()
+        inc(b)
+        first = mk(lib, device, V4)
+        return {"versions": (a._version, i._version),
+                "saved": err(z.backward, "modified by an inplace operation"),
+                "int": err(lambda: inc(3)), "none": err(lambda: inc(None)),
+                "str": err(lambda: inc("ab")),
+                "mixed": err(lambda: inc([first, 2])), "first_bumped": first._version}
+
+    assert_parity(scenario, device=device)
