@@ -632,3 +632,33 @@ def test_increment_version_arguments(device):
                 "mixed": err(lambda: inc([first, 2])), "first_bumped": first._version}
 
     assert_parity(scenario, device=device)
+
+
+def test_node_metadata_is_a_plain_read_only_dict(device):
+    """``Node.metadata``: a plain ``dict`` (minigrad gave a dict subclass), the same object on
+    each access, its own per node (AccumulateGrad and a custom Function's node too); assigning
+    it raises PyTorch's AttributeError "not writable"."""
+    def scenario(lib, device):
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, t):
+                return t * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        x = mk(lib, device, V4, True)
+        y = x * 2
+        y.grad_fn.metadata["note"] = "mine"
+        nodes = (y.grad_fn, y.grad_fn.next_functions[0][0], Twice.apply(x).grad_fn)
+
+        def assign():
+            y.grad_fn.metadata = {}
+
+        return {"types": [type(n.metadata).__name__ for n in nodes],
+                "contents": [dict(n.metadata) for n in nodes],
+                "same": y.grad_fn.metadata is y.grad_fn.metadata,
+                "assign": err(assign)}
+
+    assert_parity(scenario, device=device)
