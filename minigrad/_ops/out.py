@@ -27,6 +27,7 @@ from .._dtype import is_float_np
 from .._tensor import Tensor
 from .._type_promotion import can_cast
 from ..autograd import grad_mode
+from ..autograd import graph as _graph
 
 AUTOGRAD_MSG = ("{name}(): functions with out=... arguments don't support automatic "
                 "differentiation, but one of the arguments requires grad.")
@@ -147,6 +148,14 @@ def _reduce_dtype(kwargs, out, float_only) -> dict:
     return dict(kwargs, dtype=out.dtype)
 
 
+def _watch_write(out: Tensor) -> None:
+    """Tell ``allow_mutation_on_saved_tensors`` (when active) that ``out`` is about to be
+    overwritten, so a saved tensor sharing its storage is copied first, as PyTorch's
+    dispatch mode sees an ``out=`` op before its kernel runs."""
+    if _graph.before_inplace is not None:
+        _graph.before_inplace(out)
+
+
 def write_out(fn, args, kwargs, out, *, public: str, autograd_name: str, rule: str,
               differentiable: bool = True, reduce_dtype: str | None = None,
               resize_first: bool = False, stacklevel: int = 3) -> Tensor:
@@ -172,6 +181,7 @@ def write_out(fn, args, kwargs, out, *, public: str, autograd_name: str, rule: s
     if differentiable and grad_mode.is_grad_enabled() and (out.requires_grad or (
             differentiable != "out" and any(t.requires_grad for t in inputs))):
         raise RuntimeError(AUTOGRAD_MSG.format(name=autograd_name))
+    _watch_write(out)
     if reduce_dtype is not None:
         kwargs = _reduce_dtype(kwargs, out, float_only=reduce_dtype == "float")
     with grad_mode.no_grad():

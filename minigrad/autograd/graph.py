@@ -508,9 +508,18 @@ class Node:
 
     @property
     def metadata(self) -> dict:
-        """A dict for user data (PyTorch's ``Node.metadata``); anomaly mode stores the forward
-        traceback under ``"traceback_"``. Made on first access."""
-        return self._own("_metadata")
+        """A plain dict for user data (PyTorch's ``Node.metadata``); anomaly mode stores the
+        forward traceback under ``"traceback_"``. Made on first access; read-only attribute
+        (assigning raises PyTorch's AttributeError)."""
+        d = self.__dict__.get("_metadata")
+        if d is None:
+            d = self._metadata = {}
+        return d
+
+    @metadata.setter
+    def metadata(self, value) -> None:
+        raise AttributeError(f"attribute 'metadata' of '{type(self).__name__}' objects is not "
+                             "writable")
 
     # -- identity ---------------------------------------------------------------------------
     def name(self) -> str:

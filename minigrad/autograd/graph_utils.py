@@ -271,9 +271,23 @@ def increment_version(tensor) -> None:
     tensor's data behind autograd's back (e.g. through ``.numpy()``), so that backward through
     a node that saved it raises the in-place error instead of using the changed values.
     Views share the counter. An inference tensor has no counter: it is skipped, as in PyTorch.
+
+    Raises:
+        RuntimeError: ``tensor`` is neither a tensor nor iterable; an element is not a tensor
+            (the tensors before it have been bumped already, as in PyTorch).
     """
-    tensors = (tensor,) if isinstance(tensor, graph._tensor_cls()) else tuple(tensor)
+    Tensor = graph._tensor_cls()
+    if isinstance(tensor, Tensor):
+        tensors = iter((tensor,))
+    else:
+        try:
+            tensors = iter(tensor)
+        except TypeError:
+            raise RuntimeError("increment_version expect a Iterable[Tensor] as input") from None
     for t in tensors:
+        if not isinstance(t, Tensor):
+            raise RuntimeError("increment_version expects each element of the iterable to be a "
+                               "tensor")
         if not t._inference:
             t._vc.bump()
 
