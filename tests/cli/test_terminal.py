@@ -75,7 +75,10 @@ def test_tables_fold_at_80_columns(args):
     assert proc.returncode in (0, 1), proc.stderr[-2000:]
     _assert_fits(proc.stdout)
     if args[0] == "parity":
-        assert re.search(r"^  tanh_sigm\w*.*\n  \w*oid\b|tanh_sigmoid", proc.stdout, re.M)
+        # the case name whole, or folded over two lines (where it folds depends on the headers)
+        m = re.search(r"^  (tanh_\w*).*\n  (\w*)", proc.stdout, re.M)
+        assert m, proc.stdout
+        assert m.group(1) == "tanh_sigmoid" or m.group(1) + m.group(2) == "tanh_sigmoid", m.groups()
     if args[1] == "nan":
         assert "Linear" in proc.stdout or "Linea" in proc.stdout
 
