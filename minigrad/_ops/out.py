@@ -205,14 +205,56 @@ def write_out(fn, args, kwargs, out, *, public: str, autograd_name: str, rule: s
     return out
 
 
-def write_out_pair(fn, args, kwargs, out, *, public: str, stacklevel: int = 3):
+def _pair_expected(rv, ri, ov, oi, x, name):
+    """``max``/``min``/``sort``/``topk``: each out of its result's exact dtype, values first."""
+    return DTYPE_RULES["expected"](rv, ov, x, name) or DTYPE_RULES["expected"](ri, oi, x, name)
+
+
+def _pair_kthvalue(rv, ri, ov, oi, x, name):
+    if ov._data.dtype != rv._data.dtype:
+        return RuntimeError("output values must be of same type as input")
+    if oi._data.dtype != np.int64:
+        return RuntimeError("output indices must be of scalar type Long")
+
+
+def _pair_mode(rv, ri, ov, oi, x, name):
+    for r, o, which in ((rv, ov, "values"), (ri, oi, "indices")):
+        if o._data.dtype != r._data.dtype:
+            return RuntimeError(f"expected scalar type '{_name(r)}' but got '{_name(o)}' for "
+                                f"{which} output")
+
+
+def _pair_median(rv, ri, ov, oi, x, name):
+    """``median``/``nanmedian`` (both name ``median`` in the message): indices first."""
+    if oi._data.dtype != np.int64:
+        return RuntimeError(f"Expected tensor for argument #1 'indices' to have scalar type "
+                            f"Long; but got torch.{oi.dtype._legacy} instead (while checking "
+                            f"arguments for median)")
+    if ov._data.dtype != rv._data.dtype:
+        return RuntimeError(f"Expected tensor for 'values' to have the same type as tensor for "
+                            f"argument #2 'self'; but type torch.{ov.dtype._legacy} does not "
+                            f"equal torch.{x.dtype._legacy} (while checking arguments for "
+                            f"median)")
+
+
+# Each rule: (values, indices results, the two outs, input, function name) -> None or the error.
+PAIR_RULES = {"expected": _pair_expected, "kthvalue": _pair_kthvalue, "mode": _pair_mode,
+              "median": _pair_median}
+
+
+def write_out_pair(fn, args, kwargs, out, *, public: str, rule: str = "expected",
+                   stacklevel: int = 3):
     """``fn(*args, **kwargs)`` (a ``(values, indices)`` named tuple: ``max``/``min`` over a
     dim, ``sort``, ``topk``) written into the two tensors of ``out``; returns the same named
     tuple type holding them. As `write_out`, each tensor checked for the exact dtype of its
-    result ("Expected out tensor to have dtype ..."), values first, then resized (with the
-    warning) and written; each version goes up by one."""
+    result (``rule``, a key of `PAIR_RULES`: each kernel words it, and orders the two checks,
+    its own way), then resized (with the warning) and written; each version goes up by one.
+    ``median``/``nanmedian`` over all elements have no ``out=`` pair: TypeError, as
+    PyTorch's argument parser."""
     from .inplace import bump
 
+    if public in ("median", "nanmedian") and len(args) < 2 and "dim" not in kwargs:
+        raise TypeError(f'{public}() missing 1 required positional arguments: "dim"')
     if not (isinstance(out, (tuple, list)) and len(out) == 2 and all(
             isinstance(t, Tensor) for t in out)):
         raise TypeError(f"{public}(): argument 'out' must be tuple of Tensors, not "
@@ -222,28 +264,59 @@ def write_out_pair(fn, args, kwargs, out, *, public: str, stacklevel: int = 3):
         raise RuntimeError(AUTOGRAD_MSG.format(name=public))
     with grad_mode.no_grad():
         result = fn(*args, **kwargs)
+    x = inputs[0] if inputs else result[0]
+    error = PAIR_RULES[rule](result[0], result[1], out[0], out[1], x, public)
+    if error is not None:
+        raise error
+    shown = _kept_dim_shapes(fn, args, kwargs, rule)
     for r, o in zip(result, out):
-        error = DTYPE_RULES["expected"](r, o, r, public)
-        if error is not None:
-            raise error
-    for r, o in zip(result, out):
-        _resize_output(o, r, stacklevel + 1)
+        _resize_output(o, r, stacklevel + 1, shown(o, r) if shown else None)
         if o._data.size:
             o._data[...] = r._data
         bump(o)
     return type(result)(*out)
 
 
-def _resize_output(out: Tensor, r: Tensor, stacklevel: int) -> None:
-    """PyTorch's ``resize_output``: ``out`` gets ``r``'s shape (a warning if it had elements)."""
+def _kept_dim_shapes(fn, args, kwargs, rule):
+    """``kthvalue``/``mode`` without ``keepdim`` resize their outs to the kept-dim shape:
+    first ``out.unsqueeze_(dim)`` (``mode`` always, ``kthvalue`` when ``out`` has one dim less
+    than the input), then ``resize_output`` to the shape with ``dim`` kept, then squeeze. A
+    function ``(out, result) -> (old, new)``, the shapes the warning names (or None when the
+    kernel resizes plainly)."""
+    if rule not in ("kthvalue", "mode"):
+        return None
+    bound = inspect.signature(fn).bind(*args, **kwargs)
+    bound.apply_defaults()
+    a = bound.arguments
+    x, keepdim = a["input"], a["keepdim"]
+    d = a["dim"] % x.ndim if x.ndim else 0
+    if keepdim or x.ndim == 0:
+        return None
+
+    def shapes(o, r):
+        old = list(o.shape)
+        if (rule == "mode" or o.ndim == x.ndim - 1) and d <= o.ndim:
+            old.insert(d, 1)
+        new = list(r.shape)
+        new.insert(d, 1)
+        return old, new
+
+    return shapes
+
+
+def _resize_output(out: Tensor, r: Tensor, stacklevel: int, shown=None) -> None:
+    """PyTorch's ``resize_output``: ``out`` gets ``r``'s shape (a warning if it had elements).
+    ``shown``: the ``(old, new)`` shapes the kernel resizes between, when not these two (see
+    `_kept_dim_shapes`)."""
     from ._util import _is_dense, empty_preserving
     from .resize import resize_storage
 
+    old, new = shown or (list(out.shape), list(r.shape))
+    if old != new and out.numel() != 0:
+        warnings.warn(RESIZE_WARNING.format(old=old, new=new), UserWarning,
+                      stacklevel=stacklevel)
     if tuple(out.shape) == tuple(r.shape):
         return
-    if out.numel() != 0:
-        warnings.warn(RESIZE_WARNING.format(old=list(out.shape), new=list(r.shape)),
-                      UserWarning, stacklevel=stacklevel)
     if out._base is None and not r._data.flags.c_contiguous and _is_dense(r._data):
         out._data = empty_preserving(r._data, out._data.dtype)
     else:
@@ -283,7 +356,8 @@ def out_variant(fn, autograd_name: str | None = None, rule: str = "cast", *,
         if out is None:
             return fn(*args, **kwargs)
         if pair and not (public in ("max", "min") and len(args) < 2 and "dim" not in kwargs):
-            return write_out_pair(fn, args, kwargs, out, public=public)
+            return write_out_pair(fn, args, kwargs, out, public=public,
+                                  rule=rule if rule in PAIR_RULES else "expected")
         return write_out(fn, args, kwargs, out, public=public, autograd_name=autograd_name,
                          rule=rule, differentiable=differentiable, reduce_dtype=reduce_dtype,
                          resize_first=resize_first)
@@ -344,6 +418,9 @@ OUT_FORMS = [
     ("all", "all", "all_any", _NONDIFF), ("any", "any", "all_any", _NONDIFF),
     ("norm", "linalg_vector_norm", "expected", {}),
     *[(n, n, "expected", {"pair": True}) for n in ("max", "min", "sort", "topk")],
+    ("kthvalue", "kthvalue", "kthvalue", {"pair": True}), ("mode", "mode", "mode", {"pair": True}),
+    ("median", "median", "median", {"pair": True}),
+    ("nanmedian", "nanmedian", "median", {"pair": True}),
     # joining, indexing, triangles
     ("cat", "cat", "cat", {}), ("stack", "stack", "cat", {"resize_first": True}),
     ("gather", "gather", "expected", {}), ("take_along_dim", "gather", "expected", {}),

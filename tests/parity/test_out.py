@@ -164,7 +164,8 @@ def table_scenario(L, name, out_kind, x_grad):
 
 
 NAMES = [n for n, _, _, options in OUT_FORMS if not options.get("pair")]
-PAIRS = [n for n, _, _, options in OUT_FORMS if options.get("pair")]
+PAIRS = [n for n, _, _, options in OUT_FORMS if options.get("pair")] + ["kthvalue_dim0",
+                                                                       "mode_dim1"]
 
 
 def test_every_out_form_has_a_sample():
@@ -216,6 +217,12 @@ PAIR_SAMPLES = {
     "min": lambda L, x, o: L.min(x, 0, keepdim=True, out=o),
     "sort": lambda L, x, o: L.sort(x, -1, descending=True, out=o),
     "topk": lambda L, x, o: L.topk(x, 2, out=o),
+    "kthvalue": lambda L, x, o: L.kthvalue(x, 2, 1, out=o),
+    "mode": lambda L, x, o: L.mode(x.round(decimals=1), 0, keepdim=True, out=o),
+    "median": lambda L, x, o: L.median(x, 1, out=o),
+    "nanmedian": lambda L, x, o: L.nanmedian(x, 0, out=o),
+    "kthvalue_dim0": lambda L, x, o: L.kthvalue(x, 1, 0, out=o),
+    "mode_dim1": lambda L, x, o: L.mode(x, 1, out=o),
 }
 PAIR_OUTS = {
     "empty": lambda L: (L.empty(0), L.empty(0, dtype=L.int64)),
@@ -226,6 +233,12 @@ PAIR_OUTS = {
     "float64_values": lambda L: (L.empty(0, dtype=L.float64), L.empty(0, dtype=L.int64)),
     "values_require_grad": lambda L: (L.empty(0, requires_grad=True),
                                       L.empty(0, dtype=L.int64)),
+    # both wrong (which one each kernel checks first), an int32 indices out
+    "both_wrong": lambda L: (L.empty(0, dtype=L.int64), L.empty(0, dtype=L.int32)),
+    "int32_indices": lambda L: (L.zeros(5), L.zeros(5, dtype=L.int32)),
+    # kthvalue/mode resize via the kept-dim shape: the warnings name it
+    "matrix": lambda L: (L.zeros(4, 4), L.zeros(4, 4, dtype=L.int64)),
+    "result_shape": lambda L: (L.zeros(2), L.zeros(2, dtype=L.int64)),
 }
 
 
@@ -270,6 +283,21 @@ def test_pair_out_not_a_tuple():
 
     a, b = run_both(scenario)
     assert len(a) == len(b) == 2 and a[0] == b[0]
+
+
+def test_median_over_everything_takes_no_out():
+    def scenario(L):
+        found = []
+        for fn in (L.median, L.nanmedian):
+            try:
+                fn(L.tensor(X), out=L.empty(0))
+            except TypeError as e:
+                found.append(str(e))
+        return found
+
+    a, b = run_both(scenario)
+    assert len(a) == 2
+    compare(a, b)
 
 
 def test_max_over_everything_takes_one_out():
