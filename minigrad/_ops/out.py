@@ -98,6 +98,19 @@ def _float_out(r, out, x, name):
                             f"got: {_name(out)}")
 
 
+def _diag_cast(r, out, x, name):
+    """diag of a vector (``diag_embed``) checks the cast first, in its own words, before
+    resizing ``out``; both kinds of input then want the exact dtype ("expected")."""
+    if x.ndim == 1 and not can_cast(r.dtype, out.dtype):
+        return RuntimeError(f"diag: result type {_name(r)} can't be cast to the desired out= "
+                            f"type {_name(out)}")
+
+
+def _diag_autograd_name(input, *args, **kwargs) -> str:
+    """``diag`` runs ``diag_embed`` (a vector) or ``diagonal_copy`` (a matrix)."""
+    return "aten::diag_embed" if input.ndim == 1 else "aten::diagonal_copy"
+
+
 DTYPE_RULES = {
     "cast": _cast,  # TensorIterator: computed in the promoted dtype, cast when safe
     "cat": _cat_cast,
@@ -115,6 +128,10 @@ DTYPE_RULES = {
     "float_out": _float_out,
     "mean": _mean,
     "cumulative": _cumulative,
+    "addbmm": _same("self and mat2 must have the same dtype, but got {o} and {r}"),
+    "nonzero": _same("nonzero: Expected out tensor to have scalar type Long but got scalar "
+                     "type{o}"),
+    "diag_cast": _diag_cast,
 }
 
 
@@ -149,7 +166,8 @@ def _reduce_dtype(kwargs, out, float_only) -> dict:
 
 def write_out(fn, args, kwargs, out, *, public: str, autograd_name: str, rule: str,
               differentiable: bool = True, reduce_dtype: str | None = None,
-              resize_first: bool = False, stacklevel: int = 3) -> Tensor:
+              resize_first: bool | str = False, warn_resize: bool = True,
+              stacklevel: int = 3) -> Tensor:
     """``fn(*args, **kwargs)`` written into ``out``; returns ``out`` (the same object).
 
     In PyTorch's order: ``out`` must be a Tensor (TypeError); with grad mode on, no argument
@@ -160,14 +178,19 @@ def write_out(fn, args, kwargs, out, *, public: str, autograd_name: str, rule: s
     part, is refused; the result is written (cast to ``out``'s dtype) and ``out._version``
     goes up by one. ``out``'s own history is left as it is. ``resize_first``: the kernels
     that resize ``out`` before their dtype check (``std``, ``var``, ``mean``, ``dot``,
-    ``stack``, ``cumsum``).
+    ``stack``, ``cumsum``); a key of `DTYPE_RULES`: that check first, then the resize
+    (``diag``).
     A resized ``out`` (not a view) takes the result's layout, as TensorIterator restrides
-    it (``exp(x.t(), out=empty(0))`` is transposed too)."""
+    it (``exp(x.t(), out=empty(0))`` is transposed too). ``warn_resize=False``: kernels that
+    resize with ``resize_`` (``addbmm``), silently. ``autograd_name`` may be a function of
+    the arguments (``diag``)."""
     from ._util import internal_overlap
     from .inplace import OVERLAP_MSG, _check_overlap, bump
 
     if not isinstance(out, Tensor):
         raise TypeError(f"{public}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if callable(autograd_name):
+        autograd_name = autograd_name(*args, **kwargs)
     inputs = _tensors(args, kwargs)
     if differentiable and grad_mode.is_grad_enabled() and (out.requires_grad or (
             differentiable != "out" and any(t.requires_grad for t in inputs))):
@@ -176,8 +199,12 @@ def write_out(fn, args, kwargs, out, *, public: str, autograd_name: str, rule: s
         kwargs = _reduce_dtype(kwargs, out, float_only=reduce_dtype == "float")
     with grad_mode.no_grad():
         r = fn(*args, **kwargs)
+    if isinstance(resize_first, str):  # a check the kernel makes before resizing
+        error = DTYPE_RULES[resize_first](r, out, inputs[0] if inputs else r, public)
+        if error is not None:
+            raise error
     if resize_first:
-        _resize_output(out, r, stacklevel + 1)
+        _resize_output(out, r, stacklevel + 1, warn=warn_resize)
     x = inputs[0] if inputs else r
     if rule == "clamp":
         error = _clamp(r, out, x, public, tensor_bounds=len(inputs) > 1)
@@ -185,7 +212,7 @@ def write_out(fn, args, kwargs, out, *, public: str, autograd_name: str, rule: s
         error = DTYPE_RULES[rule](r, out, x, public)
     if error is not None:
         raise error
-    _resize_output(out, r, stacklevel + 1)
+    _resize_output(out, r, stacklevel + 1, warn=warn_resize)
     if internal_overlap(out._data):
         raise RuntimeError(OVERLAP_MSG)
     for t in inputs:
@@ -304,7 +331,8 @@ def _kept_dim_shapes(fn, args, kwargs, rule):
     return shapes
 
 
-def _resize_output(out: Tensor, r: Tensor, stacklevel: int, shown=None) -> None:
+def _resize_output(out: Tensor, r: Tensor, stacklevel: int, shown=None,
+                   warn: bool = True) -> None:
     """PyTorch's ``resize_output``: ``out`` gets ``r``'s shape (a warning if it had elements).
     ``shown``: the ``(old, new)`` shapes the kernel resizes between, when not these two (see
     `_kept_dim_shapes`)."""
@@ -312,7 +340,7 @@ def _resize_output(out: Tensor, r: Tensor, stacklevel: int, shown=None) -> None:
     from .resize import resize_storage
 
     old, new = shown or (list(out.shape), list(r.shape))
-    if old != new and out.numel() != 0:
+    if warn and old != new and out.numel() != 0:
         warnings.warn(RESIZE_WARNING.format(old=old, new=new), UserWarning,
                       stacklevel=stacklevel)
     if tuple(out.shape) == tuple(r.shape):
@@ -336,7 +364,7 @@ def _with_out_parameter(fn) -> inspect.Signature:
 def out_variant(fn, autograd_name: str | None = None, rule: str = "cast", *,
                 public: str | None = None, differentiable: bool = True,
                 reduce_dtype: str | None = None, resize_first: bool = False,
-                pair: bool = False):
+                pair: bool = False, warn_resize: bool = True):
     """``fn`` with an ``out=`` keyword (the torch-namespace form of an op; see `write_out`).
 
     ``autograd_name``: the op name PyTorch's autograd error gives (``torch.square`` says
@@ -355,12 +383,14 @@ def out_variant(fn, autograd_name: str | None = None, rule: str = "cast", *,
     def with_out(*args, out=None, **kwargs):
         if out is None:
             return fn(*args, **kwargs)
+        if public == "nonzero" and kwargs.get("as_tuple"):
+            raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
         if pair and not (public in ("max", "min") and len(args) < 2 and "dim" not in kwargs):
             return write_out_pair(fn, args, kwargs, out, public=public,
                                   rule=rule if rule in PAIR_RULES else "expected")
         return write_out(fn, args, kwargs, out, public=public, autograd_name=autograd_name,
                          rule=rule, differentiable=differentiable, reduce_dtype=reduce_dtype,
-                         resize_first=resize_first)
+                         resize_first=resize_first, warn_resize=warn_resize)
 
     with_out.__signature__ = _with_out_parameter(fn)
     with_out.__doc__ = (fn.__doc__ or "") + (
@@ -427,6 +457,11 @@ OUT_FORMS = [
     ("index_select", "index_select", "same_scalar", {}),
     ("masked_select", "masked_select", "same_scalar", {}),
     ("tril", "tril", "expected", {}), ("triu", "triu", "expected", {}),
+    ("addbmm", "addbmm", "addbmm", {"warn_resize": False, "resize_first": True}),
+    ("nonzero", "nonzero", "nonzero", _NONDIFF),
+    # (out gets the NotImplemented history when the input requires grad)
+    ("diag", _diag_autograd_name, "expected", {"differentiable": "out",
+                                                "resize_first": "diag_cast"}),
 ]
 
 

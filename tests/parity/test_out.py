@@ -129,6 +129,10 @@ SAMPLES = {
     "isneginf": lambda L, x, o: L.isneginf(x, out=o),
     "isposinf": lambda L, x, o: L.isposinf(x, out=o),
     "square": lambda L, x, o: L.square(x, out=o),
+    "addbmm": lambda L, x, o: L.addbmm(x, x[None], L.tensor(SQ)[None], alpha=2, out=o),
+    "nonzero": lambda L, x, o: L.nonzero(x > 0.5, out=o),
+    "diag": lambda L, x, o: L.diag(x, out=o),
+    "diag_of_a_vector": lambda L, x, o: L.diag(x[0], 1, out=o),
     "acosh": lambda L, x, o: L.acosh(x + 1, out=o),
     "arccosh": lambda L, x, o: L.arccosh(x + 1, out=o),
 }
@@ -163,14 +167,14 @@ def table_scenario(L, name, out_kind, x_grad):
     return record(L, lambda o: call(L, x, o), out)
 
 
-NAMES = [n for n, _, _, options in OUT_FORMS if not options.get("pair")]
+NAMES = [n for n, _, _, options in OUT_FORMS if not options.get("pair")] + ["diag_of_a_vector"]
 PAIRS = [n for n, _, _, options in OUT_FORMS if options.get("pair")] + ["kthvalue_dim0",
                                                                        "mode_dim1"]
 
 
 def test_every_out_form_has_a_sample():
     assert set(NAMES) <= set(SAMPLES) and set(PAIRS) <= set(PAIR_SAMPLES)
-    for name in NAMES:  # and the name is a wrapped out form in minigrad's namespace
+    for name, *_ in OUT_FORMS:  # and the name is a wrapped out form in minigrad's namespace
         assert getattr(minigrad, name) is not getattr(minigrad.Tensor, name, None), name
 
 
@@ -403,7 +407,27 @@ def a_noncontiguous_input_lays_out_a_resized_out_like_it(L):
             record(L, lambda o: L.add(xt, 1, out=o), L.zeros(3, 2))]
 
 
+def diag_out_takes_a_not_implemented_history(L):
+    """diag checks only ``out`` for requires-grad; an input requiring grad gives ``out`` the
+    NotImplemented node (a matrix and a vector: two kernels)."""
+    x = L.tensor(X, requires_grad=True)
+    found = []
+    for call in (lambda o: L.diag(x, out=o), lambda o: L.diag(x[0], -1, out=o)):
+        out = L.empty(0)
+        t = record(L, call, out)
+        found.append((t, out.grad_fn.name(), out.is_leaf))
+    return found
+
+
+def nonzero_out_refuses_as_tuple(L):
+    return [record(L, lambda o: L.nonzero(L.tensor(X), as_tuple=True, out=o),
+                   L.empty(0, dtype=L.int64)),
+            record(L, lambda o: L.nonzero(L.tensor(X, requires_grad=True), out=o),
+                   L.empty(0, dtype=L.int64))]  # (no gradient: no autograd check)
+
+
 SCENARIOS = [_tensor_case(f) for f in (
+    diag_out_takes_a_not_implemented_history, nonzero_out_refuses_as_tuple,
     out_is_a_view_of_the_wrong_shape, out_is_the_input, out_overlaps_the_input_in_part,
     out_is_expanded, out_is_a_nonleaf_under_no_grad, out_is_a_view_of_a_leaf_requiring_grad,
     out_is_not_a_tensor, out_of_an_inference_tensor, out_in_inference_mode,
