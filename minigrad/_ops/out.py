@@ -304,6 +304,29 @@ def write_out_pair(fn, args, kwargs, out, *, public: str, rule: str = "expected"
     return type(result)(*out)
 
 
+def write_out_copy(fn, args, kwargs, out, *, public: str, kernel: str,
+                   stacklevel: int = 3) -> Tensor:
+    """The ``out=`` of a composite function (``linalg.matrix_norm``, ``linalg.norm``): the
+    result is computed as without ``out`` (recording its graph), checked for ``out``'s exact
+    dtype ("{kernel} expected out tensor dtype ..."), ``out`` is resized (with the warning)
+    and ``out.copy_(result)`` run: so ``out`` requiring grad gets the in-place leaf error
+    (after the resize) and an input requiring grad gives ``out`` a ``CopyBackwards``
+    history. Returns ``out``."""
+    from .inplace import copy_
+
+    if not isinstance(out, Tensor):
+        got = ", ".join([type(a).__name__ for a in args]
+                        + [f"{k}={type(v).__name__}" for k, v in dict(kwargs, out=out).items()])
+        raise TypeError(f"{public}() received an invalid combination of arguments - got "
+                        f"({got}), but expected one of:")
+    r = fn(*args, **kwargs)
+    if r._data.dtype != out._data.dtype:
+        raise RuntimeError(f"{kernel} expected out tensor dtype {_name(r)} but got: "
+                           f"{_name(out)}")
+    _resize_output(out, r, stacklevel + 1)
+    return copy_(out, r)
+
+
 def _kept_dim_shapes(fn, args, kwargs, rule):
     """``kthvalue``/``mode`` without ``keepdim`` resize their outs to the kept-dim shape:
     first ``out.unsqueeze_(dim)`` (``mode`` always, ``kthvalue`` when ``out`` has one dim less
@@ -364,7 +387,7 @@ def _with_out_parameter(fn) -> inspect.Signature:
 def out_variant(fn, autograd_name: str | None = None, rule: str = "cast", *,
                 public: str | None = None, differentiable: bool = True,
                 reduce_dtype: str | None = None, resize_first: bool = False,
-                pair: bool = False, warn_resize: bool = True):
+                pair: bool = False, warn_resize: bool = True, copy: str | None = None):
     """``fn`` with an ``out=`` keyword (the torch-namespace form of an op; see `write_out`).
 
     ``autograd_name``: the op name PyTorch's autograd error gives (``torch.square`` says
@@ -374,7 +397,9 @@ def out_variant(fn, autograd_name: str | None = None, rule: str = "cast", *,
     (and ``out`` gets the op's ``NotImplemented`` history); ``reduce_dtype``: ``"any"`` when
     the op reduces in ``out``'s dtype (``sum``), ``"float"`` when only a float ``out`` is
     (``mean``); ``pair``: the op returns ``(values, indices)`` and ``out`` is a pair of
-    tensors (`write_out_pair`; ``max``/``min`` without a dim take one tensor).
+    tensors (`write_out_pair`; ``max``/``min`` without a dim take one tensor); ``copy``:
+    the function is a composite writing with ``copy_`` (`write_out_copy`; the name its dtype
+    error gives).
     """
     public = public or fn.__name__
     autograd_name = autograd_name or public
@@ -385,6 +410,8 @@ def out_variant(fn, autograd_name: str | None = None, rule: str = "cast", *,
             return fn(*args, **kwargs)
         if public == "nonzero" and kwargs.get("as_tuple"):
             raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
+        if copy:
+            return write_out_copy(fn, args, kwargs, out, public=public, kernel=copy)
         if pair and not (public in ("max", "min") and len(args) < 2 and "dim" not in kwargs):
             return write_out_pair(fn, args, kwargs, out, public=public,
                                   rule=rule if rule in PAIR_RULES else "expected")
@@ -463,6 +490,23 @@ OUT_FORMS = [
     ("diag", _diag_autograd_name, "expected", {"differentiable": "out",
                                                 "resize_first": "diag_cast"}),
 ]
+
+
+# The ``torch.linalg`` functions with an ``out=`` form: (name in ``minigrad.linalg``, name in
+# PyTorch's messages, name in its autograd error, dtype rule, options of `out_variant`).
+LINALG_OUT_FORMS = [
+    ("vector_norm", "linalg_vector_norm", "linalg_vector_norm", "expected", {}),
+    ("svdvals", "linalg_svdvals", "_linalg_svd", "expected", {}),
+    ("matrix_norm", "linalg_matrix_norm", "", "expected", {"copy": "linalg.matrix_norm"}),
+    ("norm", "linalg_norm", "", "expected", {"copy": "linalg.norm"}),
+]
+
+
+def add_linalg_out_forms(namespace: dict) -> None:
+    """`add_out_forms` for ``minigrad.linalg``'s namespace (`LINALG_OUT_FORMS`)."""
+    for name, public, autograd_name, rule, options in LINALG_OUT_FORMS:
+        namespace[name] = out_variant(namespace[name], autograd_name or public, rule,
+                                      public=public, **options)
 
 
 def add_out_forms(namespace: dict) -> None:

@@ -200,6 +200,71 @@ def test_out_argument_requires_grad(name):
     compare(a, b, rtol=2e-5, atol=2e-6)
 
 
+# ------------------------------------------------------------------ torch.linalg
+LINALG_SAMPLES = {
+    "linalg.vector_norm": lambda L, x, o: L.linalg.vector_norm(x, 1, dim=1, out=o),
+    "linalg.vector_norm_dtype": lambda L, x, o: L.linalg.vector_norm(x, dtype=L.float64,
+                                                                     out=o),
+    "linalg.svdvals": lambda L, x, o: L.linalg.svdvals(x, out=o),
+    "linalg.matrix_norm": lambda L, x, o: L.linalg.matrix_norm(x, out=o),
+    "linalg.norm": lambda L, x, o: L.linalg.norm(x, out=o),
+    "linalg.norm_dim": lambda L, x, o: L.linalg.norm(x, 2, dim=1, keepdim=True, out=o),
+    "linalg.norm_of_a_3d_input": lambda L, x, o: L.linalg.norm(
+        L.stack([x, x * 2]), dim=0, out=o),
+}
+SAMPLES.update(LINALG_SAMPLES)
+
+
+def test_every_linalg_out_form_has_a_sample():
+    from minigrad._ops.out import LINALG_OUT_FORMS
+
+    for name, *_ in LINALG_OUT_FORMS:
+        assert f"linalg.{name}" in LINALG_SAMPLES
+        assert getattr(minigrad.linalg, name).__wrapped__ is not None
+
+
+@pytest.mark.parametrize("out_kind", list(OUTS))
+@pytest.mark.parametrize("name", list(LINALG_SAMPLES))
+def test_linalg_out_table(name, out_kind):
+    compare(*run_both(table_scenario, name, out_kind, False), rtol=2e-5, atol=2e-6)
+
+
+@pytest.mark.parametrize("name", list(LINALG_SAMPLES))
+def test_linalg_out_input_requires_grad(name):
+    """vector_norm/svdvals: the autograd error. matrix_norm/norm are composites writing with
+    ``copy_``: ``out`` takes a CopyBackwards history, and an ``out`` requiring grad gets the
+    in-place leaf error after being resized (with the warning)."""
+    def scenario(L):
+        x = L.tensor(X, requires_grad=True)
+        out = L.empty(0)
+        t = record(L, lambda o: LINALG_SAMPLES[name](L, x, o), out)
+        history = None
+        if t["error"] is None:
+            history = out.grad_fn.name()
+            out.sum().backward()
+            history = (history, to_numpy(x.grad))
+        leaf = L.zeros(5, requires_grad=True)
+        return t, history, record(L, lambda o: LINALG_SAMPLES[name](L, x.detach(), o), leaf)
+
+    compare(*run_both(scenario), rtol=2e-5, atol=2e-6)
+
+
+def test_linalg_out_not_a_tensor():
+    def scenario(L):
+        found = []
+        for fn in (L.linalg.vector_norm, L.linalg.svdvals, L.linalg.matrix_norm,
+                   L.linalg.norm):
+            try:
+                fn(L.tensor(X), out=[1])
+            except TypeError as e:
+                found.append(str(e).split(", but expected")[0])
+        return found
+
+    a, b = run_both(scenario)
+    assert len(a) == 4
+    compare(a, b)
+
+
 def test_the_table_reaches_the_error_kinds():
     """The table is not vacuous: PyTorch raises the autograd error, resize warning and a
     dtype error for add (and minigrad the same, checked by the table)."""
