@@ -270,29 +270,34 @@ PAIR_RULES = {"expected": _pair_expected, "kthvalue": _pair_kthvalue, "mode": _p
 
 
 def write_out_pair(fn, args, kwargs, out, *, public: str, rule: str = "expected",
-                   stacklevel: int = 3):
+                   autograd_name: str | None = None, size: int = 2, stacklevel: int = 3):
     """``fn(*args, **kwargs)`` (a ``(values, indices)`` named tuple: ``max``/``min`` over a
     dim, ``sort``, ``topk``) written into the two tensors of ``out``; returns the same named
     tuple type holding them. As `write_out`, each tensor checked for the exact dtype of its
     result (``rule``, a key of `PAIR_RULES`: each kernel words it, and orders the two checks,
     its own way), then resized (with the warning) and written; each version goes up by one.
     ``median``/``nanmedian`` over all elements have no ``out=`` pair: TypeError, as
-    PyTorch's argument parser."""
+    PyTorch's argument parser. ``size``: how many tensors (``linalg.svd``: three)."""
     from .inplace import bump
 
     if public in ("median", "nanmedian") and len(args) < 2 and "dim" not in kwargs:
         raise TypeError(f'{public}() missing 1 required positional arguments: "dim"')
-    if not (isinstance(out, (tuple, list)) and len(out) == 2 and all(
-            isinstance(t, Tensor) for t in out)):
+    if not (isinstance(out, (tuple, list)) and all(isinstance(t, Tensor) for t in out)):
         raise TypeError(f"{public}(): argument 'out' must be tuple of Tensors, not "
                         f"{type(out).__name__}")
+    if len(out) != size:
+        raise TypeError(f"expected tuple of {size} elements but got {len(out)}")
     inputs = _tensors(args, kwargs)
     if grad_mode.is_grad_enabled() and any(t.requires_grad for t in list(out) + inputs):
-        raise RuntimeError(AUTOGRAD_MSG.format(name=public))
+        raise RuntimeError(AUTOGRAD_MSG.format(name=autograd_name or public))
     with grad_mode.no_grad():
         result = fn(*args, **kwargs)
     x = inputs[0] if inputs else result[0]
-    error = PAIR_RULES[rule](result[0], result[1], out[0], out[1], x, public)
+    if size == 2:
+        error = PAIR_RULES[rule](result[0], result[1], out[0], out[1], x, public)
+    else:  # (svd: each out of its result's exact dtype, in order)
+        error = next(filter(None, (DTYPE_RULES[rule](r, o, x, public)
+                                   for r, o in zip(result, out))), None)
     if error is not None:
         raise error
     shown = _kept_dim_shapes(fn, args, kwargs, rule)
@@ -387,7 +392,7 @@ def _with_out_parameter(fn) -> inspect.Signature:
 def out_variant(fn, autograd_name: str | None = None, rule: str = "cast", *,
                 public: str | None = None, differentiable: bool = True,
                 reduce_dtype: str | None = None, resize_first: bool = False,
-                pair: bool = False, warn_resize: bool = True, copy: str | None = None):
+                pair: bool | int = False, warn_resize: bool = True, copy: str | None = None):
     """``fn`` with an ``out=`` keyword (the torch-namespace form of an op; see `write_out`).
 
     ``autograd_name``: the op name PyTorch's autograd error gives (``torch.square`` says
@@ -414,7 +419,8 @@ def out_variant(fn, autograd_name: str | None = None, rule: str = "cast", *,
             return write_out_copy(fn, args, kwargs, out, public=public, kernel=copy)
         if pair and not (public in ("max", "min") and len(args) < 2 and "dim" not in kwargs):
             return write_out_pair(fn, args, kwargs, out, public=public,
-                                  rule=rule if rule in PAIR_RULES else "expected")
+                                  rule=rule if rule in PAIR_RULES else "expected",
+                                  autograd_name=autograd_name, size=2 if pair is True else pair)
         return write_out(fn, args, kwargs, out, public=public, autograd_name=autograd_name,
                          rule=rule, differentiable=differentiable, reduce_dtype=reduce_dtype,
                          resize_first=resize_first, warn_resize=warn_resize)
@@ -497,6 +503,7 @@ OUT_FORMS = [
 LINALG_OUT_FORMS = [
     ("vector_norm", "linalg_vector_norm", "linalg_vector_norm", "expected", {}),
     ("svdvals", "linalg_svdvals", "_linalg_svd", "expected", {}),
+    ("svd", "linalg_svd", "_linalg_svd", "expected", {"pair": 3}),
     ("matrix_norm", "linalg_matrix_norm", "", "expected", {"copy": "linalg.matrix_norm"}),
     ("norm", "linalg_norm", "", "expected", {"copy": "linalg.norm"}),
 ]
