@@ -111,6 +111,16 @@ def _diag_autograd_name(input, *args, **kwargs) -> str:
     return "aten::diag_embed" if input.ndim == 1 else "aten::diagonal_copy"
 
 
+def _searchsorted(r, out, x, name):
+    """searchsorted/bucketize: int64 out, or int32 with ``out_int32`` (the result's dtype)."""
+    if r._data.dtype != out._data.dtype:
+        flag = r._data.dtype == np.int32
+        return RuntimeError("torch.searchsorted(): output tensor's dtype is wrong, it can only "
+                            "be Int(int32) or Long(int64) depending on whether out_int32 flag "
+                            f"is True, but we got output tensor's dtype {_name(out)} and "
+                            f"out_int32 flag is {flag}")
+
+
 DTYPE_RULES = {
     "cast": _cast,  # TensorIterator: computed in the promoted dtype, cast when safe
     "cat": _cat_cast,
@@ -132,6 +142,7 @@ DTYPE_RULES = {
     "nonzero": _same("nonzero: Expected out tensor to have scalar type Long but got scalar "
                      "type{o}"),
     "diag_cast": _diag_cast,
+    "searchsorted": _searchsorted,
 }
 
 
@@ -492,6 +503,9 @@ OUT_FORMS = [
     ("tril", "tril", "expected", {}), ("triu", "triu", "expected", {}),
     ("addbmm", "addbmm", "addbmm", {"warn_resize": False, "resize_first": True}),
     ("nonzero", "nonzero", "nonzero", _NONDIFF),
+    ("msort", "sort", "expected", {}),
+    ("searchsorted", "searchsorted", "searchsorted", _NONDIFF),
+    ("bucketize", "bucketize", "searchsorted", _NONDIFF),
     # (out gets the NotImplemented history when the input requires grad)
     ("diag", _diag_autograd_name, "expected", {"differentiable": "out",
                                                 "resize_first": "diag_cast"}),

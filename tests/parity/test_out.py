@@ -132,6 +132,11 @@ SAMPLES = {
     "addbmm": lambda L, x, o: L.addbmm(x, x[None], L.tensor(SQ)[None], alpha=2, out=o),
     "nonzero": lambda L, x, o: L.nonzero(x > 0.5, out=o),
     "diag": lambda L, x, o: L.diag(x, out=o),
+    "msort": lambda L, x, o: L.msort(x, out=o),
+    "searchsorted": lambda L, x, o: L.searchsorted(L.tensor(Y).sort().values, x, out=o),
+    "searchsorted_int32": lambda L, x, o: L.searchsorted(L.tensor(Y).sort().values, x,
+                                                         out_int32=True, out=o),
+    "bucketize": lambda L, x, o: L.bucketize(x, L.tensor(Y).sort().values, right=True, out=o),
     "diag_of_a_vector": lambda L, x, o: L.diag(x[0], 1, out=o),
     "acosh": lambda L, x, o: L.acosh(x + 1, out=o),
     "arccosh": lambda L, x, o: L.arccosh(x + 1, out=o),
@@ -167,7 +172,8 @@ def table_scenario(L, name, out_kind, x_grad):
     return record(L, lambda o: call(L, x, o), out)
 
 
-NAMES = [n for n, _, _, options in OUT_FORMS if not options.get("pair")] + ["diag_of_a_vector"]
+NAMES = [n for n, _, _, options in OUT_FORMS if not options.get("pair")] + [
+    "diag_of_a_vector", "searchsorted_int32"]
 PAIRS = [n for n, _, _, options in OUT_FORMS if options.get("pair")] + ["kthvalue_dim0",
                                                                        "mode_dim1"]
 
