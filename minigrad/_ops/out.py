@@ -306,6 +306,13 @@ def write_out_pair(fn, args, kwargs, out, *, public: str, rule: str = "expected"
     x = inputs[0] if inputs else result[0]
     if size == 2:
         error = PAIR_RULES[rule](result[0], result[1], out[0], out[1], x, public)
+        values_fit = out[0]._data.dtype == result[0]._data.dtype
+        if error is not None and values_fit and rule in ("expected", "kthvalue"):
+            # (these kernels resize the values out before checking the indices one)
+            if rule == "kthvalue":
+                _resize_kept_values(fn, args, kwargs, out[0], result[0], stacklevel + 1)
+            else:
+                _resize_output(out[0], result[0], stacklevel + 1)
     else:  # (svd: each out of its result's exact dtype, in order)
         error = next(filter(None, (DTYPE_RULES[rule](r, o, x, public)
                                    for r, o in zip(result, out))), None)
@@ -341,6 +348,20 @@ def write_out_copy(fn, args, kwargs, out, *, public: str, kernel: str,
                            f"{_name(out)}")
     _resize_output(out, r, stacklevel + 1)
     return copy_(out, r)
+
+
+def _resize_kept_values(fn, args, kwargs, out, r, stacklevel: int) -> None:
+    """``kthvalue`` resizes its values out (to the kept-dim shape, with the warning) before
+    it checks the indices out's dtype: an error there leaves values resized."""
+    from .resize import resize_storage
+
+    shown = _kept_dim_shapes(fn, args, kwargs, "kthvalue")
+    old, new = shown(out, r) if shown else (list(out.shape), list(r.shape))
+    if old != new and out.numel() != 0:
+        warnings.warn(RESIZE_WARNING.format(old=old, new=new), UserWarning,
+                      stacklevel=stacklevel)
+    if list(out.shape) != new:
+        resize_storage(out, tuple(new))
 
 
 def _kept_dim_shapes(fn, args, kwargs, rule):

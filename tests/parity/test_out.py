@@ -352,6 +352,8 @@ PAIR_OUTS = {
     # both wrong (which one each kernel checks first), an int32 indices out
     "both_wrong": lambda L: (L.empty(0, dtype=L.int64), L.empty(0, dtype=L.int32)),
     "int32_indices": lambda L: (L.zeros(5), L.zeros(5, dtype=L.int32)),
+    "float_indices_wrong_shape": lambda L: (L.zeros(4, 4), L.zeros(5)),
+    "int_values_wrong_shape": lambda L: (L.zeros(5, dtype=L.int64), L.zeros(5)),
     # kthvalue/mode resize via the kept-dim shape: the warnings name it
     "matrix": lambda L: (L.zeros(4, 4), L.zeros(4, 4, dtype=L.int64)),
     "result_shape": lambda L: (L.zeros(2), L.zeros(2, dtype=L.int64)),
@@ -366,8 +368,10 @@ def pair_scenario(L, name, out_kind, x_grad=False):
         warnings.simplefilter("always")
         try:
             r = PAIR_SAMPLES[name](L, x, out)
-        except Exception as e:  # noqa: BLE001 - compared
-            return (type(e).__name__, _message(str(e)))
+        except Exception as e:  # noqa: BLE001 - compared (and what was left resized)
+            return (type(e).__name__, _message(str(e)), [list(o.shape) for o in out],
+                    [o._version - v for o, v in zip(out, vs)],
+                    sorted({_message(str(w.message)) for w in caught}))
     return {"same": [a is b for a, b in zip(r, out)], "fields": [r.values is out[0],
                                                                r.indices is out[1]],
             "values": [to_numpy(o) for o in out], "shapes": [list(o.shape) for o in out],
