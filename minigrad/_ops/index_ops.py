@@ -452,7 +452,8 @@ def nonzero(input, *, as_tuple: bool = False):
         return tuple(Tensor._make(i.astype(np.int64)) for i in np.nonzero(arr.reshape(
             arr.shape or (1,))))
     idx = np.argwhere(arr).astype(np.int64)
-    return Tensor._make(np.require(idx.reshape(idx.shape[0], arr.ndim), requirements="C"))
+    # laid out column by column (strides (1, n)), as PyTorch's kernel writes it
+    return Tensor._make(np.asfortranarray(idx.reshape(idx.shape[0], arr.ndim)))
 
 
 def argwhere(input) -> Tensor:

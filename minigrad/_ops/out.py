@@ -99,6 +99,29 @@ def _float_out(r, out, x, name):
                             f"got: {_name(out)}")
 
 
+def _diag_cast(r, out, x, name):
+    """diag of a vector (``diag_embed``) checks the cast first, in its own words, before
+    resizing ``out``; both kinds of input then want the exact dtype ("expected")."""
+    if x.ndim == 1 and not can_cast(r.dtype, out.dtype):
+        return RuntimeError(f"diag: result type {_name(r)} can't be cast to the desired out= "
+                            f"type {_name(out)}")
+
+
+def _diag_autograd_name(input, *args, **kwargs) -> str:
+    """``diag`` runs ``diag_embed`` (a vector) or ``diagonal_copy`` (a matrix)."""
+    return "aten::diag_embed" if input.ndim == 1 else "aten::diagonal_copy"
+
+
+def _searchsorted(r, out, x, name):
+    """searchsorted/bucketize: int64 out, or int32 with ``out_int32`` (the result's dtype)."""
+    if r._data.dtype != out._data.dtype:
+        flag = r._data.dtype == np.int32
+        return RuntimeError("torch.searchsorted(): output tensor's dtype is wrong, it can only "
+                            "be Int(int32) or Long(int64) depending on whether out_int32 flag "
+                            f"is True, but we got output tensor's dtype {_name(out)} and "
+                            f"out_int32 flag is {flag}")
+
+
 DTYPE_RULES = {
     "cast": _cast,  # TensorIterator: computed in the promoted dtype, cast when safe
     "cat": _cat_cast,
@@ -116,6 +139,11 @@ DTYPE_RULES = {
     "float_out": _float_out,
     "mean": _mean,
     "cumulative": _cumulative,
+    "addbmm": _same("self and mat2 must have the same dtype, but got {o} and {r}"),
+    "nonzero": _same("nonzero: Expected out tensor to have scalar type Long but got scalar "
+                     "type{o}"),
+    "diag_cast": _diag_cast,
+    "searchsorted": _searchsorted,
 }
 
 
@@ -158,7 +186,8 @@ def _watch_write(out: Tensor) -> None:
 
 def write_out(fn, args, kwargs, out, *, public: str, autograd_name: str, rule: str,
               differentiable: bool = True, reduce_dtype: str | None = None,
-              resize_first: bool = False, stacklevel: int = 3) -> Tensor:
+              resize_first: bool | str = False, warn_resize: bool = True,
+              stacklevel: int = 3) -> Tensor:
     """``fn(*args, **kwargs)`` written into ``out``; returns ``out`` (the same object).
 
     In PyTorch's order: ``out`` must be a Tensor (TypeError); with grad mode on, no argument
@@ -169,14 +198,19 @@ def write_out(fn, args, kwargs, out, *, public: str, autograd_name: str, rule: s
     part, is refused; the result is written (cast to ``out``'s dtype) and ``out._version``
     goes up by one. ``out``'s own history is left as it is. ``resize_first``: the kernels
     that resize ``out`` before their dtype check (``std``, ``var``, ``mean``, ``dot``,
-    ``stack``, ``cumsum``).
+    ``stack``, ``cumsum``); a key of `DTYPE_RULES`: that check first, then the resize
+    (``diag``).
     A resized ``out`` (not a view) takes the result's layout, as TensorIterator restrides
-    it (``exp(x.t(), out=empty(0))`` is transposed too)."""
+    it (``exp(x.t(), out=empty(0))`` is transposed too). ``warn_resize=False``: kernels that
+    resize with ``resize_`` (``addbmm``), silently. ``autograd_name`` may be a function of
+    the arguments (``diag``)."""
     from ._util import internal_overlap
     from .inplace import OVERLAP_MSG, _check_overlap, bump
 
     if not isinstance(out, Tensor):
         raise TypeError(f"{public}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if callable(autograd_name):
+        autograd_name = autograd_name(*args, **kwargs)
     inputs = _tensors(args, kwargs)
     if differentiable and grad_mode.is_grad_enabled() and (out.requires_grad or (
             differentiable != "out" and any(t.requires_grad for t in inputs))):
@@ -186,8 +220,12 @@ def write_out(fn, args, kwargs, out, *, public: str, autograd_name: str, rule: s
         kwargs = _reduce_dtype(kwargs, out, float_only=reduce_dtype == "float")
     with grad_mode.no_grad():
         r = fn(*args, **kwargs)
+    if isinstance(resize_first, str):  # a check the kernel makes before resizing
+        error = DTYPE_RULES[resize_first](r, out, inputs[0] if inputs else r, public)
+        if error is not None:
+            raise error
     if resize_first:
-        _resize_output(out, r, stacklevel + 1)
+        _resize_output(out, r, stacklevel + 1, warn=warn_resize)
     x = inputs[0] if inputs else r
     if rule == "clamp":
         error = _clamp(r, out, x, public, tensor_bounds=len(inputs) > 1)
@@ -195,7 +233,7 @@ def write_out(fn, args, kwargs, out, *, public: str, autograd_name: str, rule: s
         error = DTYPE_RULES[rule](r, out, x, public)
     if error is not None:
         raise error
-    _resize_output(out, r, stacklevel + 1)
+    _resize_output(out, r, stacklevel + 1, warn=warn_resize)
     if internal_overlap(out._data):
         raise RuntimeError(OVERLAP_MSG)
     for t in inputs:
@@ -215,45 +253,168 @@ def write_out(fn, args, kwargs, out, *, public: str, autograd_name: str, rule: s
     return out
 
 
-def write_out_pair(fn, args, kwargs, out, *, public: str, stacklevel: int = 3):
+def _pair_expected(rv, ri, ov, oi, x, name):
+    """``max``/``min``/``sort``/``topk``: each out of its result's exact dtype, values first."""
+    return DTYPE_RULES["expected"](rv, ov, x, name) or DTYPE_RULES["expected"](ri, oi, x, name)
+
+
+def _pair_kthvalue(rv, ri, ov, oi, x, name):
+    if ov._data.dtype != rv._data.dtype:
+        return RuntimeError("output values must be of same type as input")
+    if oi._data.dtype != np.int64:
+        return RuntimeError("output indices must be of scalar type Long")
+
+
+def _pair_mode(rv, ri, ov, oi, x, name):
+    for r, o, which in ((rv, ov, "values"), (ri, oi, "indices")):
+        if o._data.dtype != r._data.dtype:
+            return RuntimeError(f"expected scalar type '{_name(r)}' but got '{_name(o)}' for "
+                                f"{which} output")
+
+
+def _pair_median(rv, ri, ov, oi, x, name):
+    """``median``/``nanmedian`` (both name ``median`` in the message): indices first."""
+    if oi._data.dtype != np.int64:
+        return RuntimeError(f"Expected tensor for argument #1 'indices' to have scalar type "
+                            f"Long; but got torch.{oi.dtype._legacy} instead (while checking "
+                            f"arguments for median)")
+    if ov._data.dtype != rv._data.dtype:
+        return RuntimeError(f"Expected tensor for 'values' to have the same type as tensor for "
+                            f"argument #2 'self'; but type torch.{ov.dtype._legacy} does not "
+                            f"equal torch.{x.dtype._legacy} (while checking arguments for "
+                            f"median)")
+
+
+# Each rule: (values, indices results, the two outs, input, function name) -> None or the error.
+PAIR_RULES = {"expected": _pair_expected, "kthvalue": _pair_kthvalue, "mode": _pair_mode,
+              "median": _pair_median}
+
+
+def write_out_pair(fn, args, kwargs, out, *, public: str, rule: str = "expected",
+                   autograd_name: str | None = None, size: int = 2, stacklevel: int = 3):
     """``fn(*args, **kwargs)`` (a ``(values, indices)`` named tuple: ``max``/``min`` over a
     dim, ``sort``, ``topk``) written into the two tensors of ``out``; returns the same named
     tuple type holding them. As `write_out`, each tensor checked for the exact dtype of its
-    result ("Expected out tensor to have dtype ..."), values first, then resized (with the
-    warning) and written; each version goes up by one."""
+    result (``rule``, a key of `PAIR_RULES`: each kernel words it, and orders the two checks,
+    its own way), then resized (with the warning) and written; each version goes up by one.
+    ``median``/``nanmedian`` over all elements have no ``out=`` pair: TypeError, as
+    PyTorch's argument parser. ``size``: how many tensors (``linalg.svd``: three)."""
     from .inplace import bump
 
-    if not (isinstance(out, (tuple, list)) and len(out) == 2 and all(
-            isinstance(t, Tensor) for t in out)):
+    if public in ("median", "nanmedian") and len(args) < 2 and "dim" not in kwargs:
+        raise TypeError(f'{public}() missing 1 required positional arguments: "dim"')
+    if not (isinstance(out, (tuple, list)) and all(isinstance(t, Tensor) for t in out)):
         raise TypeError(f"{public}(): argument 'out' must be tuple of Tensors, not "
                         f"{type(out).__name__}")
+    if len(out) != size:
+        raise TypeError(f"expected tuple of {size} elements but got {len(out)}")
     inputs = _tensors(args, kwargs)
     if grad_mode.is_grad_enabled() and any(t.requires_grad for t in list(out) + inputs):
-        raise RuntimeError(AUTOGRAD_MSG.format(name=public))
+        raise RuntimeError(AUTOGRAD_MSG.format(name=autograd_name or public))
     with grad_mode.no_grad():
         result = fn(*args, **kwargs)
+    x = inputs[0] if inputs else result[0]
+    if size == 2:
+        error = PAIR_RULES[rule](result[0], result[1], out[0], out[1], x, public)
+        values_fit = out[0]._data.dtype == result[0]._data.dtype
+        if error is not None and values_fit and rule in ("expected", "kthvalue"):
+            # (these kernels resize the values out before checking the indices one)
+            if rule == "kthvalue":
+                _resize_kept_values(fn, args, kwargs, out[0], result[0], stacklevel + 1)
+            else:
+                _resize_output(out[0], result[0], stacklevel + 1)
+    else:  # (svd: each out of its result's exact dtype, in order)
+        error = next(filter(None, (DTYPE_RULES[rule](r, o, x, public)
+                                   for r, o in zip(result, out))), None)
+    if error is not None:
+        raise error
+    shown = _kept_dim_shapes(fn, args, kwargs, rule)
     for r, o in zip(result, out):
-        error = DTYPE_RULES["expected"](r, o, r, public)
-        if error is not None:
-            raise error
-    for r, o in zip(result, out):
-        _resize_output(o, r, stacklevel + 1)
+        _resize_output(o, r, stacklevel + 1, shown(o, r) if shown else None)
         if o._data.size:
             o._data[...] = r._data
         bump(o)
     return type(result)(*out)
 
 
-def _resize_output(out: Tensor, r: Tensor, stacklevel: int) -> None:
-    """PyTorch's ``resize_output``: ``out`` gets ``r``'s shape (a warning if it had elements)."""
+def write_out_copy(fn, args, kwargs, out, *, public: str, kernel: str,
+                   stacklevel: int = 3) -> Tensor:
+    """The ``out=`` of a composite function (``linalg.matrix_norm``, ``linalg.norm``): the
+    result is computed as without ``out`` (recording its graph), checked for ``out``'s exact
+    dtype ("{kernel} expected out tensor dtype ..."), ``out`` is resized (with the warning)
+    and ``out.copy_(result)`` run: so ``out`` requiring grad gets the in-place leaf error
+    (after the resize) and an input requiring grad gives ``out`` a ``CopyBackwards``
+    history. Returns ``out``."""
+    from .inplace import copy_
+
+    if not isinstance(out, Tensor):
+        got = ", ".join([type(a).__name__ for a in args]
+                        + [f"{k}={type(v).__name__}" for k, v in dict(kwargs, out=out).items()])
+        raise TypeError(f"{public}() received an invalid combination of arguments - got "
+                        f"({got}), but expected one of:")
+    r = fn(*args, **kwargs)
+    if r._data.dtype != out._data.dtype:
+        raise RuntimeError(f"{kernel} expected out tensor dtype {_name(r)} but got: "
+                           f"{_name(out)}")
+    _resize_output(out, r, stacklevel + 1)
+    return copy_(out, r)
+
+
+def _resize_kept_values(fn, args, kwargs, out, r, stacklevel: int) -> None:
+    """``kthvalue`` resizes its values out (to the kept-dim shape, with the warning) before
+    it checks the indices out's dtype: an error there leaves values resized."""
+    from .resize import resize_storage
+
+    shown = _kept_dim_shapes(fn, args, kwargs, "kthvalue")
+    old, new = shown(out, r) if shown else (list(out.shape), list(r.shape))
+    if old != new and out.numel() != 0:
+        warnings.warn(RESIZE_WARNING.format(old=old, new=new), UserWarning,
+                      stacklevel=stacklevel)
+    if list(out.shape) != new:
+        resize_storage(out, tuple(new))
+
+
+def _kept_dim_shapes(fn, args, kwargs, rule):
+    """``kthvalue``/``mode`` without ``keepdim`` resize their outs to the kept-dim shape:
+    first ``out.unsqueeze_(dim)`` (``mode`` always, ``kthvalue`` when ``out`` has one dim less
+    than the input), then ``resize_output`` to the shape with ``dim`` kept, then squeeze. A
+    function ``(out, result) -> (old, new)``, the shapes the warning names (or None when the
+    kernel resizes plainly)."""
+    if rule not in ("kthvalue", "mode"):
+        return None
+    bound = inspect.signature(fn).bind(*args, **kwargs)
+    bound.apply_defaults()
+    a = bound.arguments
+    x, keepdim = a["input"], a["keepdim"]
+    d = a["dim"] % x.ndim if x.ndim else 0
+    if keepdim or x.ndim == 0:
+        return None
+
+    def shapes(o, r):
+        old = list(o.shape)
+        if (rule == "mode" or o.ndim == x.ndim - 1) and d <= o.ndim:
+            old.insert(d, 1)
+        new = list(r.shape)
+        new.insert(d, 1)
+        return old, new
+
+    return shapes
+
+
+def _resize_output(out: Tensor, r: Tensor, stacklevel: int, shown=None,
+                   warn: bool = True) -> None:
+    """PyTorch's ``resize_output``: ``out`` gets ``r``'s shape (a warning if it had elements).
+    ``shown``: the ``(old, new)`` shapes the kernel resizes between, when not these two (see
+    `_kept_dim_shapes`)."""
     from ._util import _is_dense, empty_preserving
     from .resize import resize_storage
 
+    old, new = shown or (list(out.shape), list(r.shape))
+    if warn and old != new and out.numel() != 0:
+        warnings.warn(RESIZE_WARNING.format(old=old, new=new), UserWarning,
+                      stacklevel=stacklevel)
     if tuple(out.shape) == tuple(r.shape):
         return
-    if out.numel() != 0:
-        warnings.warn(RESIZE_WARNING.format(old=list(out.shape), new=list(r.shape)),
-                      UserWarning, stacklevel=stacklevel)
     if out._base is None and not r._data.flags.c_contiguous and _is_dense(r._data):
         out._data = empty_preserving(r._data, out._data.dtype)
     else:
@@ -273,7 +434,7 @@ def _with_out_parameter(fn) -> inspect.Signature:
 def out_variant(fn, autograd_name: str | None = None, rule: str = "cast", *,
                 public: str | None = None, differentiable: bool = True,
                 reduce_dtype: str | None = None, resize_first: bool = False,
-                pair: bool = False):
+                pair: bool | int = False, warn_resize: bool = True, copy: str | None = None):
     """``fn`` with an ``out=`` keyword (the torch-namespace form of an op; see `write_out`).
 
     ``autograd_name``: the op name PyTorch's autograd error gives (``torch.square`` says
@@ -283,7 +444,9 @@ def out_variant(fn, autograd_name: str | None = None, rule: str = "cast", *,
     (and ``out`` gets the op's ``NotImplemented`` history); ``reduce_dtype``: ``"any"`` when
     the op reduces in ``out``'s dtype (``sum``), ``"float"`` when only a float ``out`` is
     (``mean``); ``pair``: the op returns ``(values, indices)`` and ``out`` is a pair of
-    tensors (`write_out_pair`; ``max``/``min`` without a dim take one tensor).
+    tensors (`write_out_pair`; ``max``/``min`` without a dim take one tensor); ``copy``:
+    the function is a composite writing with ``copy_`` (`write_out_copy`; the name its dtype
+    error gives).
     """
     public = public or fn.__name__
     autograd_name = autograd_name or public
@@ -292,11 +455,17 @@ def out_variant(fn, autograd_name: str | None = None, rule: str = "cast", *,
     def with_out(*args, out=None, **kwargs):
         if out is None:
             return fn(*args, **kwargs)
+        if public == "nonzero" and kwargs.get("as_tuple"):
+            raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
+        if copy:
+            return write_out_copy(fn, args, kwargs, out, public=public, kernel=copy)
         if pair and not (public in ("max", "min") and len(args) < 2 and "dim" not in kwargs):
-            return write_out_pair(fn, args, kwargs, out, public=public)
+            return write_out_pair(fn, args, kwargs, out, public=public,
+                                  rule=rule if rule in PAIR_RULES else "expected",
+                                  autograd_name=autograd_name, size=2 if pair is True else pair)
         return write_out(fn, args, kwargs, out, public=public, autograd_name=autograd_name,
                          rule=rule, differentiable=differentiable, reduce_dtype=reduce_dtype,
-                         resize_first=resize_first)
+                         resize_first=resize_first, warn_resize=warn_resize)
 
     with_out.__signature__ = _with_out_parameter(fn)
     with_out.__doc__ = (fn.__doc__ or "") + (
@@ -354,13 +523,42 @@ OUT_FORMS = [
     ("all", "all", "all_any", _NONDIFF), ("any", "any", "all_any", _NONDIFF),
     ("norm", "linalg_vector_norm", "expected", {}),
     *[(n, n, "expected", {"pair": True}) for n in ("max", "min", "sort", "topk")],
+    ("kthvalue", "kthvalue", "kthvalue", {"pair": True}), ("mode", "mode", "mode", {"pair": True}),
+    ("median", "median", "median", {"pair": True}),
+    ("nanmedian", "nanmedian", "median", {"pair": True}),
     # joining, indexing, triangles
     ("cat", "cat", "cat", {}), ("stack", "stack", "cat", {"resize_first": True}),
     ("gather", "gather", "expected", {}), ("take_along_dim", "gather", "expected", {}),
     ("index_select", "index_select", "same_scalar", {}),
     ("masked_select", "masked_select", "same_scalar", {}),
     ("tril", "tril", "expected", {}), ("triu", "triu", "expected", {}),
+    ("addbmm", "addbmm", "addbmm", {"warn_resize": False, "resize_first": True}),
+    ("nonzero", "nonzero", "nonzero", _NONDIFF),
+    ("msort", "sort", "expected", {}),
+    ("searchsorted", "searchsorted", "searchsorted", _NONDIFF),
+    ("bucketize", "bucketize", "searchsorted", _NONDIFF),
+    # (out gets the NotImplemented history when the input requires grad)
+    ("diag", _diag_autograd_name, "expected", {"differentiable": "out",
+                                                "resize_first": "diag_cast"}),
 ]
+
+
+# The ``torch.linalg`` functions with an ``out=`` form: (name in ``minigrad.linalg``, name in
+# PyTorch's messages, name in its autograd error, dtype rule, options of `out_variant`).
+LINALG_OUT_FORMS = [
+    ("vector_norm", "linalg_vector_norm", "linalg_vector_norm", "expected", {}),
+    ("svdvals", "linalg_svdvals", "_linalg_svd", "expected", {}),
+    ("svd", "linalg_svd", "_linalg_svd", "expected", {"pair": 3}),
+    ("matrix_norm", "linalg_matrix_norm", "", "expected", {"copy": "linalg.matrix_norm"}),
+    ("norm", "linalg_norm", "", "expected", {"copy": "linalg.norm"}),
+]
+
+
+def add_linalg_out_forms(namespace: dict) -> None:
+    """`add_out_forms` for ``minigrad.linalg``'s namespace (`LINALG_OUT_FORMS`)."""
+    for name, public, autograd_name, rule, options in LINALG_OUT_FORMS:
+        namespace[name] = out_variant(namespace[name], autograd_name or public, rule,
+                                      public=public, **options)
 
 
 def add_out_forms(namespace: dict) -> None:

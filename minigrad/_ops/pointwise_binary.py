@@ -100,8 +100,14 @@ class NotImplemented(Node):  # noqa: A001 - PyTorch's node name
 
 def _rmod(self, other):
     """``other % self`` for a number ``other``: values as ``remainder``, recorded as
-    ``NotImplemented`` (PyTorch has no derivative for this overload)."""
+    ``NotImplemented`` (PyTorch has no derivative for this overload). As the tensor
+    overload: NotImplementedError for a bool result (``True % tensor([True])``), RuntimeError
+    (ZeroDivisionError) for an integer division by zero."""
     a, b, x, y = _binary(other, self)
+    if x.dtype == np.bool_:
+        raise NotImplementedError('"remainder_cpu" not implemented for \'Bool\'')
+    if x.dtype.kind in "iu" and np.any(y == 0):
+        raise RuntimeError("ZeroDivisionError")
     out = Tensor._make(np.asarray(quietly(np.mod, x, y)))
     record(NotImplemented, out, (self,), "aten::remainder")
     return out

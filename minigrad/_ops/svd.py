@@ -97,12 +97,19 @@ def _check(A, fn: str) -> None:
                                   f"'{A.dtype._legacy[:-6]}'")
 
 
+def _column_major(x: np.ndarray) -> np.ndarray:
+    """``x`` with each matrix laid out column by column (strides ``(..., 1, rows)``), as
+    LAPACK writes ``U`` and ``Vh`` in PyTorch."""
+    return np.swapaxes(np.ascontiguousarray(np.swapaxes(x, -1, -2)), -1, -2)
+
+
 def _factors(a: np.ndarray, full_matrices: bool):
     """NumPy's SVD (batched), with PyTorch's shapes for matrices with no elements."""
     m, n = a.shape[-2:]
     if m and n:
         U, S, Vh = np.linalg.svd(a, full_matrices=full_matrices)
-        return U.astype(a.dtype), S.astype(a.dtype), Vh.astype(a.dtype)
+        return _column_major(U.astype(a.dtype)), S.astype(a.dtype), _column_major(
+            Vh.astype(a.dtype))
     batch, k = a.shape[:-2], 0
     U = np.broadcast_to(np.eye(m, m if full_matrices else k, dtype=a.dtype), batch + (
         m, m if full_matrices else k)).copy()

@@ -10,6 +10,10 @@ from .._ops.svd import svd, svdvals
 
 __all__ = ["matrix_norm", "norm", "vector_norm", "svd", "svdvals"]
 
+from .._ops.out import add_linalg_out_forms as _add_linalg_out_forms  # noqa: E402
+
+_add_linalg_out_forms(globals())  # out= on those PyTorch gives one
+
 
 def __dir__():
     """`dir()` lists the public names (`__all__`)."""

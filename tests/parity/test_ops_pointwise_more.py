@@ -408,6 +408,15 @@ ERRORS = [
      "for `end` but got dtype"),
     ("fmod_int_zero", lambda L, i: i.fmod(0), [In(3, kind="int", grad=False)],
      "ZeroDivisionError"),
+    # bool % bool has no kernel, whichever side the Python bool is on
+    ("bool_mod_bool", lambda L, b: b % b, [In(3, kind="bool", grad=False)],
+     "\"remainder_cpu\" not implemented for 'Bool'"),
+    ("bool_mod_true", lambda L, b: b % True, [In(3, kind="bool", grad=False)],
+     "\"remainder_cpu\" not implemented for 'Bool'"),
+    ("true_mod_bool", lambda L, b: True % b, [In(3, kind="bool", grad=False)],
+     "\"remainder_cpu\" not implemented for 'Bool'"),
+    ("number_mod_int_zero", lambda L, i: 1 % i,
+     [In(3, kind="fixed", values=[1, 0, 2], grad=False)], "ZeroDivisionError"),
 ]
 
 

@@ -129,6 +129,15 @@ SAMPLES = {
     "isneginf": lambda L, x, o: L.isneginf(x, out=o),
     "isposinf": lambda L, x, o: L.isposinf(x, out=o),
     "square": lambda L, x, o: L.square(x, out=o),
+    "addbmm": lambda L, x, o: L.addbmm(x, x[None], L.tensor(SQ)[None], alpha=2, out=o),
+    "nonzero": lambda L, x, o: L.nonzero(x > 0.5, out=o),
+    "diag": lambda L, x, o: L.diag(x, out=o),
+    "msort": lambda L, x, o: L.msort(x, out=o),
+    "searchsorted": lambda L, x, o: L.searchsorted(L.tensor(Y).sort().values, x, out=o),
+    "searchsorted_int32": lambda L, x, o: L.searchsorted(L.tensor(Y).sort().values, x,
+                                                         out_int32=True, out=o),
+    "bucketize": lambda L, x, o: L.bucketize(x, L.tensor(Y).sort().values, right=True, out=o),
+    "diag_of_a_vector": lambda L, x, o: L.diag(x[0], 1, out=o),
     "acosh": lambda L, x, o: L.acosh(x + 1, out=o),
     "arccosh": lambda L, x, o: L.arccosh(x + 1, out=o),
 }
@@ -163,13 +172,15 @@ def table_scenario(L, name, out_kind, x_grad):
     return record(L, lambda o: call(L, x, o), out)
 
 
-NAMES = [n for n, _, _, options in OUT_FORMS if not options.get("pair")]
-PAIRS = [n for n, _, _, options in OUT_FORMS if options.get("pair")]
+NAMES = [n for n, _, _, options in OUT_FORMS if not options.get("pair")] + [
+    "diag_of_a_vector", "searchsorted_int32"]
+PAIRS = [n for n, _, _, options in OUT_FORMS if options.get("pair")] + ["kthvalue_dim0",
+                                                                       "mode_dim1"]
 
 
 def test_every_out_form_has_a_sample():
     assert set(NAMES) <= set(SAMPLES) and set(PAIRS) <= set(PAIR_SAMPLES)
-    for name in NAMES:  # and the name is a wrapped out form in minigrad's namespace
+    for name, *_ in OUT_FORMS:  # and the name is a wrapped out form in minigrad's namespace
         assert getattr(minigrad, name) is not getattr(minigrad.Tensor, name, None), name
 
 
@@ -195,6 +206,112 @@ def test_out_argument_requires_grad(name):
     compare(a, b, rtol=2e-5, atol=2e-6)
 
 
+# ------------------------------------------------------------------ torch.linalg
+LINALG_SAMPLES = {
+    "linalg.vector_norm": lambda L, x, o: L.linalg.vector_norm(x, 1, dim=1, out=o),
+    "linalg.vector_norm_dtype": lambda L, x, o: L.linalg.vector_norm(x, dtype=L.float64,
+                                                                     out=o),
+    "linalg.svdvals": lambda L, x, o: L.linalg.svdvals(x, out=o),
+    "linalg.matrix_norm": lambda L, x, o: L.linalg.matrix_norm(x, out=o),
+    "linalg.norm": lambda L, x, o: L.linalg.norm(x, out=o),
+    "linalg.norm_dim": lambda L, x, o: L.linalg.norm(x, 2, dim=1, keepdim=True, out=o),
+    "linalg.norm_of_a_3d_input": lambda L, x, o: L.linalg.norm(
+        L.stack([x, x * 2]), dim=0, out=o),
+}
+SAMPLES.update(LINALG_SAMPLES)
+
+
+def test_every_linalg_out_form_has_a_sample():
+    from minigrad._ops.out import LINALG_OUT_FORMS
+
+    for name, *_ in LINALG_OUT_FORMS:
+        assert f"linalg.{name}" in LINALG_SAMPLES or name == "svd"  # (svd: its own test)
+        assert getattr(minigrad.linalg, name).__wrapped__ is not None
+
+
+@pytest.mark.parametrize("out_kind", list(OUTS))
+@pytest.mark.parametrize("name", list(LINALG_SAMPLES))
+def test_linalg_out_table(name, out_kind):
+    compare(*run_both(table_scenario, name, out_kind, False), rtol=2e-5, atol=2e-6)
+
+
+@pytest.mark.parametrize("name", list(LINALG_SAMPLES))
+def test_linalg_out_input_requires_grad(name):
+    """vector_norm/svdvals: the autograd error. matrix_norm/norm are composites writing with
+    ``copy_``: ``out`` takes a CopyBackwards history, and an ``out`` requiring grad gets the
+    in-place leaf error after being resized (with the warning)."""
+    def scenario(L):
+        x = L.tensor(X, requires_grad=True)
+        out = L.empty(0)
+        t = record(L, lambda o: LINALG_SAMPLES[name](L, x, o), out)
+        history = None
+        if t["error"] is None:
+            history = out.grad_fn.name()
+            out.sum().backward()
+            history = (history, to_numpy(x.grad))
+        leaf = L.zeros(5, requires_grad=True)
+        return t, history, record(L, lambda o: LINALG_SAMPLES[name](L, x.detach(), o), leaf)
+
+    compare(*run_both(scenario), rtol=2e-5, atol=2e-6)
+
+
+SVD_OUTS = {
+    "empty": lambda L: (L.empty(0), L.empty(0), L.empty(0)),
+    "wrong_shape": lambda L: (L.zeros(5), L.zeros(5), L.zeros(5)),
+    "fits": lambda L: (L.zeros(2, 2), L.zeros(2), L.zeros(3, 3)),
+    "float64_S": lambda L: (L.empty(0), L.empty(0, dtype=L.float64), L.empty(0)),
+    "int64_Vh": lambda L: (L.empty(0), L.empty(0), L.empty(0, dtype=L.int64)),
+    "U_requires_grad": lambda L: (L.empty(0, requires_grad=True), L.empty(0), L.empty(0)),
+    "two": lambda L: (L.empty(0), L.empty(0)),
+    "a_tensor": lambda L: L.empty(0),
+}
+
+
+@pytest.mark.parametrize("full_matrices", [True, False])
+@pytest.mark.parametrize("x_grad", [False, True])
+@pytest.mark.parametrize("out_kind", list(SVD_OUTS))
+def test_linalg_svd_out(out_kind, x_grad, full_matrices):
+    """The three outs of ``linalg.svd``: filled (U and Vh laid out column by column, as
+    LAPACK writes them) and returned as the named tuple; singular vectors compared up to
+    sign."""
+    def scenario(L):
+        x = L.tensor(X, requires_grad=x_grad)
+        out = SVD_OUTS[out_kind](L)
+        tensors = out if isinstance(out, tuple) else (out,)
+        vs = [o._version for o in tensors]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                r = L.linalg.svd(x, full_matrices=full_matrices, out=out)
+            except Exception as e:  # noqa: BLE001 - compared
+                return type(e).__name__, _message(str(e))
+        return {"same": [a is b for a, b in zip(r, out)], "fields": [r.U is out[0],
+                                                                    r.S is out[1],
+                                                                    r.Vh is out[2]],
+                "values": [np.abs(to_numpy(o)) for o in out],
+                "strides": [o.stride() for o in out],
+                "bumps": [o._version - v for o, v in zip(out, vs)],
+                "warnings": sorted({_message(str(w.message)) for w in caught})}
+
+    compare(*run_both(scenario), rtol=2e-5, atol=2e-6)
+
+
+def test_linalg_out_not_a_tensor():
+    def scenario(L):
+        found = []
+        for fn in (L.linalg.vector_norm, L.linalg.svdvals, L.linalg.matrix_norm,
+                   L.linalg.norm):
+            try:
+                fn(L.tensor(X), out=[1])
+            except TypeError as e:
+                found.append(str(e).split(", but expected")[0])
+        return found
+
+    a, b = run_both(scenario)
+    assert len(a) == 4
+    compare(a, b)
+
+
 def test_the_table_reaches_the_error_kinds():
     """The table is not vacuous: PyTorch raises the autograd error, resize warning and a
     dtype error for add (and minigrad the same, checked by the table)."""
@@ -216,6 +333,12 @@ PAIR_SAMPLES = {
     "min": lambda L, x, o: L.min(x, 0, keepdim=True, out=o),
     "sort": lambda L, x, o: L.sort(x, -1, descending=True, out=o),
     "topk": lambda L, x, o: L.topk(x, 2, out=o),
+    "kthvalue": lambda L, x, o: L.kthvalue(x, 2, 1, out=o),
+    "mode": lambda L, x, o: L.mode(x.round(decimals=1), 0, keepdim=True, out=o),
+    "median": lambda L, x, o: L.median(x, 1, out=o),
+    "nanmedian": lambda L, x, o: L.nanmedian(x, 0, out=o),
+    "kthvalue_dim0": lambda L, x, o: L.kthvalue(x, 1, 0, out=o),
+    "mode_dim1": lambda L, x, o: L.mode(x, 1, out=o),
 }
 PAIR_OUTS = {
     "empty": lambda L: (L.empty(0), L.empty(0, dtype=L.int64)),
@@ -226,6 +349,14 @@ PAIR_OUTS = {
     "float64_values": lambda L: (L.empty(0, dtype=L.float64), L.empty(0, dtype=L.int64)),
     "values_require_grad": lambda L: (L.empty(0, requires_grad=True),
                                       L.empty(0, dtype=L.int64)),
+    # both wrong (which one each kernel checks first), an int32 indices out
+    "both_wrong": lambda L: (L.empty(0, dtype=L.int64), L.empty(0, dtype=L.int32)),
+    "int32_indices": lambda L: (L.zeros(5), L.zeros(5, dtype=L.int32)),
+    "float_indices_wrong_shape": lambda L: (L.zeros(4, 4), L.zeros(5)),
+    "int_values_wrong_shape": lambda L: (L.zeros(5, dtype=L.int64), L.zeros(5)),
+    # kthvalue/mode resize via the kept-dim shape: the warnings name it
+    "matrix": lambda L: (L.zeros(4, 4), L.zeros(4, 4, dtype=L.int64)),
+    "result_shape": lambda L: (L.zeros(2), L.zeros(2, dtype=L.int64)),
 }
 
 
@@ -237,8 +368,10 @@ def pair_scenario(L, name, out_kind, x_grad=False):
         warnings.simplefilter("always")
         try:
             r = PAIR_SAMPLES[name](L, x, out)
-        except Exception as e:  # noqa: BLE001 - compared
-            return (type(e).__name__, _message(str(e)))
+        except Exception as e:  # noqa: BLE001 - compared (and what was left resized)
+            return (type(e).__name__, _message(str(e)), [list(o.shape) for o in out],
+                    [o._version - v for o, v in zip(out, vs)],
+                    sorted({_message(str(w.message)) for w in caught}))
     return {"same": [a is b for a, b in zip(r, out)], "fields": [r.values is out[0],
                                                                r.indices is out[1]],
             "values": [to_numpy(o) for o in out], "shapes": [list(o.shape) for o in out],
@@ -270,6 +403,21 @@ def test_pair_out_not_a_tuple():
 
     a, b = run_both(scenario)
     assert len(a) == len(b) == 2 and a[0] == b[0]
+
+
+def test_median_over_everything_takes_no_out():
+    def scenario(L):
+        found = []
+        for fn in (L.median, L.nanmedian):
+            try:
+                fn(L.tensor(X), out=L.empty(0))
+            except TypeError as e:
+                found.append(str(e))
+        return found
+
+    a, b = run_both(scenario)
+    assert len(a) == 2
+    compare(a, b)
 
 
 def test_max_over_everything_takes_one_out():
@@ -375,7 +523,27 @@ def a_noncontiguous_input_lays_out_a_resized_out_like_it(L):
             record(L, lambda o: L.add(xt, 1, out=o), L.zeros(3, 2))]
 
 
+def diag_out_takes_a_not_implemented_history(L):
+    """diag checks only ``out`` for requires-grad; an input requiring grad gives ``out`` the
+    NotImplemented node (a matrix and a vector: two kernels)."""
+    x = L.tensor(X, requires_grad=True)
+    found = []
+    for call in (lambda o: L.diag(x, out=o), lambda o: L.diag(x[0], -1, out=o)):
+        out = L.empty(0)
+        t = record(L, call, out)
+        found.append((t, out.grad_fn.name(), out.is_leaf))
+    return found
+
+
+def nonzero_out_refuses_as_tuple(L):
+    return [record(L, lambda o: L.nonzero(L.tensor(X), as_tuple=True, out=o),
+                   L.empty(0, dtype=L.int64)),
+            record(L, lambda o: L.nonzero(L.tensor(X, requires_grad=True), out=o),
+                   L.empty(0, dtype=L.int64))]  # (no gradient: no autograd check)
+
+
 SCENARIOS = [_tensor_case(f) for f in (
+    diag_out_takes_a_not_implemented_history, nonzero_out_refuses_as_tuple,
     out_is_a_view_of_the_wrong_shape, out_is_the_input, out_overlaps_the_input_in_part,
     out_is_expanded, out_is_a_nonleaf_under_no_grad, out_is_a_view_of_a_leaf_requiring_grad,
     out_is_not_a_tensor, out_of_an_inference_tensor, out_in_inference_mode,
