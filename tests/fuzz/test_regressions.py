@@ -1240,6 +1240,30 @@ FIXED = {
         ("op", "view", [2], {"shape": []}, ("set", False)),
         ("backward", [3], 4, True, False, False, None),
     ],
+    # group_norm of an input with no elements (N = 0): minigrad's reshape to (N * groups, -1)
+    # could not infer the -1 (ValueError); PyTorch returns the empty result (CI profile with
+    # the ops of ops_more.py)
+    "group_norm_empty_batch": [
+        ("leaf", [0, 4, 2], "float64", True, "randn", 1),
+        ("leaf", [4], "float64", True, "randn", 2),
+        ("op", "group_norm", [0, 1, 1], {"groups": 2}, False),
+        ("backward", [2], 3, False, False, False, None),
+    ],
+    # batch_norm of an input with no elements: PyTorch checks nothing and returns
+    # input.clone() * weight[0] (+ bias[0]): IndexError for a weight of no elements (minigrad
+    # raised its mixed-dtype RuntimeError), a result for a weight of the wrong size (minigrad
+    # raised its size RuntimeError) (CI profile with the ops of ops_more.py)
+    "batch_norm_empty_input_weight_of_nothing": [
+        ("leaf", [1, 0, 3], "float32", True, "randn", 1),
+        ("leaf", [0], "float64", True, "pos", 2),
+        ("op", "batch_norm", [0, 1], {}, False),
+    ],
+    "batch_norm_empty_input_no_size_check": [
+        ("leaf", [0, 3], "float32", True, "randn", 1),
+        ("leaf", [2], "float64", True, "pos", 2),
+        ("op", "batch_norm", [0, 1, 1], {}, False),
+        ("backward", [2], 3, False, False, False, None),
+    ],
 }
 
 KNOWN: dict = {}  # name (as in generate.KNOWN_GAPS) -> (owner, program); none known now
