@@ -1264,6 +1264,29 @@ FIXED = {
         ("op", "batch_norm", [0, 1, 1], {}, False),
         ("backward", [2], 3, False, False, False, None),
     ],
+    # x.data = y for x a view (linear's 3-D output is a view of its 2-D addmm), then x.sub_():
+    # PyTorch takes x for base.as_strided of its new geometry (CopySlices on the base,
+    # AsStridedBackward0 on x); minigrad raised "a view no longer shares memory with its base"
+    # (CI profile with the ops of ops_more.py)
+    "inplace_on_linear_output_after_set_data": [
+        ("leaf", [4, 3, 1], "float64", True, "randn", 1),
+        ("leaf", [2, 1], "float64", False, "pos", 2),
+        ("leaf", [2], "float64", True, "ties", 3),
+        ("op", "linear", [0, 1, 2], {}, False),
+        ("leaf", [3, 1], "float64", True, "randn", 4),
+        ("set_data", 3, 4),
+        ("inplace", "sub_", 3, [], {"c": 0.5}, False),
+        ("backward", [3], 5, False, False, False, None),
+    ],
+    "inplace_on_view_after_set_data": [
+        ("leaf", [3, 2], "float64", True, "randn", 1),
+        ("op", "neg", [0], {}, False),
+        ("op", "view", [1], {"shape": [6]}, False),
+        ("leaf", [3, 1], "float64", False, "randn", 4),
+        ("set_data", 2, 3),
+        ("inplace", "sub_", 2, [], {"c": 0.5}, False),
+        ("backward", [2], 5, False, False, False, None),
+    ],
 }
 
 KNOWN: dict = {}  # name (as in generate.KNOWN_GAPS) -> (owner, program); none known now

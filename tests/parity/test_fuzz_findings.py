@@ -119,6 +119,28 @@ def test_grad_after_data_of_fewer_dims_or_other_dtype(old, new, dtype):
     assert_parity(scenario)
 
 
+@pytest.mark.parametrize("new", ["fresh", "offset"])
+def test_inplace_on_view_after_its_data_was_replaced(new):
+    """``view.data = y`` then an in-place op on the view: PyTorch still takes the view for
+    ``base.as_strided(size, stride, storage_offset)`` of its new geometry (y's, storage offset
+    included): CopySlices on the base, AsStridedBackward0 on the view, the gradient reaching the
+    base's cells that geometry names; the write goes to y's memory (minigrad raised)."""
+    def scenario(lib, device):
+        b = lib.tensor(np.arange(6.0).reshape(3, 2)).requires_grad_()
+        base = b * 1
+        x = base.view(6)
+        y = lib.tensor(np.full((3, 1) if new == "fresh" else (5, 1), 10.0))
+        x.data = y if new == "fresh" else y[2:]
+        x.sub_(0.5)
+        node = x.grad_fn
+        saved = (node._saved_size, node._saved_stride, node._saved_storage_offset)
+        (x * lib.tensor(np.array([[1.0], [2.0], [3.0]]))).sum().backward()
+        return {"x": to_numpy(x), "y": to_numpy(y), "base": to_numpy(base),
+                "nodes": (node_name(node), node_name(base.grad_fn)), "saved": saved,
+                "grad": to_numpy(b.grad)}
+    assert_parity(scenario)
+
+
 def test_embedding_backward_of_empty_indices(device):
     def scenario(lib, device):
         w = mk(lib, device, np.ones((3, 2), np.float32), requires_grad=True)
