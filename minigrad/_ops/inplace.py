@@ -276,9 +276,33 @@ def _positions(base: Tensor, view: Tensor) -> np.ndarray:
         pos = order[at] if bo.size else vo * 0
         found = not vo.size or np.array_equal(bo[pos], vo)
     if not found:  # (only a view whose data was replaced can name cells the base lacks)
-        raise RuntimeError("minigrad: a view whose .data was replaced reaches beyond its "
-                           "base's elements")
+        raise _BeyondBase(_beyond_base_message(base, view))
     return pos
+
+
+class _BeyondBase(RuntimeError):
+    """A view whose data was replaced names cells past its base's memory. PyTorch records the
+    in-place op all the same and fails in backward, in ``as_strided``: the nodes keep the
+    message (`_deferred_base_index`) and raise it there."""
+
+
+def _beyond_base_message(base: Tensor, view: Tensor) -> str:
+    v, item = view._data, view._data.itemsize
+    size, stride = list(v.shape), [st // item for st in v.strides]
+    offset = _view_storage_offset(base, view)
+    need = 0 if 0 in size else offset + 1 + sum((n - 1) * st for n, st in zip(size, stride))
+    return (f"setStorage: sizes {size}, strides {stride}, storage offset {offset}, and itemsize "
+            f"{item} requiring a storage size of {need * item} are out of bounds for storage of "
+            f"size {base._data.size * item}")
+
+
+def _deferred_base_index(base: Tensor, view: Tensor):
+    """``(_base_index(base, view), None)``, or ``(None, message)`` for a view beyond its base
+    (`_BeyondBase`): the backward of the node raises the message."""
+    try:
+        return _base_index(base, view), None
+    except _BeyondBase as e:
+        return None, str(e)
 
 
 def _base_index(base: Tensor, view: Tensor) -> tuple:
@@ -324,12 +348,14 @@ class AsStridedBackward0(Node):
         self._save("size", tuple(view.shape))
         self._save("storage_offset", _view_storage_offset(base, view))
         self._save("stride", tuple(st // item for st in view._data.strides))
-        self._index = _base_index(base, view)
+        self._index, self._index_error = _deferred_base_index(base, view)
         self._base_shape = base.shape
         self.next_functions = (edge_of(base),)
         self._out_meta += ((view.shape, view._data.dtype),)
 
     def backward(self, g):
+        if self._index is None:
+            raise RuntimeError(self._index_error)
         unique = 0 not in self._saved["stride"]
         if unique and self._may_overlap:  # (an as_strided view may overlap with any strides)
             unique = np.unique(np.ravel_multi_index(self._index, self._base_shape or (1,))
@@ -360,7 +386,7 @@ class CopySlices(Node):
     def __init__(self, base: Tensor, view: Tensor, fn: Node):
         Node.__init__(self)
         self.fn = fn
-        self._index = _base_index(base, view)
+        self._index, self._index_error = _deferred_base_index(base, view)
         self._view_overlaps = internal_overlap(view._data)
         self.next_functions = (edge_of(base),) + fn.next_functions[1:]
         self._out_meta += ((base.shape, base._data.dtype),)
@@ -369,6 +395,8 @@ class CopySlices(Node):
         return "torch::autograd::CopySlices"
 
     def backward(self, g):
+        if self._index is None:
+            raise RuntimeError(self._index_error)
         shape = g.shape
         if not shape:  # (see _base_index)
             g = g.reshape(1)

@@ -1287,6 +1287,17 @@ FIXED = {
         ("inplace", "sub_", 2, [], {"c": 0.5}, False),
         ("backward", [2], 5, False, False, False, None),
     ],
+    # the same with new data larger than the base: PyTorch records the in-place op and fails
+    # in backward (as_strided's setStorage error); minigrad refused the in-place op
+    "inplace_on_view_after_set_data_beyond_base": [
+        ("leaf", [3, 2], "float64", True, "randn", 1),
+        ("op", "neg", [0], {}, False),
+        ("op", "view", [1], {"shape": [6]}, False),
+        ("leaf", [9, 1], "float64", False, "randn", 4),
+        ("set_data", 2, 3),
+        ("inplace", "sub_", 2, [], {"c": 0.5}, False),
+        ("backward", [2], 5, False, False, False, None),
+    ],
 }
 
 KNOWN: dict = {}  # name (as in generate.KNOWN_GAPS) -> (owner, program); none known now
