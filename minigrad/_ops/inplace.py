@@ -224,24 +224,85 @@ def _apply_inplace_hooked(self, compute, others, overlap_ok, where) -> Tensor:
     return self
 
 
-def _positions(base: Tensor, view: Tensor) -> np.ndarray:
-    """For every element of ``view``, its flat (C-order) index in ``base`` (same memory)."""
+def _address(a: np.ndarray) -> int:
+    return a.__array_interface__["data"][0]
+
+
+def _storage_start(a: np.ndarray) -> int:
+    """The address of the memory ``a`` views: that of the array owning it."""
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return _address(a)
+
+
+def _data_replaced(base: Tensor, view: Tensor) -> bool:
+    """Whether ``view.data = y`` (or the base's) gave the view memory apart from its base's.
+    PyTorch keeps the view a view of the base all the same, and takes it for
+    ``base.as_strided(view.size(), view.stride(), view.storage_offset())`` with the view's
+    new geometry (so an in-place op on it records CopySlices on the base)."""
     b, v = base._data, view._data
-    if not np.shares_memory(b, v) and v.size and b.size:
-        raise RuntimeError("minigrad: a view no longer shares memory with its base (was the "
-                           "base's .data replaced?)")
+    return bool(v.size and b.size and not np.shares_memory(b, v))
 
-    def byte_offsets(a):
-        off = np.full(a.shape, a.__array_interface__["data"][0], dtype=np.int64)
-        for d, (n, st) in enumerate(zip(a.shape, a.strides)):
-            off += (np.arange(n, dtype=np.int64) * st).reshape((n,) + (1,) * (a.ndim - d - 1))
-        return off
 
-    bo, vo = byte_offsets(b).reshape(-1), byte_offsets(v)
+def _view_storage_offset(base: Tensor, view: Tensor) -> int:
+    """``view.storage_offset()`` in elements: where the view starts in its base's memory, or
+    in its own memory once its data was replaced (`_data_replaced`)."""
+    start = _storage_start(view._data) if _data_replaced(base, view) else _address(base._data)
+    return (_address(view._data) - start) // view._data.itemsize
+
+
+def _byte_offsets(a: np.ndarray) -> np.ndarray:
+    """The address of every element of ``a``, shaped like ``a``."""
+    off = np.full(a.shape, _address(a), dtype=np.int64)
+    for d, (n, st) in enumerate(zip(a.shape, a.strides)):
+        off += (np.arange(n, dtype=np.int64) * st).reshape((n,) + (1,) * (a.ndim - d - 1))
+    return off
+
+
+def _positions(base: Tensor, view: Tensor) -> np.ndarray:
+    """For every element of ``view``, its flat (C-order) index in ``base`` (same memory; for a
+    view whose data was replaced, the cell its geometry names in the base's memory)."""
+    b, v = base._data, view._data
+    vo = _byte_offsets(v)
+    if _data_replaced(base, view):  # the same strides and offset, laid on the base's memory
+        vo = vo - _storage_start(v) + _storage_start(b)
+    bo = _byte_offsets(b).reshape(-1)
     if b.flags.c_contiguous:
-        return (vo - bo[0]) // b.itemsize if bo.size else vo * 0
-    order = np.argsort(bo, kind="stable")
-    return order[np.searchsorted(bo[order], vo)]
+        pos = (vo - bo[0]) // b.itemsize if bo.size else vo * 0
+        found = not vo.size or (pos.min() >= 0 and pos.max() < b.size)
+    else:
+        order = np.argsort(bo, kind="stable")
+        at = np.minimum(np.searchsorted(bo[order], vo), max(bo.size - 1, 0))
+        pos = order[at] if bo.size else vo * 0
+        found = not vo.size or np.array_equal(bo[pos], vo)
+    if not found:  # (only a view whose data was replaced can name cells the base lacks)
+        raise _BeyondBase(_beyond_base_message(base, view))
+    return pos
+
+
+class _BeyondBase(RuntimeError):
+    """A view whose data was replaced names cells past its base's memory. PyTorch records the
+    in-place op all the same and fails in backward, in ``as_strided``: the nodes keep the
+    message (`_deferred_base_index`) and raise it there."""
+
+
+def _beyond_base_message(base: Tensor, view: Tensor) -> str:
+    v, item = view._data, view._data.itemsize
+    size, stride = list(v.shape), [st // item for st in v.strides]
+    offset = _view_storage_offset(base, view)
+    need = 0 if 0 in size else offset + 1 + sum((n - 1) * st for n, st in zip(size, stride))
+    return (f"setStorage: sizes {size}, strides {stride}, storage offset {offset}, and itemsize "
+            f"{item} requiring a storage size of {need * item} are out of bounds for storage of "
+            f"size {base._data.size * item}")
+
+
+def _deferred_base_index(base: Tensor, view: Tensor):
+    """``(_base_index(base, view), None)``, or ``(None, message)`` for a view beyond its base
+    (`_BeyondBase`): the backward of the node raises the message."""
+    try:
+        return _base_index(base, view), None
+    except _BeyondBase as e:
+        return None, str(e)
 
 
 def _base_index(base: Tensor, view: Tensor) -> tuple:
@@ -285,16 +346,16 @@ class AsStridedBackward0(Node):
         Node.__init__(self)
         item = view._data.itemsize
         self._save("size", tuple(view.shape))
-        self._save("storage_offset", int(
-            view._data.__array_interface__["data"][0] - base._data.__array_interface__["data"][0]
-        ) // item)
+        self._save("storage_offset", _view_storage_offset(base, view))
         self._save("stride", tuple(st // item for st in view._data.strides))
-        self._index = _base_index(base, view)
+        self._index, self._index_error = _deferred_base_index(base, view)
         self._base_shape = base.shape
         self.next_functions = (edge_of(base),)
         self._out_meta += ((view.shape, view._data.dtype),)
 
     def backward(self, g):
+        if self._index is None:
+            raise RuntimeError(self._index_error)
         unique = 0 not in self._saved["stride"]
         if unique and self._may_overlap:  # (an as_strided view may overlap with any strides)
             unique = np.unique(np.ravel_multi_index(self._index, self._base_shape or (1,))
@@ -325,7 +386,7 @@ class CopySlices(Node):
     def __init__(self, base: Tensor, view: Tensor, fn: Node):
         Node.__init__(self)
         self.fn = fn
-        self._index = _base_index(base, view)
+        self._index, self._index_error = _deferred_base_index(base, view)
         self._view_overlaps = internal_overlap(view._data)
         self.next_functions = (edge_of(base),) + fn.next_functions[1:]
         self._out_meta += ((base.shape, base._data.dtype),)
@@ -334,6 +395,8 @@ class CopySlices(Node):
         return "torch::autograd::CopySlices"
 
     def backward(self, g):
+        if self._index is None:
+            raise RuntimeError(self._index_error)
         shape = g.shape
         if not shape:  # (see _base_index)
             g = g.reshape(1)

@@ -144,10 +144,13 @@ def native_batch_norm(input: Tensor, weight, bias, running_mean, running_var, tr
     the batch statistics normalise the input and, when given, the running statistics become
     ``(1 - momentum) * running + momentum * batch`` (the variance unbiased: ``* n / (n - 1)``),
     in place and without a version bump. In eval the running statistics normalise. Node
-    ``NativeBatchNormBackward0(input, weight, bias)``.
+    ``NativeBatchNormBackward0(input, weight, bias)``; an input of no elements takes
+    `_batch_norm_of_nothing` instead.
     Raises RuntimeError for mixed dtypes, a per-channel tensor of the wrong size, or eval
     without running statistics.
     """
+    if input.numel() == 0:  # before any check, as ATen's _batch_norm_impl_index
+        return _batch_norm_of_nothing(input, weight, bias)
     if input.ndim < 2:
         raise RuntimeError(f"batch_norm(): expected input to have at least 2 dims, but got "
                            f"{input.ndim}")
@@ -198,18 +201,39 @@ def native_batch_norm(input: Tensor, weight, bias, running_mean, running_var, tr
     return out
 
 
+def _batch_norm_of_nothing(input: Tensor, weight, bias) -> Tensor:
+    """PyTorch's batch norm of an input with no elements: ``input.clone()`` (not the input
+    itself, so the graph goes on), times ``weight[0]`` and plus ``bias[0]`` when they are
+    given (``CloneBackward0``, ``MulBackward0``, ``AddBackward0`` nodes). Nothing is checked
+    (sizes, dtypes, running statistics in eval) and the running statistics stay as they are;
+    a weight or bias of no elements raises the IndexError of ``select`` (ATen's ``[0]``)."""
+    out = input.clone()
+    if weight is not None:
+        out = out * weight.select(0, 0)
+    if bias is not None:
+        out = out + bias.select(0, 0)
+    return out
+
+
 # ----------------------------------------------------------------------------- layer norm
+def _row_mean(a: np.ndarray) -> np.ndarray:
+    """The mean of each row of a 2-D array, kept as a column: NaN for rows of no elements,
+    without NumPy's "Mean of empty slice" warning (PyTorch warns nothing)."""
+    with quiet_fp():
+        return a.sum(axis=1, keepdims=True) / a.shape[1]
+
+
 def _normalize_rows(x: np.ndarray, eps: float):
     """Mean and rstd of each row of a 2-D float64 array, and the normalised rows."""
-    mean = x.mean(axis=1, keepdims=True)
-    rstd = 1.0 / np.sqrt(x.var(axis=1, keepdims=True) + eps)
-    return mean, rstd, (x - mean) * rstd
+    mean = _row_mean(x)
+    with quiet_fp():
+        rstd = 1.0 / np.sqrt(_row_mean((x - mean) ** 2) + eps)
+        return mean, rstd, (x - mean) * rstd
 
 
 def _rows_backward(gxhat: np.ndarray, xhat: np.ndarray, rstd: np.ndarray) -> np.ndarray:
     """dL/dx of ``xhat = (x - mean(x)) * rstd`` per row, given dL/dxhat (float64, 2-D)."""
-    return rstd * (gxhat - gxhat.mean(axis=1, keepdims=True)
-                   - xhat * (gxhat * xhat).mean(axis=1, keepdims=True))
+    return rstd * (gxhat - _row_mean(gxhat) - xhat * _row_mean(gxhat * xhat))
 
 
 class NativeLayerNormBackward0(Node):
@@ -333,17 +357,18 @@ class NativeGroupNormBackward0(Node):
             return self._backward_graph(g)
         s = self._saved
         n, c, hxw, grp = s["N"], s["C"], s["HxW"], s["group"]
+        per_group = c // grp * hxw  # (not -1: a reshape of no elements cannot infer it)
         x = self._get("input")._data
         w = self._get("weight")
         mean = self._get("result1")._data.astype(np.float64).reshape(n * grp, 1)
         rstd = self._get("result2")._data.astype(np.float64).reshape(n * grp, 1)
-        xhat = (x.astype(np.float64).reshape(n * grp, -1) - mean) * rstd
+        xhat = (x.astype(np.float64).reshape(n * grp, per_group) - mean) * rstd
         gd = g._data.astype(np.float64).reshape(n, c, hxw)
         nf = self.next_functions
         gx = gw = gb = None
         if nf[0][0] is not None:
             gxhat = gd if w is None else gd * w._data.astype(np.float64).reshape(1, c, 1)
-            gxr = _rows_backward(gxhat.reshape(n * grp, -1), xhat, rstd)
+            gxr = _rows_backward(gxhat.reshape(n * grp, per_group), xhat, rstd)
             gx = Tensor._make(gxr.reshape(x.shape).astype(x.dtype))
         if nf[1][0] is not None:
             gw = Tensor._make((gd * xhat.reshape(n, c, hxw)).sum(axis=(0, 2)).astype(x.dtype))
@@ -356,9 +381,11 @@ class NativeGroupNormBackward0(Node):
         s = self._saved
         n, c, hxw, grp = s["N"], s["C"], s["HxW"], s["group"]
         x, w = self._get("input"), self._get("weight")
+        per_group = c // grp * hxw  # (not -1: a reshape of no elements cannot infer it)
         g3 = g.reshape(n, c, hxw)
-        gxhat = (g3 if w is None else g3 * w.reshape(1, c, 1)).reshape(n, grp, -1)
-        gx, xhat = _normalize_backward_graph(x.reshape(n, grp, -1), gxhat, (2,), s["eps"])
+        gxhat = (g3 if w is None else g3 * w.reshape(1, c, 1)).reshape(n, grp, per_group)
+        gx, xhat = _normalize_backward_graph(x.reshape(n, grp, per_group), gxhat, (2,),
+                                             s["eps"])
         nf = self.next_functions
         gw = (g3 * xhat.reshape(n, c, hxw)).sum((0, 2)) if nf[1][0] is not None else None
         gb = g3.sum((0, 2)) if nf[2][0] is not None else None
@@ -386,9 +413,10 @@ def native_group_norm(input: Tensor, num_groups: int, weight, bias, eps: float) 
     _check_dtypes(input, weight, bias)
     dt = input._data.dtype
     hxw = math.prod(input.shape[2:])
+    per_group = c // num_groups * hxw  # (not -1: a reshape of no elements cannot infer it)
     with quiet_fp():
         mean, rstd, y = _normalize_rows(
-            input._data.astype(np.float64).reshape(n * num_groups, -1), eps)
+            input._data.astype(np.float64).reshape(n * num_groups, per_group), eps)
         y = y.reshape(n, c, hxw)
         if weight is not None:
             y = y * weight._data.astype(np.float64).reshape(1, c, 1)

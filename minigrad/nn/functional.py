@@ -383,7 +383,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     see `minigrad._ops.normalization.native_batch_norm`.
 
     Raises ValueError for a single value per channel in training and for a non-positive
-    ``eps`` (negative outside training); RuntimeError for wrong sizes or mixed dtypes.
+    ``eps`` (negative outside training); RuntimeError for wrong sizes or mixed dtypes. An
+    input of no elements is checked for nothing else: its result is ``input.clone()``
+    (times ``weight[0]``, plus ``bias[0]``), as PyTorch's.
     """
     if training:
         _verify_batch_size(input.shape)

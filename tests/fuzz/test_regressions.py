@@ -1240,6 +1240,64 @@ FIXED = {
         ("op", "view", [2], {"shape": []}, ("set", False)),
         ("backward", [3], 4, True, False, False, None),
     ],
+    # group_norm of an input with no elements (N = 0): minigrad's reshape to (N * groups, -1)
+    # could not infer the -1 (ValueError); PyTorch returns the empty result (CI profile with
+    # the ops of ops_more.py)
+    "group_norm_empty_batch": [
+        ("leaf", [0, 4, 2], "float64", True, "randn", 1),
+        ("leaf", [4], "float64", True, "randn", 2),
+        ("op", "group_norm", [0, 1, 1], {"groups": 2}, False),
+        ("backward", [2], 3, False, False, False, None),
+    ],
+    # batch_norm of an input with no elements: PyTorch checks nothing and returns
+    # input.clone() * weight[0] (+ bias[0]): IndexError for a weight of no elements (minigrad
+    # raised its mixed-dtype RuntimeError), a result for a weight of the wrong size (minigrad
+    # raised its size RuntimeError) (CI profile with the ops of ops_more.py)
+    "batch_norm_empty_input_weight_of_nothing": [
+        ("leaf", [1, 0, 3], "float32", True, "randn", 1),
+        ("leaf", [0], "float64", True, "pos", 2),
+        ("op", "batch_norm", [0, 1], {}, False),
+    ],
+    "batch_norm_empty_input_no_size_check": [
+        ("leaf", [0, 3], "float32", True, "randn", 1),
+        ("leaf", [2], "float64", True, "pos", 2),
+        ("op", "batch_norm", [0, 1, 1], {}, False),
+        ("backward", [2], 3, False, False, False, None),
+    ],
+    # x.data = y for x a view (linear's 3-D output is a view of its 2-D addmm), then x.sub_():
+    # PyTorch takes x for base.as_strided of its new geometry (CopySlices on the base,
+    # AsStridedBackward0 on x); minigrad raised "a view no longer shares memory with its base"
+    # (CI profile with the ops of ops_more.py)
+    "inplace_on_linear_output_after_set_data": [
+        ("leaf", [4, 3, 1], "float64", True, "randn", 1),
+        ("leaf", [2, 1], "float64", False, "pos", 2),
+        ("leaf", [2], "float64", True, "ties", 3),
+        ("op", "linear", [0, 1, 2], {}, False),
+        ("leaf", [3, 1], "float64", True, "randn", 4),
+        ("set_data", 3, 4),
+        ("inplace", "sub_", 3, [], {"c": 0.5}, False),
+        ("backward", [3], 5, False, False, False, None),
+    ],
+    "inplace_on_view_after_set_data": [
+        ("leaf", [3, 2], "float64", True, "randn", 1),
+        ("op", "neg", [0], {}, False),
+        ("op", "view", [1], {"shape": [6]}, False),
+        ("leaf", [3, 1], "float64", False, "randn", 4),
+        ("set_data", 2, 3),
+        ("inplace", "sub_", 2, [], {"c": 0.5}, False),
+        ("backward", [2], 5, False, False, False, None),
+    ],
+    # the same with new data larger than the base: PyTorch records the in-place op and fails
+    # in backward (as_strided's setStorage error); minigrad refused the in-place op
+    "inplace_on_view_after_set_data_beyond_base": [
+        ("leaf", [3, 2], "float64", True, "randn", 1),
+        ("op", "neg", [0], {}, False),
+        ("op", "view", [1], {"shape": [6]}, False),
+        ("leaf", [9, 1], "float64", False, "randn", 4),
+        ("set_data", 2, 3),
+        ("inplace", "sub_", 2, [], {"c": 0.5}, False),
+        ("backward", [2], 5, False, False, False, None),
+    ],
 }
 
 KNOWN: dict = {}  # name (as in generate.KNOWN_GAPS) -> (owner, program); none known now

@@ -119,6 +119,31 @@ def test_grad_after_data_of_fewer_dims_or_other_dtype(old, new, dtype):
     assert_parity(scenario)
 
 
+@pytest.mark.parametrize("new", ["fresh", "offset", "beyond"])
+def test_inplace_on_view_after_its_data_was_replaced(new):
+    """``view.data = y`` then an in-place op on the view: PyTorch still takes the view for
+    ``base.as_strided(size, stride, storage_offset)`` of its new geometry (y's, storage offset
+    included): CopySlices on the base, AsStridedBackward0 on the view, the gradient reaching the
+    base's cells that geometry names; the write goes to y's memory (minigrad raised). A
+    geometry past the base's memory fails only in backward (as_strided's setStorage error)."""
+    def scenario(lib, device):
+        b = lib.tensor(np.arange(6.0).reshape(3, 2)).requires_grad_()
+        base = b * 1
+        x = base.view(6)
+        y = lib.tensor(np.full({"fresh": (3, 1), "offset": (5, 1), "beyond": (9, 1)}[new],
+                               10.0))
+        x.data = y[2:] if new == "offset" else y
+        x.sub_(0.5)
+        node = x.grad_fn
+        saved = (node._saved_size, node._saved_stride, node._saved_storage_offset)
+        w = lib.tensor(np.arange(1.0, 1.0 + x.numel()).reshape(tuple(x.shape)))
+        e = err(lambda: (x * w).sum().backward())
+        return {"x": to_numpy(x), "y": to_numpy(y), "base": to_numpy(base),
+                "nodes": (node_name(node), node_name(base.grad_fn)), "saved": saved,
+                "error": e, "grad": None if b.grad is None else to_numpy(b.grad)}
+    assert_parity(scenario)
+
+
 def test_embedding_backward_of_empty_indices(device):
     def scenario(lib, device):
         w = mk(lib, device, np.ones((3, 2), np.float32), requires_grad=True)

@@ -417,6 +417,42 @@ def test_silenced_warnings_stay_clean():
     assert mg[0] == [], mg[0]  # no warning from a plain training-mode forward
 
 
+# (not groups of no elements with a batch, e.g. (2, 4, 0): PyTorch's weight gradient is NaN
+# there, its kernel's mean 0 times an rstd of NaN; minigrad's empty sum gives 0)
+EMPTY_CASES = [("group", (0, 4, 2)), ("group", (2, 0, 2)),
+               ("group", (0, 0, 2, 4)), ("batch", (0, 3)), ("batch", (1, 0, 3)),
+               ("batch_eval", (0, 3)), ("batch_wrong_size", (0, 3))]
+
+
+@pytest.mark.parametrize("op,shape", EMPTY_CASES, ids=str)
+def test_inputs_of_no_elements(op, shape):
+    """Group norm returns the empty normalisation (no NumPy "Mean of empty slice" warning);
+    batch norm checks nothing and returns ``input.clone() * weight[0] + bias[0]`` (a weight of
+    the wrong size is fine; one of no elements raises select's IndexError)."""
+    c = shape[1]
+
+    def scenario(lib):
+        F = lib.nn.functional
+        x = lib.zeros(*shape, requires_grad=True)
+        w = lib.ones(2 if op == "batch_wrong_size" else c, requires_grad=True)
+        b = lib.full((2 if op == "batch_wrong_size" else c,), 0.5, requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                if op == "group":
+                    out = F.group_norm(x, 2, w, b)
+                else:
+                    out = F.batch_norm(x, None, None, w, b, training=op != "batch_eval")
+            except IndexError as e:
+                return {"error": ("IndexError", "select(): index 0 out of range" in str(e))}
+            out.sum().backward()
+        return {"out": to_numpy(out), "graph": graph_trace(out),
+                "warnings": [str(m.message) for m in caught],
+                "grads": [to_numpy(t.grad) for t in (x, w, b)]}
+
+    assert_parity(scenario)
+
+
 @pytest.mark.parametrize("view", ["transpose", "slice"])
 @pytest.mark.parametrize("op", ["batch", "layer", "group"])
 def test_non_contiguous_input(device, view, op):
