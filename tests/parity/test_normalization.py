@@ -466,7 +466,10 @@ def test_non_contiguous_input(device, view, op):
             return F.layer_norm(v, [v.shape[-1]], w[:v.shape[-1]], b[:v.shape[-1]])
         return F.group_norm(v, 2, w[:v.shape[1]], b[:v.shape[1]])
 
-    arrays = [rand(3, 4, 6), rand(6), rand(6)]
+    # (float64: layer norm over the slice's 3 elements is ill-conditioned enough that float32
+    # rounding alone differs by ~1e-4 for some draws of the shared RNG, depending on test order)
+    arrays = [rand(3, 4, 6, dtype=np.float64), rand(6, dtype=np.float64),
+              rand(6, dtype=np.float64)]
     assert_parity(_fn_trace, fn, arrays, (), (), device == "cpu", device=device, **TOL)
 
 
