@@ -14,7 +14,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.graph import record
 from .conv import ConvolutionBackward0, _check_conv, _dilated, _im2col, _pair, _same_padding
-from .conv_more import _check_transposed, _transposed_forward
+from .conv_more import _check_transposed, _transposed_args, _transposed_forward
 
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
@@ -87,20 +87,8 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     bias, non-positive stride/dilation/groups, negative padding, output_padding not smaller
     than stride or dilation, output too small, dtype mismatch); TypeError for a string padding.
     """
-    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)):
-        raise TypeError("conv_transpose3d() received an invalid combination of arguments - "
-                        f"got ({type(input).__name__}, {type(weight).__name__}, ...)")
-    if input.ndim not in (4, 5):
-        raise RuntimeError("Expected 4D (unbatched) or 5D (batched) input to conv_transpose3d, "
-                           f"but got input of size: {list(input.shape)}")
-    for name, value in (("stride", stride), ("padding", padding),
-                        ("output_padding", output_padding), ("dilation", dilation)):
-        if isinstance(value, str):
-            raise TypeError(f"conv_transpose3d(): argument '{name}' must be tuple of ints, "
-                            "not str")
-    stride, padding = _pair(stride, "stride", 3), _pair(padding, "padding", 3)
-    output_padding = _pair(output_padding, "output_padding", 3)
-    dilation = _pair(dilation, "dilation", 3)
+    stride, padding, output_padding, dilation = _transposed_args(
+        3, input, weight, stride, padding, output_padding, dilation)
     if input.ndim == 4:
         return conv_transpose3d(input.unsqueeze(0), weight, bias, stride, padding,
                                 output_padding, groups, dilation).squeeze(0)

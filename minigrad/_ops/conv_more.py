@@ -86,6 +86,25 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
     return out
 
 
+def _transposed_args(nd: int, input, weight, stride, padding, output_padding, dilation):
+    """The argument checks every ``conv_transpose{nd}d`` makes first, in PyTorch's order
+    (TypeError for a non-tensor or a string argument, RuntimeError for an input of another
+    rank); returns ``stride, padding, output_padding, dilation`` as ``nd``-tuples."""
+    fn = f"conv_transpose{nd}d"
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)):
+        raise TypeError(f"{fn}() received an invalid combination of arguments - "
+                        f"got ({type(input).__name__}, {type(weight).__name__}, ...)")
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to "
+                           f"{fn}, but got input of size: {list(input.shape)}")
+    args = (("stride", stride), ("padding", padding), ("output_padding", output_padding),
+            ("dilation", dilation))
+    for name, value in args:
+        if isinstance(value, str):
+            raise TypeError(f"{fn}(): argument '{name}' must be tuple of ints, not str")
+    return tuple(_pair(value, name, nd) for name, value in args)
+
+
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1) -> Tensor:
     """2-D transposed convolution (``torch.nn.functional.conv_transpose2d``).
@@ -100,20 +119,8 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     bias, non-positive stride/dilation/groups, negative padding, output_padding not smaller
     than stride or dilation, dtype mismatch).
     """
-    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)):
-        raise TypeError("conv_transpose2d() received an invalid combination of arguments - "
-                        f"got ({type(input).__name__}, {type(weight).__name__}, ...)")
-    if input.ndim not in (3, 4):
-        raise RuntimeError("Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, "
-                           f"but got input of size: {list(input.shape)}")
-    for name, value in (("stride", stride), ("padding", padding),
-                        ("output_padding", output_padding), ("dilation", dilation)):
-        if isinstance(value, str):
-            raise TypeError(f"conv_transpose2d(): argument '{name}' must be tuple of ints, "
-                            "not str")
-    stride, padding = _pair(stride, "stride"), _pair(padding, "padding")
-    output_padding, dilation = _pair(output_padding, "output_padding"), _pair(dilation,
-                                                                              "dilation")
+    stride, padding, output_padding, dilation = _transposed_args(
+        2, input, weight, stride, padding, output_padding, dilation)
     if input.ndim == 3:
         return conv_transpose2d(input.unsqueeze(0), weight, bias, stride, padding,
                                 output_padding, groups, dilation).squeeze(0)
@@ -165,20 +172,8 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     bias, non-positive stride/dilation/groups, negative padding, output_padding not smaller
     than stride or dilation, dtype mismatch); TypeError for a string padding.
     """
-    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)):
-        raise TypeError("conv_transpose1d() received an invalid combination of arguments - "
-                        f"got ({type(input).__name__}, {type(weight).__name__}, ...)")
-    if input.ndim not in (2, 3):
-        raise RuntimeError("Expected 2D (unbatched) or 3D (batched) input to conv_transpose1d, "
-                           f"but got input of size: {list(input.shape)}")
-    for name, value in (("stride", stride), ("padding", padding),
-                        ("output_padding", output_padding), ("dilation", dilation)):
-        if isinstance(value, str):
-            raise TypeError(f"conv_transpose1d(): argument '{name}' must be tuple of ints, "
-                            "not str")
-    stride, padding = _pair(stride, "stride", 1), _pair(padding, "padding", 1)
-    output_padding = _pair(output_padding, "output_padding", 1)
-    dilation = _pair(dilation, "dilation", 1)
+    stride, padding, output_padding, dilation = _transposed_args(
+        1, input, weight, stride, padding, output_padding, dilation)
     if input.ndim == 2:
         return conv_transpose1d(input.unsqueeze(0), weight, bias, stride, padding,
                                 output_padding, groups, dilation).squeeze(0)
