@@ -49,6 +49,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from .parity import graph_nodes
+
 __all__ = ["BackwardTrace", "trace_backward", "OBSERVABLE_TYPES"]
 
 UINT64_MAX = 2 ** 64 - 1
@@ -640,19 +642,6 @@ class _Array:
 
 
 # ---------------------------------------------------------------------------- the graph
-def _walk(roots) -> list:
-    """Nodes reachable from ``roots`` in iterative DFS visit order (as `minigrad.parity`)."""
-    order, seen = [], set()
-    for root in roots:
-        stack = [root]
-        while stack:
-            n = stack.pop()
-            if n in seen:
-                continue
-            seen.add(n)
-            order.append(n)
-            stack.extend(reversed([c for c, _ in n.next_functions if c is not None]))
-    return order
 
 
 def _graph(nodes, roots, names, tracker) -> dict:
@@ -813,7 +802,7 @@ def trace_backward(loss, gradient=None, retain_graph=None, *, params=None, modul
         if tracker is not None and not module_names:
             module_names = {k: v or "root" for k, v in tracker.names.items()}
     roots = [loss.grad_fn]
-    nodes = _walk(roots)
+    nodes = graph_nodes(roots)  # (DFS visit order, each node once)
     graph = _graph(nodes, roots, names, tracker)
     svg = None
     if draw:
