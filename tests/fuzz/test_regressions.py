@@ -1240,6 +1240,18 @@ FIXED = {
         ("op", "view", [2], {"shape": []}, ("set", False)),
         ("backward", [3], 4, True, False, False, None),
     ],
+    # scatter / scatter_add of a transposed tensor: PyTorch's result is contiguous (its
+    # structured kernels allocate a fresh output); minigrad's copy kept the input's strides
+    # (CI profile with the ops of ops_more.py)
+    "scatter_result_is_contiguous": [
+        ("leaf", [2, 2], "float64", True, "randn", 1),
+        ("op", "mT", [0], {}, False),
+        ("leaf", [3, 2], "float64", True, "randn", 2),
+        ("op", "scatter_add", [1, 2], {"dim": -2, "index": [[0, 1], [0, 1], [0, 0]]}, False),
+        ("op", "scatter", [1, 2], {"dim": 1, "index": [[1, 0], [0, 1]]}, False),
+        ("op", "scatter", [1], {"dim": 0, "index": [[1, 0]], "value": 2.0}, False),
+        ("backward", [3, 4, 5], 3, False, False, False, None),
+    ],
 }
 
 KNOWN: dict = {}  # name (as in generate.KNOWN_GAPS) -> (owner, program); none known now
