@@ -94,6 +94,34 @@ PROGRAMS = [
      ('op', 'group_norm', [8, 9, 9], {'groups': 2}, False),
      ('inplace', 'imul', 5, [5], {}, False),
      ('backward', [5, 8], 9, False, False, False, None)],
+    # (entries 5-7 fixed, session 8: scatter layout, setitem on a no_grad 1-D @ 2-D result,
+    # bce_logits dtype; see test_regressions.py)
+    # higher long profile: cosine_similarity under inference mode, then ceil of it (a value di
+    # ffers). Triaged (session 8): not an engine bug to fix here; cosine_similarity(x, x) is
+    # 1 give or take an ulp in either library (the 2-norms round differently: for 1-D float64
+    # inputs of up to 7 elements, PyTorch's matched squares summed by fused multiply-adds in
+    # 4 lanes, NumPy sums in order), and ceil turns the ulp into a whole step.
+    # The generator fix (round/floor/ceil pick only unmodified leaf-step tensors or ones clear
+    # of their steps: commit a177b87 on wt-p5b, reverted) shifts the derandomised CI stream,
+    # which then reaches two older gaps (on main too): dot(x, 0-D inference tensor) checks
+    # the dims before the inference-tensor save error, and a 'dirty' custom Function after a
+    # failed 0-D matmul leaves version 2 (PyTorch 3); fix those, then re-apply the commit.
+    [('leaf', [2, 2, 2], 'float32', False, 'randn', 1),
+     ('leaf', [2], 'float64', True, 'randn', 2),
+     ('leaf', [3], 'float32', False, 'randn', 3),
+     ('op', 'cosine_similarity', [2, 2], {'dim': 0}, ('inference',)),
+     ('grad', [1], [3], 4, False, False, False),
+     ('op', 'sum', [3], {'dim': 'all'}, ('set', False)),
+     ('op', 'neg', [5], {}, ('set', False)),
+     ('leaf', [], 'float32', False, 'randn', 5),
+     ('op', 'neg', [7], {}, ('inference',)),
+     ('leaf', [], 'float64', False, 'randn', 6),
+     ('op', 'neg', [9], {}, ('inference',)),
+     ('grad', [10], [10], 7, False, False, False),
+     ('op', 'ceil', [3], {}, ('set', False)),
+     ('leaf', [], 'float32', False, 'randn', 8),
+     ('op', 'neg', [13], {}, ('set', False)),
+     ('backward', [14], 9, True, False, False, None)],
 ]
 
 if __name__ == "__main__":
