@@ -159,7 +159,7 @@ def index_add(input, dim: int, index, source, *, alpha=1) -> Tensor:
     if input._data.dtype != source._data.dtype:
         raise RuntimeError(f"index_add_(): self ({_legacy(input)}) and source ({_legacy(source)})"
                            f" must have the same scalar type")
-    arr = np.array(input._data, copy=True)
+    arr = np.array(input._data, copy=True, order="C")  # (contiguous, as PyTorch)
     src = source._data if alpha == 1 else (source._data * alpha).astype(source._data.dtype)
     if input.ndim == 0:
         arr = arr + src.sum()
@@ -197,7 +197,7 @@ def index_copy(input, dim: int, index, source) -> Tensor:
     if input._data.dtype != source._data.dtype:
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
                            f"but got (self) {_legacy(input)} and (source) {_legacy(source)}")
-    arr = np.array(input._data, copy=True)
+    arr = np.array(input._data, copy=True, order="C")  # (contiguous, as PyTorch)
     if input.ndim == 0:
         arr = np.array(source._data.reshape(()), copy=True)
     else:
@@ -339,7 +339,7 @@ def masked_scatter(input, mask, source) -> Tensor:
     if input._data.dtype != source._data.dtype:
         raise RuntimeError(f"masked_scatter_: expected self and source to have same dtypes but "
                            f"got {_legacy(input)} and {_legacy(source)}")
-    arr = np.array(np.broadcast_to(input._data, shape), copy=True)
+    arr = np.array(np.broadcast_to(input._data, shape), copy=True, order="C")  # (contiguous)
     arr[m] = source._data.reshape(-1)[:n]
     out = Tensor._make(arr)
     node = record(MaskedScatterBackward0, out, (input, source), mask, source)

@@ -306,7 +306,9 @@ def matmul(input, other) -> Tensor:
         # PyTorch squeezes the mm result in place (squeeze_): the result is that tensor, not a
         # view, with history SqueezeBackward4(MmBackward0), at version 1
         out = _squeeze_dims(mm(input.unsqueeze(0), other), (0,))
-        out._base = None
+        # (no view left: nor the view's record of the mode it was made in, which a view of
+        # it would inherit and be refused in-place changes for)
+        out._base, out._creation_meta, out._via_base = None, None, False
         out._vc.bump()
         return out
     if da == 2 and db == 2:

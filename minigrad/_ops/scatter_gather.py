@@ -233,7 +233,9 @@ def _check_src(fn, self, src) -> None:
 def _scatter_arrays(self, d, index, src_arr, how: str) -> np.ndarray:
     """``self``'s array with ``src_arr`` (shaped as index, or a number) written (``how``:
     "set") or accumulated ("add") at ``index`` along ``d``."""
-    out = np.array(self._data, copy=True).reshape(self.shape or (1,))
+    # (a C-contiguous copy: PyTorch's structured scatter kernels allocate a contiguous
+    # result whatever ``self``'s strides)
+    out = np.array(self._data, copy=True, order="C").reshape(self.shape or (1,))
     if index.numel():
         where = _np_index(self, d, index)
         vals = src_arr if np.ndim(src_arr) == 0 else src_arr[
@@ -301,7 +303,7 @@ def _scatter_legacy_reduce(input, src, d, index, arr, reduce) -> Tensor:
     records a ``NotImplemented`` node (backward raises); so does minigrad."""
     if reduce not in ("add", "multiply"):
         raise RuntimeError("reduce argument must be either add or multiply.")
-    out = np.array(input._data, copy=True).reshape(input.shape or (1,))
+    out = np.array(input._data, copy=True, order="C").reshape(input.shape or (1,))
     if index.numel():
         where = _np_index(input, d, index)
         vals = np.broadcast_to(arr if np.ndim(arr) == 0 else
@@ -338,7 +340,7 @@ def scatter_reduce(input, dim: int, index, src, reduce: str, *, include_self: bo
     _check_gather_shape(input, d, index, src)
     _check_src("scatter_reduce", input, src)
     dt = input._data.dtype
-    out = np.array(input._data, copy=True).reshape(input.shape or (1,))
+    out = np.array(input._data, copy=True, order="C").reshape(input.shape or (1,))
     if index.numel():
         where = _np_index(input, d, index)
         vals = _shaped(src)[tuple(slice(0, n) for n in (index.shape or (1,)))]

@@ -1298,6 +1298,40 @@ FIXED = {
         ("inplace", "sub_", 2, [], {"c": 0.5}, False),
         ("backward", [2], 5, False, False, False, None),
     ],
+    # scatter / scatter_add of a transposed tensor: PyTorch's result is contiguous (its
+    # structured kernels allocate a fresh output); minigrad's copy kept the input's strides
+    # (CI profile with the ops of ops_more.py)
+    "scatter_result_is_contiguous": [
+        ("leaf", [2, 2], "float64", True, "randn", 1),
+        ("op", "mT", [0], {}, False),
+        ("leaf", [3, 2], "float64", True, "randn", 2),
+        ("op", "scatter_add", [1, 2], {"dim": -2, "index": [[0, 1], [0, 1], [0, 0]]}, False),
+        ("op", "scatter", [1, 2], {"dim": 1, "index": [[1, 0], [0, 1]]}, False),
+        ("op", "scatter", [1], {"dim": 0, "index": [[1, 0]], "value": 2.0}, False),
+        ("backward", [3, 4, 5], 3, False, False, False, None),
+    ],
+    # binary_cross_entropy_with_logits of a float64 input and a float32 target: the loss has
+    # the target's dtype, also under inference mode (minigrad promoted; long profile, views)
+    "bce_logits_loss_has_target_dtype": [
+        ("leaf", [], "float64", True, "randn", 1),
+        ("leaf", [], "float32", False, "randn", 2),
+        ("op", "bce_logits", [0, 1], {"reduction": "mean"}, False),
+        ("op", "bce_logits", [0, 1], {"reduction": "mean"}, ("inference",)),
+        ("backward", [0, 2], 3, False, False, False, None),
+    ],
+    # 1-D @ 2-D (here linear) under no_grad: the result is squeezed in place, no view; minigrad
+    # kept the view's no_grad mark, which the view made by y[i] = v inherited: its copy was
+    # refused (CI profile with the ops of ops_more.py)
+    "matmul_1d_2d_no_grad_result_is_no_view": [
+        ("leaf", [1], "float32", True, "randn", 1),
+        ("leaf", [4, 1], "float32", False, "pos", 2),
+        ("op", "linear", [0, 1], {}, ("set", False)),
+        ("op", "linear", [0, 1], {}, ("inference",)),
+        ("leaf", [1], "float32", True, "randn", 3),
+        ("inplace", "setitem", 2, [4], {"index": (-3, None)}, False),
+        ("inplace", "setitem", 3, [4], {"index": 1}, ("inference",)),
+        ("backward", [2], 4, False, False, False, None),
+    ],
 }
 
 KNOWN: dict = {}  # name (as in generate.KNOWN_GAPS) -> (owner, program); none known now

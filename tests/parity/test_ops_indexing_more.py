@@ -218,6 +218,39 @@ def test_inplace_through_view(device):
     compare(a, b, rtol=1e-10, atol=1e-12)
 
 
+LAYOUT = [  # (a transposed 3x4 input: strides (1, 3))
+    C("scatter", lambda L, x, i, s: x.scatter(0, i, s), I2, In(2, 4)),
+    C("scatter_value", lambda L, x, i, s: x.scatter(0, i, 2.5), I2, In(2, 4)),
+    C("scatter_legacy_reduce", lambda L, x, i, s: x.scatter(0, i, s, reduce="add"), I2,
+      In(2, 4)),
+    C("scatter_add", lambda L, x, i, s: x.scatter_add(0, i, s), I2, In(2, 4)),
+    C("scatter_reduce", lambda L, x, i, s: x.scatter_reduce(0, i, s, "amax"), I2, In(2, 4)),
+    C("index_add", lambda L, x, i, s: x.index_add(0, i, s), V, In(2, 4)),
+    C("index_copy", lambda L, x, i, s: x.index_copy(0, i, s), V, In(2, 4)),
+    C("index_fill", lambda L, x, i, s: x.index_fill(0, i, 1.0), V, In(2, 4)),
+    C("masked_scatter", lambda L, x, m, s: x.masked_scatter(m, s), MASK, In(12)),
+]
+
+
+@pytest.mark.filterwarnings("ignore:The reduce argument of torch.scatter")
+@pytest.mark.parametrize("fn,specs", LAYOUT)
+def test_result_layout(fn, specs, device):
+    """The strides of the result for a transposed input: PyTorch's structured kernels
+    (scatter, scatter_add, scatter_reduce, index_add, index_copy, masked_scatter) allocate a
+    contiguous result; index_fill clones the input, keeping its strides."""
+    index, src = specs
+
+    def scenario(lib, device):
+        x = lib.tensor(np.arange(12.0).reshape(4, 3), device=device).t()
+        i = lib.tensor(np.asarray(index.values), device=device)
+        s = lib.tensor(np.ones(src.shape), device=device)
+        out = fn(lib, x, i, s)
+        return [out.stride(), out.is_contiguous(), to_numpy(out)]
+
+    a, b = run_both(scenario, device=device)
+    compare(a, b, rtol=1e-12, atol=1e-12)
+
+
 FORWARD_ONLY = [
     C("scatter_reduce_add", lambda L, x, i: x.scatter(0, i, 2.0, reduce="add"),
       In(3, 4, grad=False), I2),
