@@ -47,6 +47,20 @@ def _pair(value, name: str, k: int = 2) -> tuple:
     return value
 
 
+def _conv_args(stride, padding, dilation, nd: int) -> tuple:
+    """``stride, padding, dilation`` of a ``conv{nd}d`` as ``nd``-tuples, in PyTorch's order of
+    checks; a padding string stays a string ('same' or 'valid', RuntimeError for another, and
+    for 'same' with a stride)."""
+    stride, dilation = _pair(stride, "stride", nd), _pair(dilation, "dilation", nd)
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+        if padding == "same" and any(s != 1 for s in stride):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        return stride, padding, dilation
+    return stride, _pair(padding, "padding", nd), dilation
+
+
 def _dilated(k: int, d: int) -> int:
     return d * (k - 1) + 1
 
@@ -311,14 +325,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
         raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-"
                            f"dimensional weight{list(weight.shape)}, but got {input.ndim}-"
                            f"dimensional input of size {list(input.shape)} instead")
-    stride, dilation = _pair(stride, "stride"), _pair(dilation, "dilation")
-    if isinstance(padding, str):
-        if padding not in ("same", "valid"):
-            raise RuntimeError(f"Invalid padding string: '{padding}'")
-        if padding == "same" and any(s != 1 for s in stride):
-            raise RuntimeError("padding='same' is not supported for strided convolutions")
-    else:
-        padding = _pair(padding, "padding")
+    stride, padding, dilation = _conv_args(stride, padding, dilation, 2)
     if input.ndim == 3:
         out = conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups)
         return out.squeeze(0)

@@ -13,7 +13,14 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import record
-from .conv import ConvolutionBackward0, _check_conv, _dilated, _im2col, _pair, _same_padding
+from .conv import (
+    ConvolutionBackward0,
+    _check_conv,
+    _conv_args,
+    _dilated,
+    _im2col,
+    _same_padding,
+)
 from .conv_more import _check_transposed, _transposed_args, _transposed_forward
 
 
@@ -37,14 +44,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
     if input.ndim not in (4, 5):
         raise RuntimeError("Expected 4D (unbatched) or 5D (batched) input to conv3d, but got "
                            f"input of size: {list(input.shape)}")
-    stride, dilation = _pair(stride, "stride", 3), _pair(dilation, "dilation", 3)
-    if isinstance(padding, str):
-        if padding not in ("same", "valid"):
-            raise RuntimeError(f"Invalid padding string: '{padding}'")
-        if padding == "same" and any(s != 1 for s in stride):
-            raise RuntimeError("padding='same' is not supported for strided convolutions")
-    else:
-        padding = _pair(padding, "padding", 3)
+    stride, padding, dilation = _conv_args(stride, padding, dilation, 3)
     if input.ndim == 4:
         return conv3d(input.unsqueeze(0), weight, bias, stride, padding, dilation,
                       groups).squeeze(0)

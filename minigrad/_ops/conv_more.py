@@ -22,6 +22,7 @@ from .conv import (
     ConvolutionBackward0,
     _check_conv,
     _col2im,
+    _conv_args,
     _crop,
     _dilated,
     _im2col,
@@ -53,14 +54,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
         raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-"
                            f"dimensional weight {list(weight.shape)}, but got {input.ndim}-"
                            f"dimensional input of size {list(input.shape)} instead")
-    stride, dilation = _pair(stride, "stride", 1), _pair(dilation, "dilation", 1)
-    if isinstance(padding, str):
-        if padding not in ("same", "valid"):
-            raise RuntimeError(f"Invalid padding string: '{padding}'")
-        if padding == "same" and any(s != 1 for s in stride):
-            raise RuntimeError("padding='same' is not supported for strided convolutions")
-    else:
-        padding = _pair(padding, "padding", 1)
+    stride, padding, dilation = _conv_args(stride, padding, dilation, 1)
     if input.ndim == 2:
         return conv1d(input.unsqueeze(0), weight, bias, stride, padding, dilation,
                       groups).squeeze(0)
