@@ -106,10 +106,13 @@ def _window_stack(xp: np.ndarray, kernel, stride, dilation, out_hw) -> np.ndarra
 
 
 def _first_argmax(stack: np.ndarray, vals: np.ndarray) -> np.ndarray:
-    """Index along axis 0 of the first entry equal to ``vals`` (PyTorch's scan order)."""
+    """Index along axis 0 of the first entry equal to ``vals`` (PyTorch's scan order): from
+    the last kernel position to the first, each match replaces the index found so far (0
+    where none matches). (``np.where`` makes a new array per position, yet costs half of a
+    boolean-mask assignment; ``np.argmax(axis=0)`` copies the axis innermost first.)"""
     arg = np.zeros(vals.shape, dtype=np.int64)
     for k in range(stack.shape[0] - 1, -1, -1):
-        arg[stack[k] == vals] = k
+        arg = np.where(stack[k] == vals, k, arg)
     return arg
 
 
