@@ -144,8 +144,13 @@ class MaxPool2DWithIndicesBackward0(Node):
         planes = int(np.prod(x.shape[:-2], dtype=np.int64))
         per = idx.shape[-2] * idx.shape[-1]  # (explicit: -1 is ambiguous with no planes)
         flat = idx.reshape(planes, per) + (np.arange(planes) * (h * w))[:, None]
-        gx = np.bincount(flat.ravel(), weights=g._data.ravel(), minlength=planes * h * w)
-        return (Tensor._make(gx.astype(x._data.dtype).reshape(x.shape)),)
+        # scatter-add (overlapping windows can share a maximum) in the input's dtype, float32
+        # for 16-bit floats; ``np.add.at`` needs no float64 buffer, unlike ``np.bincount``
+        dt = x._data.dtype
+        acc = np.dtype(np.float32) if dt.itemsize == 2 else dt
+        gx = np.zeros(planes * h * w, dtype=acc)
+        np.add.at(gx, flat.ravel(), g._data.ravel().astype(acc, copy=False))
+        return (Tensor._make(gx.astype(dt, copy=False).reshape(x.shape)),)
 
 
 def _special_windows(stack, vals, arg, kernel, stride, pad, dil):
