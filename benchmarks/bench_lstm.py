@@ -72,14 +72,24 @@ def lstm_layer_backward(grad_out, saved, w_ih, w_hh):
         i, f, g, o = np.split(acts[t], 4, axis=1)
         dh = grad_out[t] + dh_next
         dc = dh * o * (1 - tanh_c[t] * tanh_c[t]) + dc_next
-        grad_gates[t] = np.concatenate([dc * g * i * (1 - i), dc * cs[t] * f * (1 - f),
-                                        dc * i * (1 - g * g), dh * tanh_c[t] * o * (1 - o)],
-                                       axis=1)
+        grad_gates[t] = np.concatenate(
+            [
+                dc * g * i * (1 - i),
+                dc * cs[t] * f * (1 - f),
+                dc * i * (1 - g * g),
+                dh * tanh_c[t] * o * (1 - o),
+            ],
+            axis=1,
+        )
         dc_next = dc * f
         dh_next = grad_gates[t] @ w_hh
     flat = grad_gates.reshape(steps * batch, 4 * hidden)
-    return ((flat @ w_ih).reshape(steps, batch, -1), flat.T @ x.reshape(steps * batch, -1),
-            flat.T @ hs[:-1].reshape(steps * batch, hidden), flat.sum(axis=0))
+    return (
+        (flat @ w_ih).reshape(steps, batch, -1),
+        flat.T @ x.reshape(steps * batch, -1),
+        flat.T @ hs[:-1].reshape(steps * batch, hidden),
+        flat.sum(axis=0),
+    )
 
 
 def numpy_lstm_case():
@@ -115,9 +125,16 @@ def numpy_lstm_case():
         grad_out[-1] = dz @ p["head.weight"]
         for k in (1, 0):
             grad_out, g_ih, g_hh, g_b = lstm_layer_backward(
-                grad_out, saved[k], p[f"lstm.weight_ih_l{k}"], p[f"lstm.weight_hh_l{k}"])
-            grads.update({f"lstm.weight_ih_l{k}": g_ih, f"lstm.weight_hh_l{k}": g_hh,
-                          f"lstm.bias_ih_l{k}": g_b, f"lstm.bias_hh_l{k}": g_b})
+                grad_out, saved[k], p[f"lstm.weight_ih_l{k}"], p[f"lstm.weight_hh_l{k}"]
+            )
+            grads.update(
+                {
+                    f"lstm.weight_ih_l{k}": g_ih,
+                    f"lstm.weight_hh_l{k}": g_hh,
+                    f"lstm.bias_ih_l{k}": g_b,
+                    f"lstm.bias_hh_l{k}": g_b,
+                }
+            )
         for name, g in grads.items():  # SGD, momentum 0.9
             if name in bufs:
                 bufs[name] *= 0.9
@@ -145,8 +162,10 @@ def check_numpy_gradients() -> float:
     yb = rng.integers(0, 10, 32)
     torch.nn.functional.cross_entropy(ref(torch.tensor(xb)), torch.tensor(yb)).backward()
     step()
-    return max(float(np.abs(grads[k] - p.grad.numpy()).max() / np.abs(p.grad.numpy()).max())
-               for k, p in ref.named_parameters())
+    return max(
+        float(np.abs(grads[k] - p.grad.numpy()).max() / np.abs(p.grad.numpy()).max())
+        for k, p in ref.named_parameters()
+    )
 
 
 def main(argv=None) -> None:
@@ -160,8 +179,10 @@ def main(argv=None) -> None:
     parser.add_argument("--repeat", type=int, default=20)
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
-    print(f"hand-written gradients vs PyTorch's: max relative difference "
-          f"{check_numpy_gradients():.1e}")
+    print(
+        f"hand-written gradients vs PyTorch's: max relative difference "
+        f"{check_numpy_gradients():.1e}"
+    )
     torch_step = lstm_case(torch)
 
     def torch_without_onednn():
