@@ -23,6 +23,7 @@ from ._util import (
     cast,
     empty_for,
     is_scalar,
+    laid_out,
     quiet_fp,
     quietly,
     result_dtype,
@@ -59,6 +60,18 @@ def _binary(a, b):
     dt = result_dtype(ta, tb)
     broadcast_shapes(da.shape, tb._data.shape)
     return ta, tb, cast(ta, dt), cast(tb, dt)
+
+
+def _result(res, a, b, x, y, common=None) -> Tensor:
+    """The tensor of a binary op's result ``res``, which NumPy computed from ``x`` and ``y``
+    (the arrays `_binary` gave for ``a`` and ``b``), laid out as PyTorch's TensorIterator lays
+    it out (`laid_out`; ``common`` is the computation dtype, by default ``x``'s). NumPy's
+    layout is PyTorch's when both arrays are C-contiguous (a number is): that one check is
+    all the common case pays."""
+    if x.flags.c_contiguous and y.flags.c_contiguous:
+        return Tensor._make(res)
+    return Tensor._make(laid_out(res, a._data, b._data,
+                                 common=x.dtype if common is None else common))
 
 
 class _Binary(Node):
@@ -126,7 +139,7 @@ def add(input, other, *, alpha=1):
         _check_alpha(x.dtype, alpha)
     if x.dtype.kind == "b":  # (a bool result: alpha is cast to bool, as PyTorch does)
         alpha = bool(alpha)
-    out = Tensor._make(quietly(np.add, x, y if alpha == 1 else y * alpha))
+    out = _result(quietly(np.add, x, y if alpha == 1 else y * alpha), a, b, x, y)
     record(AddBackward0, out, (a, b), a, b, alpha)
     return out
 
@@ -161,7 +174,7 @@ def sub(input, other, *, alpha=1):
     a, b, x, y = _binary(input, other)
     _check_bool_sub(a._data.dtype == np.bool_, b._data.dtype == np.bool_)
     _check_alpha(x.dtype, alpha)
-    out = Tensor._make(quietly(np.subtract, x, y if alpha == 1 else y * alpha))
+    out = _result(quietly(np.subtract, x, y if alpha == 1 else y * alpha), a, b, x, y)
     record(SubBackward0, out, (a, b), a, b, alpha)
     return out
 
@@ -232,7 +245,7 @@ class DivBackward2(_Binary):
 def mul(input, other):
     """Elementwise product with broadcasting (``torch.mul``); node ``MulBackward0``."""
     a, b, x, y = _binary(input, other)
-    out = Tensor._make(quietly(np.multiply, x, y))  # inf * 0 is nan, silently, as in torch
+    out = _result(quietly(np.multiply, x, y), a, b, x, y)  # inf * 0 is nan, silently
     record(MulBackward0, out, (a, b), a, b)
     return out
 
@@ -259,13 +272,13 @@ def div(input, other, *, rounding_mode=None):
             res = fn(x, y)
             if rounding_mode == "trunc":
                 res = np.trunc(res)
-        out = Tensor._make(res.astype(x.dtype))
+        out = _result(res.astype(x.dtype), a, b, x, y)
         if out._data.dtype.kind in "fV":
             record(DivBackward2, out, (a, b), a, b, rounding_mode)
         return out
     if x.dtype.kind not in "fV":  # (integers and bools: the default dtype)
         x, y = x.astype(_defaults.FLOAT), y.astype(_defaults.FLOAT)
-    out = Tensor._make(quietly(np.divide, x, y))
+    out = _result(quietly(np.divide, x, y), a, b, x, y)
     record(DivBackward0, out, (a, b), a, b)
     return out
 
@@ -367,8 +380,7 @@ def pow(input, exponent):
     a, b, x, y = _binary(input, exponent)
     if x.dtype == np.bool_:  # (bool ** Python bool is allowed: the scalar branch above)
         raise NotImplementedError('"pow" not implemented for \'Bool\'')
-    with quiet_fp():
-        out = Tensor._make(np.power(x, y))
+    out = _result(quietly(np.power, x, y), a, b, x, y)
     node = record(PowBackward1, out, (a, b), a, b)
     if node:
         node._save("result", out, is_output=True)
@@ -506,7 +518,8 @@ class SigmoidBackwardBackward0(_FusedDerivative):
 
 
 def _fused(node_cls, kernel, grad_output, output):
-    res = Tensor._make(quietly(kernel, grad_output._data, output._data))
+    go, r = grad_output._data, output._data
+    res = _result(quietly(kernel, go, r), grad_output, output, go, r)
     record(node_cls, res, (grad_output, output), grad_output, output)
     return res
 
@@ -819,7 +832,7 @@ class MinimumBackward0(MaximumBackward0):
 def maximum(input, other):
     """Elementwise maximum of two tensors (``torch.maximum``); node ``MaximumBackward0``."""
     a, b, x, y = _binary(input, other)
-    out = Tensor._make(np.maximum(y, x))  # (on a tie, as PyTorch: input's value, e.g. -0.0)
+    out = _result(np.maximum(y, x), a, b, x, y)  # (a tie: input's value, e.g. -0.0)
     record(MaximumBackward0, out, (a, b), a, b)
     return out
 
@@ -827,7 +840,7 @@ def maximum(input, other):
 def minimum(input, other):
     """Elementwise minimum of two tensors (``torch.minimum``); node ``MinimumBackward0``."""
     a, b, x, y = _binary(input, other)
-    out = Tensor._make(np.minimum(y, x))  # (on a tie, as PyTorch: input's value, e.g. -0.0)
+    out = _result(np.minimum(y, x), a, b, x, y)  # (a tie: input's value, e.g. -0.0)
     record(MinimumBackward0, out, (a, b), a, b)
     return out
 
@@ -861,7 +874,11 @@ def where(condition, input, other):
                            f"with dtype {cond.dtype._legacy[:-6]}")
     a, b, x, y = _binary(input, other)
     broadcast_shapes(cond.shape, broadcast_shapes(a.shape, b.shape))
-    out = Tensor._make(np.where(cond._data, x, y))
+    c = cond._data
+    res = np.where(c, x, y)
+    if not (c.flags.c_contiguous and x.flags.c_contiguous and y.flags.c_contiguous):
+        res = laid_out(res, c, a._data, b._data, common=x.dtype, unconverted=1)  # (_result's)
+    out = Tensor._make(res)
     record(WhereBackward0, out, (a, b), cond, a, b)
     return out
 
@@ -925,7 +942,7 @@ def masked_fill(input, mask, value):
 def _compare(fn):
     def op(input, other):
         a, b, x, y = _binary(input, other)
-        return Tensor._make(fn(x, y))
+        return _result(fn(x, y), a, b, x, y)
 
     op.__name__ = fn.__name__
     op.__doc__ = f"Elementwise ``{fn.__name__}`` → bool tensor, never requires grad."
@@ -992,14 +1009,16 @@ def equal(input, other) -> bool:
 def _logical(fn):
     def op(input, other):
         a, b = as_tensor(input), as_tensor(other)
-        if a._data.dtype == np.bool_ and b._data.dtype == np.bool_:
-            return Tensor._make(fn(a._data, b._data))
+        x, y = a._data, b._data
+        if x.dtype == np.bool_ and y.dtype == np.bool_:
+            return _result(fn(x, y), a, b, x, y)
         floats = [t.dtype._legacy[:-6] if isinstance(o, Tensor) else "Float"  # (a number:
                   for t, o in ((a, input), (b, other)) if t._data.dtype.kind in "fV"]  # default)
         if floats:  # (PyTorch has no float kernel for bitwise ops)
             raise NotImplementedError(f'"{fn.__name__}_cpu" not implemented for '
                                       f"'{floats[0]}'")
-        return Tensor._make(fn(a._data, b._data))
+        res = fn(x, y)
+        return _result(res, a, b, x, y, common=res.dtype)
 
     op.__name__ = fn.__name__
     op.__doc__ = f"Elementwise ``{fn.__name__}`` on bool/int tensors."
