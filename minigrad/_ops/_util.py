@@ -257,8 +257,10 @@ def sum_to(g: Tensor, shape: tuple) -> Tensor:
     # gradient of every linear layer comes this way)
     if dims:
         arr = g._data
-        g = Tensor._make(np.asarray(quietly(arr.sum, dims, sum_dtype(arr), None, True),
-                                    dtype=arr.dtype))
+        res = np.asarray(quietly(arr.sum, dims, sum_dtype(arr), None, True), dtype=arr.dtype)
+        if not arr.flags.c_contiguous:  # (row-major, as PyTorch's sum: see reduction.sum)
+            res = np.array(res, order="C")
+        g = Tensor._make(res)
     return g._make_view(g._data.reshape(shape)) if g._data.shape != shape else g
 
 
@@ -311,13 +313,6 @@ def iterator_strides(shape, operands) -> list:
     return _strides_in_order(shape, perm, zero_as_one=False)
 
 
-def empty_for(shape, dtype, *inputs: np.ndarray) -> np.ndarray:
-    """An uninitialised result of ``shape`` laid out as TensorIterator lays out the output of
-    an elementwise op over ``inputs`` (broadcast to ``shape``): see `iterator_strides`."""
-    operands = [[st // a.itemsize for st in np.broadcast_to(a, shape).strides] for a in inputs]
-    return empty_strided(shape, iterator_strides(tuple(shape), operands), dtype)
-
-
 def laid_out(res, *inputs: np.ndarray, common=None, unconverted: int = 0) -> np.ndarray:
     """``res``, the new result NumPy computed elementwise from ``inputs`` (their arrays before
     any cast to the computation dtype ``common``, by default ``res``'s), laid out as PyTorch's
@@ -344,9 +339,11 @@ def laid_out(res, *inputs: np.ndarray, common=None, unconverted: int = 0) -> np.
     return out
 
 
-def empty_like_iter(shape, dtype, *inputs: np.ndarray, common=None) -> np.ndarray:
-    """An uninitialised result of ``shape`` and ``dtype`` laid out as `laid_out` lays out a
-    result computed from ``inputs`` (for kernels that write into ``out=``)."""
+def empty_for(shape, dtype, *inputs: np.ndarray, common=None) -> np.ndarray:
+    """An uninitialised result of ``shape`` and ``dtype`` laid out as TensorIterator lays out
+    the output of an elementwise op over ``inputs`` (broadcast to ``shape``; ``common``: the
+    computation dtype, by default ``dtype``), for kernels that write into ``out=``: see
+    `iterator_layout`."""
     want = iterator_layout(tuple(shape), inputs, np.dtype(dtype) if common is None else common)
     if want is None:
         return np.empty(shape, dtype)

@@ -26,8 +26,8 @@ def _binary(name: str, np_fn):
         broadcast_shapes(tuple(input.shape), tuple(other.shape))  # (PyTorch's error)
         x, y = input._data, other._data
         res = np_fn(x, y)
-        if not (x.flags.c_contiguous and y.flags.c_contiguous):  # (PyTorch's layout)
-            res = laid_out(res, x, y, common=np.result_type(x.dtype, y.dtype))
+        if not (x.flags.c_contiguous and y.flags.c_contiguous):  # (PyTorch's layout; its
+            res = laid_out(res, x, y, unconverted=2)  # logical kernels convert no operand)
         return Tensor._make(res)
 
     op.__name__ = name

@@ -237,9 +237,9 @@ class DivBackward2(_Binary):
         self._save("rounding_mode", rounding_mode)
         self._save("self", a)
 
-    def backward(self, g):
-        zero = Tensor._make(np.zeros_like(g._data))
-        return self._pair(zero if self._needs(0) else None, zero if self._needs(1) else None)
+    def backward(self, g):  # (two tensors, as PyTorch's two zeros_like: each may be stolen)
+        return self._pair(Tensor._make(np.zeros_like(g._data)) if self._needs(0) else None,
+                          Tensor._make(np.zeros_like(g._data)) if self._needs(1) else None)
 
 
 def mul(input, other):
@@ -326,11 +326,13 @@ class PowBackward1(_Binary):
     def backward(self, g):
         e, s = self._get("exponent"), self._get("self")
         zero = as_tensor(np.zeros((), g._data.dtype))
-        ga = where(e == 0, zero, g * e * s ** (e - 1)) if self._needs(0) else None
+        # (PyTorch's pow_backward_self / _exponent, in their order of operations, which also
+        # decides the gradients' layouts)
+        ga = where(e == 0, zero, g * (e * s ** (e - 1))) if self._needs(0) else None
         gb = None
         if self._needs(1):
-            safe_log = where((s == 0) & (e >= 0), as_tensor(np.zeros((), s._data.dtype)), s.log())
-            gb = g * self._get("result") * safe_log
+            gb = g * where((s == 0) & (e >= 0), as_tensor(np.zeros((), s._data.dtype)),
+                           self._get("result") * s.log())
         return self._pair(ga, gb)
 
 
@@ -765,7 +767,7 @@ def clamp(input, min=None, max=None):
             shape = broadcast_shapes(shape, b.shape)
         lo = None if min is None else cast(min, dt)
         hi = None if max is None else cast(max, dt)
-        arr = empty_for(shape, dt, *(a for a in (input._data, lo, hi) if a is not None))
+        arr = empty_for(shape, dt, *(t._data for t in (input, min, max) if t is not None))
         _clip(np.broadcast_to(cast(input, dt), shape), lo, hi, out=arr)  # (PyTorch's layout)
         out = Tensor._make(arr)
         record(ClampBackward0, out, (input, min, max), input, min, max)
@@ -800,9 +802,11 @@ def clamp_min(input, min):
 
 
 class MaximumBackward0(_Binary):
-    """z = maximum(self, other).  Gradient goes to the larger input; ties split it in half;
-    as in PyTorch's formula (grad, halved where equal, zeroed where the input is the smaller
-    one), both inputs get it where a NaN makes every comparison false. Saves: other, self."""
+    """z = maximum(self, other).  Gradient goes to the larger input; ties split it in half:
+    PyTorch's formula, for each input ``where(self == other, grad / 2, grad)`` then
+    ``masked_fill_(<the input is the smaller one>, 0)`` (so each gradient is a new tensor at
+    ``_version`` 1, laid out as ``self == other``). Both inputs get it where a NaN makes every
+    comparison false. Saves: other, self."""
 
     _smaller_loses = True
 
@@ -812,14 +816,14 @@ class MaximumBackward0(_Binary):
         self._save("self", a)
 
     def backward(self, g):
-        a, b = self._get("self")._data, self._get("other")._data
-        dt = g._data.dtype
-        with quiet_fp():
-            lose_a, lose_b = (a < b, a > b) if self._smaller_loses else (a > b, a < b)
-            base = np.where(a == b, 0.5, 1.0)
-        wa = Tensor._make(np.where(lose_a, 0.0, base).astype(dt))
-        wb = Tensor._make(np.where(lose_b, 0.0, base).astype(dt))
-        return self._pair(g * wa, g * wb)
+        s, o = self._get("self"), self._get("other")
+        lose_s, lose_o = (lt, gt) if self._smaller_loses else (gt, lt)
+
+        def part(loses):
+            return where(eq(s, o), g / 2, g).masked_fill_(loses(s, o), 0)
+
+        return self._pair(part(lose_s) if self._needs(0) else None,
+                          part(lose_o) if self._needs(1) else None)
 
 
 class MinimumBackward0(MaximumBackward0):
