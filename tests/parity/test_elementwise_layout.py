@@ -61,8 +61,10 @@ def meta(t):
 
 def grads(leaves):
     """Each leaf's gradient: values, strides, ``_version`` (None where it has none)."""
-    return [None if x.grad is None else (to_numpy(x.grad), x.grad.stride(), x.grad._version)
-            for x in leaves]
+    return [
+        None if x.grad is None else (to_numpy(x.grad), x.grad.stride(), x.grad._version)
+        for x in leaves
+    ]
 
 
 def data(shape, seed, dtype="float32", kind="randn"):
@@ -100,9 +102,17 @@ BINARY = {
 
 # (first operand's layout, second's, second's shape or None for the first's)
 PAIRS = [
-    ("t", "c", None), ("c", "t", None), ("t", "t", None), ("t", "slice", None),
-    ("slice", "t", None), ("c", "expand", None), ("expand", "t", None),
-    ("t", "c", (4,)), ("t", "c", (3, 1)), ("c", "t", ()), ("t", "c", ()),
+    ("t", "c", None),
+    ("c", "t", None),
+    ("t", "t", None),
+    ("t", "slice", None),
+    ("slice", "t", None),
+    ("c", "expand", None),
+    ("expand", "t", None),
+    ("t", "c", (4,)),
+    ("t", "c", (3, 1)),
+    ("c", "t", ()),
+    ("t", "c", ()),
 ]
 
 
@@ -145,10 +155,14 @@ def test_backward_into_transposed_leaves(op, root, device):
     assert_parity(scenario, device=device)
 
 
-@pytest.mark.parametrize("dtypes", [("float32", "float64"), ("int64", "float32"),
-                                    ("float64", "int64")], ids="-".join)
-@pytest.mark.parametrize("layouts", [("t", "c"), ("c", "t"), ("expand", "t"), ("t", "expand"),
-                                     ("slice", "t")], ids="-".join)
+@pytest.mark.parametrize(
+    "dtypes", [("float32", "float64"), ("int64", "float32"), ("float64", "int64")], ids="-".join
+)
+@pytest.mark.parametrize(
+    "layouts",
+    [("t", "c"), ("c", "t"), ("expand", "t"), ("t", "expand"), ("slice", "t")],
+    ids="-".join,
+)
 @pytest.mark.parametrize("op", ["add", "mul", "div", "eq", "maximum"])
 def test_type_promotion_layout(op, layouts, dtypes, device):
     """Operands of two dtypes: the one converted to the common dtype is first made dense
@@ -163,8 +177,11 @@ def test_type_promotion_layout(op, layouts, dtypes, device):
     assert_parity(scenario, device=device)
 
 
-@pytest.mark.parametrize("layouts", [("cl", "c"), ("c", "cl"), ("cl", "cl"), ("cl", "t"),
-                                     ("t", "cl"), ("cl", "expand")], ids="-".join)
+@pytest.mark.parametrize(
+    "layouts",
+    [("cl", "c"), ("c", "cl"), ("cl", "cl"), ("cl", "t"), ("t", "cl"), ("cl", "expand")],
+    ids="-".join,
+)
 @pytest.mark.parametrize("op", ["add", "mul", "div", "lt"])
 def test_channels_last_4d(op, layouts, device):
     """4-D operands in channels-last order (a permute, as minigrad has no channels_last
@@ -192,17 +209,27 @@ TERNARY = {
 }
 
 
-@pytest.mark.parametrize("layouts", [("c", "t", "t"), ("t", "c", "c"), ("c", "c", "t"),
-                                     ("expand", "t", "c"), ("expand", "c", "t"),
-                                     ("slice", "t", "c")], ids="-".join)
+@pytest.mark.parametrize(
+    "layouts",
+    [
+        ("c", "t", "t"),
+        ("t", "c", "c"),
+        ("c", "c", "t"),
+        ("expand", "t", "c"),
+        ("expand", "c", "t"),
+        ("slice", "t", "c"),
+    ],
+    ids="-".join,
+)
 @pytest.mark.parametrize("op", list(TERNARY))
 def test_ternary_layout_and_grads(op, layouts, device):
     """Three operands (``where``'s condition first, never converted): the first that orders
     the dims decides the result's layout; gradients as PyTorch's."""
 
     def scenario(lib, device):
-        ts = [leaf(lib, data((3, 4), k + 1, kind="pos"), how, device)
-              for k, how in enumerate(layouts)]
+        ts = [
+            leaf(lib, data((3, 4), k + 1, kind="pos"), how, device) for k, how in enumerate(layouts)
+        ]
         out = TERNARY[op](lib, *ts)
         out.sum().backward()
         return meta(out), grads(ts)
@@ -259,5 +286,44 @@ def test_fuzz_finding_transposed_minus_contiguous(device):
         d = x.t() - x
         e = x - x.t()
         return meta(d), meta(e), to_numpy(d.t().reshape(4)), d.t().is_contiguous()
+
+    assert_parity(scenario, device=device)
+
+
+def test_sum_over_dims_is_row_major(device):
+    """``sum`` over some dims gives a row-major result whatever the input's layout (NumPy's
+    keeps the input's order): the reduction ``sum_to`` does in every broadcast backward."""
+
+    def scenario(lib, device):
+        x = leaf(lib, data((2, 3, 4), 1), "t", device).permute(2, 0, 1)  # (4, 2, 3)
+        outs = [x.sum(1), x.sum(0, keepdim=True), x.sum((0, 2), keepdim=True), x.sum(-1)]
+        y = leaf(lib, data((1, 2, 3), 2), "c", device)
+        (x * y).sum().backward()  # (y's gradient: a keepdim sum of a permuted product)
+        return [meta(o) for o in outs], grads([x, y])
+
+    assert_parity(scenario, device=device)
+
+
+def test_create_graph_gradient_of_transposed_leaf(device):
+    """Under ``create_graph`` AccumulateGrad copies the gradient into the leaf's layout (a
+    transposed leaf gets a transposed ``.grad``), as PyTorch's ``clone_obey_contract``."""
+
+    def scenario(lib, device):
+        x = leaf(lib, data((3, 4), 1), "t", device)
+        y = leaf(lib, data((3, 4), 2), "c", device)
+        (x * y).sum().backward(create_graph=True)
+        return grads([x, y]), x.grad.requires_grad
+
+    assert_parity(scenario, device=device)
+
+
+def test_logical_ops_convert_no_operand(device):
+    """``logical_and/or/xor`` read each operand in its own dtype: an expanded float16
+    operand stays expanded (it tells no dims apart) and the transposed int64 one decides."""
+
+    def scenario(lib, device):
+        a = laid(lib, np.ones((4, 3), np.float16), "expand", device)
+        b = laid(lib, np.arange(12).reshape(4, 3), "t", device)
+        return [meta(f(a, b)) for f in (lib.logical_and, lib.logical_or, lib.logical_xor)]
 
     assert_parity(scenario, device=device)
