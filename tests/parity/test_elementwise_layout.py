@@ -291,12 +291,19 @@ def test_fuzz_finding_transposed_minus_contiguous(device):
 
 
 def test_sum_over_dims_is_row_major(device):
-    """``sum`` over some dims gives a row-major result whatever the input's layout (NumPy's
+    """``sum`` (and ``mean``) over some dims gives a row-major result whatever the input's layout (NumPy's
     keeps the input's order): the reduction ``sum_to`` does in every broadcast backward."""
 
     def scenario(lib, device):
         x = leaf(lib, data((2, 3, 4), 1), "t", device).permute(2, 0, 1)  # (4, 2, 3)
-        outs = [x.sum(1), x.sum(0, keepdim=True), x.sum((0, 2), keepdim=True), x.sum(-1)]
+        outs = [
+            x.sum(1),
+            x.sum(0, keepdim=True),
+            x.sum((0, 2), keepdim=True),
+            x.sum(-1),
+            x.mean(0, keepdim=True),
+            x.mean(-1),
+        ]
         y = leaf(lib, data((1, 2, 3), 2), "c", device)
         (x * y).sum().backward()  # (y's gradient: a keepdim sum of a permuted product)
         return [meta(o) for o in outs], grads([x, y])
