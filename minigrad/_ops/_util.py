@@ -327,8 +327,11 @@ def laid_out(res, *inputs: np.ndarray, common=None, unconverted: int = 0) -> np.
     gives it."""
     if not isinstance(res, np.ndarray) or not res.size:
         return res
-    want = iterator_layout(res.shape, inputs, res.dtype if common is None else common,
-                           unconverted)
+    common = res.dtype if common is None else common
+    if all(i < unconverted or not a.ndim or a.dtype == common for i, a in enumerate(inputs)) \
+            and sum(1 for a in inputs if any(a.strides)) < 2:
+        return res  # (one input tells the dims apart, the others are expanded numbers: as NumPy)
+    want = iterator_layout(res.shape, inputs, common, unconverted)
     if want is None:
         return res if res.flags.c_contiguous else np.ascontiguousarray(res)
     size = res.itemsize

@@ -66,9 +66,11 @@ def _result(res, a, b, x, y, common=None) -> Tensor:
     """The tensor of a binary op's result ``res``, which NumPy computed from ``x`` and ``y``
     (the arrays `_binary` gave for ``a`` and ``b``), laid out as PyTorch's TensorIterator lays
     it out (`laid_out`; ``common`` is the computation dtype, by default ``x``'s). NumPy's
-    layout is PyTorch's when both arrays are C-contiguous (a number is): that one check is
-    all the common case pays."""
-    if x.flags.c_contiguous and y.flags.c_contiguous:
+    layout is PyTorch's when each array is C-contiguous (a number is) or all strides 0 (an
+    expanded number, as the gradient ``sum()`` sends back: it tells no dims apart): one check
+    of each array's flag is all the common case pays."""
+    if (x.flags.c_contiguous or not any(x.strides)) and (
+            not y.ndim or y.flags.c_contiguous or not any(y.strides)):  # (y: often a number)
         return Tensor._make(res)
     return Tensor._make(laid_out(res, a._data, b._data,
                                  common=x.dtype if common is None else common))
