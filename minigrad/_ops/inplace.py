@@ -28,7 +28,7 @@ from ..autograd import graph as _graph
 from ..autograd.graph import Node, SavedTensor, _is_dense, edge_of, record
 from . import activation as A
 from . import pointwise as P
-from ._util import as_tensor, attach, internal_overlap, result_dtype
+from ._util import as_tensor, attach, internal_overlap, laid_out, result_dtype
 from .indexing import IndexBackward0, _IndexNode
 from .scalar import mul_scalar
 
@@ -941,10 +941,15 @@ class LerpBackward1(_Ternary):
 def _fused(node_cls, compute, inputs, saved):
     """Run ``compute()`` without recording and record one ``node_cls`` node for it (ops that
     PyTorch differentiates as a whole), saving what ``saved()`` gives (name -> value; called
-    only when a node is recorded)."""
+    only when a node is recorded). The result is laid out as PyTorch's one TensorIterator
+    over ``inputs`` lays it out (`laid_out`), not as the chain of ops in ``compute`` did."""
     with grad_mode.no_grad():
         out = compute()
-    out = Tensor._make(out._data)
+    arr = out._data
+    arrays = [t._data for t in inputs if isinstance(t, Tensor)]
+    if not all(a.flags.c_contiguous for a in arrays):
+        arr = laid_out(arr, *arrays)
+    out = Tensor._make(arr)
     node = record(node_cls, out, inputs, *inputs)
     if node is not None:
         for name, value in saved().items():

@@ -291,8 +291,9 @@ def test_fuzz_finding_transposed_minus_contiguous(device):
 
 
 def test_sum_over_dims_is_row_major(device):
-    """``sum`` (and ``mean``) over some dims gives a row-major result whatever the input's layout (NumPy's
-    keeps the input's order): the reduction ``sum_to`` does in every broadcast backward."""
+    """``sum`` (and ``mean``) over some dims gives a row-major result whatever the input's
+    layout (NumPy's keeps the input's order): the reduction ``sum_to`` does in every broadcast
+    backward."""
 
     def scenario(lib, device):
         x = leaf(lib, data((2, 3, 4), 1), "t", device).permute(2, 0, 1)  # (4, 2, 3)
@@ -332,5 +333,28 @@ def test_logical_ops_convert_no_operand(device):
         a = laid(lib, np.ones((4, 3), np.float16), "expand", device)
         b = laid(lib, np.arange(12).reshape(4, 3), "t", device)
         return [meta(f(a, b)) for f in (lib.logical_and, lib.logical_or, lib.logical_xor)]
+
+    assert_parity(scenario, device=device)
+
+
+@pytest.mark.parametrize("op", ["lerp_tensor", "addcmul", "addcdiv"])
+def test_ternary_one_iterator_over_partly_expanded_operands(op, device):
+    """``lerp``/``addcmul``/``addcdiv`` are one TensorIterator over their three operands in
+    PyTorch, laid out once: an operand expanded in some dims tells only the others apart, and
+    the next operand decides the rest (minigrad computes them as a chain of ops, whose first
+    intermediate result would decide everything)."""
+
+    def scenario(lib, device):
+        rng = np.random.default_rng(0)
+        base = [lib.tensor(rng.uniform(0.5, 2, s)) for s in [(2, 1, 1), (2, 2, 1), (4, 2, 3)]]
+        if lib.__name__ == "torch":
+            base = [t.to(device) for t in base]
+        a, b, w = [t.requires_grad_() for t in base]
+        out = TERNARY[op](lib, a.expand(2, 4, 3), b[:, :1].expand(2, 4, 3), w.permute(1, 0, 2))
+        out2 = TERNARY[op](
+            lib, a.expand(2, 2, 2), b.expand(2, 2, 2), w[:2, :2, :2].permute(1, 2, 0)
+        )
+        (out.sum() + out2.sum()).backward()
+        return meta(out), meta(out2), grads([a, b, w])
 
     assert_parity(scenario, device=device)
