@@ -358,3 +358,35 @@ def test_ternary_one_iterator_over_partly_expanded_operands(op, device):
         return meta(out), meta(out2), grads([a, b, w])
 
     assert_parity(scenario, device=device)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+@pytest.mark.parametrize("other", ["float", "int", "0-dim float64", "0-dim int64"])
+def test_tensor_and_number_layout(dtype, other, device):
+    """A tensor with a number (or a 0-dim tensor): the tensor alone orders the dims, as it
+    is, or as its dense copy when it is converted to the result's dtype (an expanded int
+    tensor times 2.5 is laid out row-major, not in its expanded strides' order)."""
+
+    def scenario(lib, device):
+        base = (np.arange(24).reshape(2, 3, 4) % 3).astype(dtype)
+        x = lib.tensor(np.ascontiguousarray(base[:, :1, :1]))
+        if lib.__name__ == "torch":
+            x = x.to(device)
+        x = x.permute(2, 1, 0).expand(4, 3, 2)  # (strides (0, 0, 1): 1 in the last dim)
+        p = laid(lib, base, "t", device).permute(2, 0, 1)
+        o = {
+            "float": 2.5,
+            "int": 3,
+            "0-dim float64": lib.tensor(2.0, dtype=lib.float64),
+            "0-dim int64": lib.tensor(2),
+        }[other]
+        if lib.__name__ == "torch" and not isinstance(o, (int, float)):
+            o = o.to(device)
+        outs = []
+        for t in (x, p):
+            outs += [t * o, o + t, t / o, t == o, t > o]
+            if dtype != "bool":
+                outs.append(t - o)
+        return [meta(z) for z in outs]
+
+    assert_parity(scenario, device=device)
