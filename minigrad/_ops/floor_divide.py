@@ -42,7 +42,7 @@ def _floor_divide(input, other, op_name: str) -> Tensor:
     if x.dtype.kind in "iub" and y.dtype.kind in "iub" and not np.all(y):
         raise RuntimeError("ZeroDivisionError")
     with np.errstate(all="ignore"):
-        out = Tensor._make(np.asarray(np.floor_divide(x, y)))
+        out = P._result(np.floor_divide(x, y), a, b, x, y)
     # (PyTorch's NotImplemented node has edges only to the operands that require grad)
     tensors = [t for t in (a, b) if isinstance(t, Tensor) and t.requires_grad]
     if is_float_np(out._data.dtype):

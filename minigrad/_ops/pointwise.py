@@ -23,6 +23,7 @@ from ._util import (
     cast,
     empty_for,
     is_scalar,
+    laid_out,
     quiet_fp,
     quietly,
     result_dtype,
@@ -59,6 +60,20 @@ def _binary(a, b):
     dt = result_dtype(ta, tb)
     broadcast_shapes(da.shape, tb._data.shape)
     return ta, tb, cast(ta, dt), cast(tb, dt)
+
+
+def _result(res, a, b, x, y, common=None) -> Tensor:
+    """The tensor of a binary op's result ``res``, which NumPy computed from ``x`` and ``y``
+    (the arrays `_binary` gave for ``a`` and ``b``), laid out as PyTorch's TensorIterator lays
+    it out (`laid_out`; ``common`` is the computation dtype, by default ``x``'s). NumPy's
+    layout is PyTorch's when each array is C-contiguous (a number is) or all strides 0 (an
+    expanded number, as the gradient ``sum()`` sends back: it tells no dims apart): one check
+    of each array's flag is all the common case pays."""
+    if (x.flags.c_contiguous or not any(x.strides)) and (
+            not y.ndim or y.flags.c_contiguous or not any(y.strides)):  # (y: often a number)
+        return Tensor._make(res)
+    return Tensor._make(laid_out(res, a._data, b._data,
+                                 common=x.dtype if common is None else common))
 
 
 class _Binary(Node):
@@ -126,7 +141,7 @@ def add(input, other, *, alpha=1):
         _check_alpha(x.dtype, alpha)
     if x.dtype.kind == "b":  # (a bool result: alpha is cast to bool, as PyTorch does)
         alpha = bool(alpha)
-    out = Tensor._make(quietly(np.add, x, y if alpha == 1 else y * alpha))
+    out = _result(quietly(np.add, x, y if alpha == 1 else y * alpha), a, b, x, y)
     record(AddBackward0, out, (a, b), a, b, alpha)
     return out
 
@@ -161,7 +176,7 @@ def sub(input, other, *, alpha=1):
     a, b, x, y = _binary(input, other)
     _check_bool_sub(a._data.dtype == np.bool_, b._data.dtype == np.bool_)
     _check_alpha(x.dtype, alpha)
-    out = Tensor._make(quietly(np.subtract, x, y if alpha == 1 else y * alpha))
+    out = _result(quietly(np.subtract, x, y if alpha == 1 else y * alpha), a, b, x, y)
     record(SubBackward0, out, (a, b), a, b, alpha)
     return out
 
@@ -224,15 +239,15 @@ class DivBackward2(_Binary):
         self._save("rounding_mode", rounding_mode)
         self._save("self", a)
 
-    def backward(self, g):
-        zero = Tensor._make(np.zeros_like(g._data))
-        return self._pair(zero if self._needs(0) else None, zero if self._needs(1) else None)
+    def backward(self, g):  # (two tensors, as PyTorch's two zeros_like: each may be stolen)
+        return self._pair(Tensor._make(np.zeros_like(g._data)) if self._needs(0) else None,
+                          Tensor._make(np.zeros_like(g._data)) if self._needs(1) else None)
 
 
 def mul(input, other):
     """Elementwise product with broadcasting (``torch.mul``); node ``MulBackward0``."""
     a, b, x, y = _binary(input, other)
-    out = Tensor._make(quietly(np.multiply, x, y))  # inf * 0 is nan, silently, as in torch
+    out = _result(quietly(np.multiply, x, y), a, b, x, y)  # inf * 0 is nan, silently
     record(MulBackward0, out, (a, b), a, b)
     return out
 
@@ -259,13 +274,13 @@ def div(input, other, *, rounding_mode=None):
             res = fn(x, y)
             if rounding_mode == "trunc":
                 res = np.trunc(res)
-        out = Tensor._make(res.astype(x.dtype))
+        out = _result(res.astype(x.dtype), a, b, x, y)
         if out._data.dtype.kind in "fV":
             record(DivBackward2, out, (a, b), a, b, rounding_mode)
         return out
     if x.dtype.kind not in "fV":  # (integers and bools: the default dtype)
         x, y = x.astype(_defaults.FLOAT), y.astype(_defaults.FLOAT)
-    out = Tensor._make(quietly(np.divide, x, y))
+    out = _result(quietly(np.divide, x, y), a, b, x, y)
     record(DivBackward0, out, (a, b), a, b)
     return out
 
@@ -313,11 +328,13 @@ class PowBackward1(_Binary):
     def backward(self, g):
         e, s = self._get("exponent"), self._get("self")
         zero = as_tensor(np.zeros((), g._data.dtype))
-        ga = where(e == 0, zero, g * e * s ** (e - 1)) if self._needs(0) else None
+        # (PyTorch's pow_backward_self / _exponent, in their order of operations, which also
+        # decides the gradients' layouts)
+        ga = where(e == 0, zero, g * (e * s ** (e - 1))) if self._needs(0) else None
         gb = None
         if self._needs(1):
-            safe_log = where((s == 0) & (e >= 0), as_tensor(np.zeros((), s._data.dtype)), s.log())
-            gb = g * self._get("result") * safe_log
+            gb = g * where((s == 0) & (e >= 0), as_tensor(np.zeros((), s._data.dtype)),
+                           self._get("result") * s.log())
         return self._pair(ga, gb)
 
 
@@ -367,8 +384,7 @@ def pow(input, exponent):
     a, b, x, y = _binary(input, exponent)
     if x.dtype == np.bool_:  # (bool ** Python bool is allowed: the scalar branch above)
         raise NotImplementedError('"pow" not implemented for \'Bool\'')
-    with quiet_fp():
-        out = Tensor._make(np.power(x, y))
+    out = _result(quietly(np.power, x, y), a, b, x, y)
     node = record(PowBackward1, out, (a, b), a, b)
     if node:
         node._save("result", out, is_output=True)
@@ -506,7 +522,8 @@ class SigmoidBackwardBackward0(_FusedDerivative):
 
 
 def _fused(node_cls, kernel, grad_output, output):
-    res = Tensor._make(quietly(kernel, grad_output._data, output._data))
+    go, r = grad_output._data, output._data
+    res = _result(quietly(kernel, go, r), grad_output, output, go, r)
     record(node_cls, res, (grad_output, output), grad_output, output)
     return res
 
@@ -752,7 +769,7 @@ def clamp(input, min=None, max=None):
             shape = broadcast_shapes(shape, b.shape)
         lo = None if min is None else cast(min, dt)
         hi = None if max is None else cast(max, dt)
-        arr = empty_for(shape, dt, *(a for a in (input._data, lo, hi) if a is not None))
+        arr = empty_for(shape, dt, *(t._data for t in (input, min, max) if t is not None))
         _clip(np.broadcast_to(cast(input, dt), shape), lo, hi, out=arr)  # (PyTorch's layout)
         out = Tensor._make(arr)
         record(ClampBackward0, out, (input, min, max), input, min, max)
@@ -787,9 +804,11 @@ def clamp_min(input, min):
 
 
 class MaximumBackward0(_Binary):
-    """z = maximum(self, other).  Gradient goes to the larger input; ties split it in half;
-    as in PyTorch's formula (grad, halved where equal, zeroed where the input is the smaller
-    one), both inputs get it where a NaN makes every comparison false. Saves: other, self."""
+    """z = maximum(self, other).  Gradient goes to the larger input; ties split it in half:
+    PyTorch's formula, for each input ``where(self == other, grad / 2, grad)`` then
+    ``masked_fill_(<the input is the smaller one>, 0)`` (so each gradient is a new tensor at
+    ``_version`` 1, laid out as ``self == other``). Both inputs get it where a NaN makes every
+    comparison false. Saves: other, self."""
 
     _smaller_loses = True
 
@@ -799,14 +818,14 @@ class MaximumBackward0(_Binary):
         self._save("self", a)
 
     def backward(self, g):
-        a, b = self._get("self")._data, self._get("other")._data
-        dt = g._data.dtype
-        with quiet_fp():
-            lose_a, lose_b = (a < b, a > b) if self._smaller_loses else (a > b, a < b)
-            base = np.where(a == b, 0.5, 1.0)
-        wa = Tensor._make(np.where(lose_a, 0.0, base).astype(dt))
-        wb = Tensor._make(np.where(lose_b, 0.0, base).astype(dt))
-        return self._pair(g * wa, g * wb)
+        s, o = self._get("self"), self._get("other")
+        lose_s, lose_o = (lt, gt) if self._smaller_loses else (gt, lt)
+
+        def part(loses):
+            return where(eq(s, o), g / 2, g).masked_fill_(loses(s, o), 0)
+
+        return self._pair(part(lose_s) if self._needs(0) else None,
+                          part(lose_o) if self._needs(1) else None)
 
 
 class MinimumBackward0(MaximumBackward0):
@@ -819,7 +838,7 @@ class MinimumBackward0(MaximumBackward0):
 def maximum(input, other):
     """Elementwise maximum of two tensors (``torch.maximum``); node ``MaximumBackward0``."""
     a, b, x, y = _binary(input, other)
-    out = Tensor._make(np.maximum(y, x))  # (on a tie, as PyTorch: input's value, e.g. -0.0)
+    out = _result(np.maximum(y, x), a, b, x, y)  # (a tie: input's value, e.g. -0.0)
     record(MaximumBackward0, out, (a, b), a, b)
     return out
 
@@ -827,7 +846,7 @@ def maximum(input, other):
 def minimum(input, other):
     """Elementwise minimum of two tensors (``torch.minimum``); node ``MinimumBackward0``."""
     a, b, x, y = _binary(input, other)
-    out = Tensor._make(np.minimum(y, x))  # (on a tie, as PyTorch: input's value, e.g. -0.0)
+    out = _result(np.minimum(y, x), a, b, x, y)  # (a tie: input's value, e.g. -0.0)
     record(MinimumBackward0, out, (a, b), a, b)
     return out
 
@@ -861,7 +880,11 @@ def where(condition, input, other):
                            f"with dtype {cond.dtype._legacy[:-6]}")
     a, b, x, y = _binary(input, other)
     broadcast_shapes(cond.shape, broadcast_shapes(a.shape, b.shape))
-    out = Tensor._make(np.where(cond._data, x, y))
+    c = cond._data
+    res = np.where(c, x, y)
+    if not (c.flags.c_contiguous and x.flags.c_contiguous and y.flags.c_contiguous):
+        res = laid_out(res, c, a._data, b._data, common=x.dtype, unconverted=1)  # (_result's)
+    out = Tensor._make(res)
     record(WhereBackward0, out, (a, b), cond, a, b)
     return out
 
@@ -925,7 +948,7 @@ def masked_fill(input, mask, value):
 def _compare(fn):
     def op(input, other):
         a, b, x, y = _binary(input, other)
-        return Tensor._make(fn(x, y))
+        return _result(fn(x, y), a, b, x, y)
 
     op.__name__ = fn.__name__
     op.__doc__ = f"Elementwise ``{fn.__name__}`` → bool tensor, never requires grad."
@@ -992,14 +1015,16 @@ def equal(input, other) -> bool:
 def _logical(fn):
     def op(input, other):
         a, b = as_tensor(input), as_tensor(other)
-        if a._data.dtype == np.bool_ and b._data.dtype == np.bool_:
-            return Tensor._make(fn(a._data, b._data))
+        x, y = a._data, b._data
+        if x.dtype == np.bool_ and y.dtype == np.bool_:
+            return _result(fn(x, y), a, b, x, y)
         floats = [t.dtype._legacy[:-6] if isinstance(o, Tensor) else "Float"  # (a number:
                   for t, o in ((a, input), (b, other)) if t._data.dtype.kind in "fV"]  # default)
         if floats:  # (PyTorch has no float kernel for bitwise ops)
             raise NotImplementedError(f'"{fn.__name__}_cpu" not implemented for '
                                       f"'{floats[0]}'")
-        return Tensor._make(fn(a._data, b._data))
+        res = fn(x, y)
+        return _result(res, a, b, x, y, common=res.dtype)
 
     op.__name__ = fn.__name__
     op.__doc__ = f"Elementwise ``{fn.__name__}`` on bool/int tensors."

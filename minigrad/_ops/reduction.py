@@ -169,8 +169,10 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
         return out
     dims = _reduce_dims(dim, input.ndim)
     with quiet_fp():
-        out = Tensor._make(np.asarray(arr.sum(axis=dims, dtype=sum_dtype(arr), keepdims=keepdim),
-                                      dtype=arr.dtype))
+        res = np.asarray(arr.sum(axis=dims, dtype=sum_dtype(arr), keepdims=keepdim), arr.dtype)
+    if not arr.flags.c_contiguous:  # (NumPy keeps the input's order; PyTorch's is row-major)
+        res = np.array(res, order="C")
+    out = Tensor._make(res)
     record(SumBackward1, out, (input,), input, dim, dims, keepdim)
     return out
 
@@ -195,7 +197,10 @@ def mean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
         record(MeanBackward0, out, (input,), input)
         return out
     dims = _reduce_dims(dim, input.ndim)
-    out = Tensor._make(np.asarray(_np_mean(arr, dims, keepdim), dtype=arr.dtype))
+    res = np.asarray(_np_mean(arr, dims, keepdim), dtype=arr.dtype)
+    if not arr.flags.c_contiguous:  # (row-major, as PyTorch's: see sum)
+        res = np.array(res, order="C")
+    out = Tensor._make(res)
     record(MeanBackward1, out, (input,), input, dim, dims, keepdim)
     return out
 
