@@ -401,6 +401,17 @@ def _kept_dim_shapes(fn, args, kwargs, rule):
     return shapes
 
 
+def _laid_out(r: Tensor) -> bool:
+    """Whether ``r`` has strides other than row-major ones. NumPy's contiguity flag does not
+    say: it ignores the strides of length-1 dims and of empty arrays (``nonzero``'s empty
+    result has strides ``(1, 0)``)."""
+    if not r._data.flags.c_contiguous:
+        return True
+    from .._tensor import contiguous_strides
+
+    return min(r.shape, default=2) <= 1 and list(r.stride()) != contiguous_strides(r.shape)
+
+
 def _resize_output(out: Tensor, r: Tensor, stacklevel: int, shown=None,
                    warn: bool = True) -> None:
     """PyTorch's ``resize_output``: ``out`` gets ``r``'s shape (a warning if it had elements).
@@ -415,7 +426,7 @@ def _resize_output(out: Tensor, r: Tensor, stacklevel: int, shown=None,
                       stacklevel=stacklevel)
     if tuple(out.shape) == tuple(r.shape):
         return
-    if out._base is None and not r._data.flags.c_contiguous and _is_dense(r._data):
+    if out._base is None and _laid_out(r) and _is_dense(r._data):
         out._data = empty_preserving(r._data, out._data.dtype)
     else:
         resize_storage(out, tuple(r.shape))
