@@ -989,27 +989,6 @@ def equal(input, other) -> bool:
     return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
 
 
-def _logical(fn):
-    def op(input, other):
-        a, b = as_tensor(input), as_tensor(other)
-        if a._data.dtype == np.bool_ and b._data.dtype == np.bool_:
-            return Tensor._make(fn(a._data, b._data))
-        floats = [t.dtype._legacy[:-6] if isinstance(o, Tensor) else "Float"  # (a number:
-                  for t, o in ((a, input), (b, other)) if t._data.dtype.kind in "fV"]  # default)
-        if floats:  # (PyTorch has no float kernel for bitwise ops)
-            raise NotImplementedError(f'"{fn.__name__}_cpu" not implemented for '
-                                      f"'{floats[0]}'")
-        return Tensor._make(fn(a._data, b._data))
-
-    op.__name__ = fn.__name__
-    op.__doc__ = f"Elementwise ``{fn.__name__}`` on bool/int tensors."
-    return op
-
-
-bitwise_and, bitwise_or, bitwise_xor = (_logical(np.bitwise_and), _logical(np.bitwise_or),
-                                        _logical(np.bitwise_xor))
-
-
 def logical_not(input):
     """Elementwise logical not → bool tensor."""
     return Tensor._make(np.logical_not(input._data))
@@ -1023,14 +1002,6 @@ def isnan(input):
 def isfinite(input):
     """Elementwise finite test → bool tensor."""
     return Tensor._make(np.isfinite(input._data))
-
-
-def _invert(self):
-    if self._data.dtype == np.bool_:
-        return Tensor._make(~self._data)
-    if self._data.dtype.kind in "fV":
-        raise TypeError("~ (bitwise_not) is only supported for integer and boolean tensors")
-    return Tensor._make(~self._data)
 
 
 attach(
@@ -1048,8 +1019,6 @@ attach(
     __truediv__=div, __rtruediv__=_rdiv, __pow__=pow,
     __rpow__=lambda self, base: pow(base, self), __neg__=neg, __abs__=abs,
     __eq__=eq, __ne__=ne, __lt__=lt, __le__=le, __gt__=gt, __ge__=ge,
-    __and__=bitwise_and, __or__=bitwise_or, __xor__=bitwise_xor, __invert__=_invert,
-    __rand__=bitwise_and, __ror__=bitwise_or,
     __floordiv__=lambda self, o: div(self, o, rounding_mode="floor"),
     __mod__=lambda self, o: Tensor._make(np.mod(self._data, as_tensor(o)._data)),
 )
