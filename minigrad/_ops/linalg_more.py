@@ -208,7 +208,7 @@ def _cross(a, b, dim) -> Tensor:
     shape = broadcast_shapes(a.shape, b.shape)
     d = normalize_dim(dim, len(shape))
     if a.shape[d] != 3 or b.shape[d] != 3:
-        raise RuntimeError(f"linalg.cross: inputs dimension {d} must have length 3. Got "
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{a.shape[d]} and {b.shape[d]}")
     if a.dtype is not b.dtype:
         raise RuntimeError(f"expected scalar type {_scalar_name(a)} but found {_scalar_name(b)}")
@@ -228,7 +228,16 @@ def cross(input, other, dim=None) -> Tensor:
                       "default value of dim will change to agree with that of linalg.cross in a "
                       "future release.", UserWarning, stacklevel=2)
         shape = broadcast_shapes(input.shape, other.shape)
-        dim = next((k for k, n in enumerate(shape) if n == 3), -1)
+        dim = next((k for k, n in enumerate(shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    return _cross(input, other, dim)
+
+
+def linalg_cross(input, other, *, dim=-1) -> Tensor:
+    """``torch.linalg.cross``: the cross product along ``dim`` (the last by default; no search
+    for a dim of size 3, unlike ``torch.cross`` without ``dim``), node ``LinalgCrossBackward0``.
+    RuntimeError when that dim's size is not 3, for different numbers of dims or dtypes."""
     return _cross(input, other, dim)
 
 

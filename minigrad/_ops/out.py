@@ -593,6 +593,7 @@ OUT_FORMS = [
 # The ``torch.linalg`` functions with an ``out=`` form: (name in ``minigrad.linalg``, name in
 # PyTorch's messages, name in its autograd error, dtype rule, options of `out_variant`).
 LINALG_OUT_FORMS = [
+    ("cross", "linalg_cross", "linalg_cross", "expected", {}),
     ("vector_norm", "linalg_vector_norm", "linalg_vector_norm", "expected", {}),
     ("svdvals", "linalg_svdvals", "_linalg_svd", "expected", {}),
     ("svd", "linalg_svd", "_linalg_svd", "expected", {"pair": 3}),

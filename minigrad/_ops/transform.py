@@ -332,6 +332,12 @@ def trace(input) -> Tensor:
     return out
 
 
+def linalg_diagonal(A, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """``torch.linalg.diagonal``: ``diagonal`` of the last two dims by default (a view; node
+    ``DiagonalBackward0``); the options are keyword-only."""
+    return diagonal(A, offset, dim1, dim2)
+
+
 # ----------------------------------------------------------------------------- in-place views
 class TBackward1(Node):
     """self.t_() (in place).  dz/dself = grad.t(). Saves nothing."""
