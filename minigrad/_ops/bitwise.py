@@ -62,10 +62,19 @@ def _operand(x):
     return x if isinstance(x, Tensor) else wrap_scalar(x)
 
 
+def _promoted(a: Tensor, b: Tensor) -> np.dtype:
+    """The NumPy dtype of ``a <op> b`` under PyTorch's promotion (``result_dtype``), with the
+    common cases first: no promotion, or an integer tensor and a Python int or bool."""
+    da, db = a._data.dtype, b._data.dtype
+    if da == db or (b._wrapped_number and da.kind in "iu" and db.kind in "ib"):
+        return da
+    return result_dtype(a, b)
+
+
 def _compute(name: str, a: Tensor, b: Tensor) -> Tensor:
     """The kernel of ``name`` on two tensors (a wrapped number for a Python scalar)."""
     kernel, ufunc, has_bool = _KERNELS[name]
-    dt = result_dtype(a, b)
+    dt = _promoted(a, b)
     if is_float_np(dt) or (dt == np.bool_ and not has_bool):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_legacy(dt)}'")
     broadcast_shapes(a._data.shape, b._data.shape)  # (PyTorch's error for shapes)
@@ -158,14 +167,14 @@ def _inplace(name: str, operator: bool = False):
                 return NotImplemented
             raise _invalid(name + "_", (type(other).__name__,), _METHOD_FORMS)
         b = _operand(other)
-        I.check_inplace(self, other)
+        I.check_inplace(self, other)  # (before the shape: a leaf's error comes first)
         shape = broadcast_shapes(self._data.shape, b._data.shape)
         if shape != self._data.shape:
             raise RuntimeError(
                 f"output with shape {list(self.shape)} doesn't match the "
                 f"broadcast shape {list(shape)}"
             )
-        dt = result_dtype(self, b)
+        dt = _promoted(self, b)
         if dt != self._data.dtype and not can_cast(from_numpy_dtype(dt), self.dtype):
             raise RuntimeError(
                 f"result type {_legacy(dt)} can't be cast to the desired output "
@@ -241,7 +250,7 @@ def _invert(self) -> Tensor:
             "tensors\nFor a float tensor, `x.logical_not()` gives the truth-value "
             "not; or convert it to an integer dtype first."
         )
-    return _not(self)
+    return Tensor._make(np.asarray(np.invert(self._data)))
 
 
 bitwise_and = _function("bitwise_and")

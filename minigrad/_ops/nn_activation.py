@@ -27,7 +27,7 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, record
 from . import pointwise as P
-from ._util import quiet_fp, wrap_scalar
+from ._util import quiet_fp, widened, wrap_scalar
 from .scalar import add_scalar, mul_scalar
 
 
@@ -225,7 +225,8 @@ def silu(input: Tensor) -> Tensor:
     NotImplementedError for integer input."""
     _float_kernel("silu_cpu", input)
     x = input._data
-    out = Tensor._make((x * P._sigmoid(x)).astype(x.dtype, copy=False))
+    w = widened(x)  # (float16/bfloat16: in float32, rounded once, as PyTorch)
+    out = Tensor._make((w * P._sigmoid(w)).astype(x.dtype, copy=False))
     record(SiluBackward0, out, (input,), input)
     return out
 

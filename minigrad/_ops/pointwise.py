@@ -16,6 +16,7 @@ from .. import _defaults
 from .._tensor import _SCALAR_NAMES, Tensor
 from ..autograd.graph import Node, record
 from ._util import (
+    _HALF,
     _PY_SCALARS,
     as_tensor,
     attach,
@@ -609,8 +610,8 @@ def _unary(node_cls, fn, float_only=True, name=None):
 def _sigmoid(x):
     # PyTorch's CPU formula. For x < -88 (float32) exp(-x) overflows to inf, quietly (the
     # kernel runs under ``quietly``), and 1 / inf is the right limit 0; x > 88 gives 1.
-    if x.dtype == np.float16:  # as PyTorch: half precision computed in float32, then rounded
-        return _sigmoid(x.astype(np.float32)).astype(np.float16)
+    if x.dtype in _HALF:  # as PyTorch: half precision computed in float32, then rounded
+        return _sigmoid(x.astype(np.float32)).astype(x.dtype)
     return 1.0 / (1.0 + np.exp(-x))
 
 

@@ -1,0 +1,86 @@
+"""Exact float16/bfloat16 values of the ops whose PyTorch CPU kernels round in a particular way
+(issue 19): ``prod`` rounds every product in the order of the vectorized reduction kernel (4
+vectors of 16 lanes over a run that is contiguous in memory, in order along other dims);
+``addmm``/``F.linear``/``addmv``/``baddbmm`` compute ``beta * input + alpha * product`` in
+float32 and round once (``addbmm``: once per batch); ``trace``, ``softmax``, ``sigmoid``,
+``silu`` compute in float32; ``log_softmax`` over the last dim keeps the sum and its log in the
+input's dtype; ``logsumexp`` (a composite in PyTorch) rounds after every step. The values are
+compared exactly (read as float32: torch's ``.numpy()`` has no bfloat16)."""
+
+import numpy as np
+import pytest
+
+from minigrad.parity import compare, run_both, to_numpy
+
+pytest.importorskip("ml_dtypes")
+
+R = np.random.default_rng(7)
+P = (1 + 0.02 * R.standard_normal((3, 200))).astype(np.float32)  # products that stay near 1
+P1 = (1 + 0.02 * R.standard_normal(1000)).astype(np.float32)
+A = R.standard_normal((24, 40)).astype(np.float32)
+B = R.standard_normal((40, 20)).astype(np.float32)
+C = R.standard_normal((4, 24, 40)).astype(np.float32)
+V = R.standard_normal(300).astype(np.float32)
+
+CASES = {
+    # prod: every layout decides the order of the rounded products
+    "prod_all": lambda L, h: h(P).prod(),
+    "prod_long_vector": lambda L, h: h(P1).prod(),
+    "prod_last_dim": lambda L, h: h(P).prod(1),
+    "prod_last_dim_keepdim": lambda L, h: h(P).prod(-1, keepdim=True),
+    "prod_first_dim": lambda L, h: h(P).prod(0),
+    "prod_transposed": lambda L, h: h(P).t().prod(0),
+    "prod_transposed_all": lambda L, h: h(P).t().prod(),
+    "prod_slice_all": lambda L, h: h(P)[:, :150].prod(),
+    "prod_3d": lambda L, h: h(P).reshape(3, 2, 100).prod(2),
+    "prod_3d_middle": lambda L, h: h(P).reshape(3, 100, 2).prod(1),
+    "prod_strided": lambda L, h: h(P1)[::3].prod(),
+    "prod_expanded": lambda L, h: h(P1)[:1].expand(300).prod(),
+    "prod_dtype_arg": lambda L, h: L.tensor(P1).prod(dtype=h(P1).dtype),
+    # float32 accumulation, one rounding
+    "addmm": lambda L, h: L.addmm(h(B[0]), h(A), h(B)),
+    "addmm_beta_alpha": lambda L, h: L.addmm(h(B[0]), h(A), h(B), beta=0.5, alpha=2),
+    "addmm_beta0": lambda L, h: L.addmm(h(B[0]), h(A), h(B), beta=0),
+    "linear_bias": lambda L, h: L.nn.functional.linear(h(A), h(B).t(), h(B[1])),
+    "linear_3d": lambda L, h: L.nn.functional.linear(h(C), h(B).t(), h(B[1])),
+    "addmv": lambda L, h: L.addmv(h(A[:, 0]), h(A), h(B[:, 0]), beta=2),
+    "baddbmm": lambda L, h: L.baddbmm(h(C[:, :, :20]), h(C), h(B).expand(4, 40, 20)),
+    "addbmm": lambda L, h: L.addbmm(h(A[:, :20]), h(C), h(B).expand(4, 40, 20), alpha=0.5),
+    "trace": lambda L, h: L.trace(h(A[:, :24])),
+    "softmax": lambda L, h: L.softmax(h(V), 0),
+    "softmax_last_dim": lambda L, h: L.nn.functional.softmax(h(A), dim=1),
+    "log_softmax": lambda L, h: L.nn.functional.log_softmax(h(A), dim=1),
+    "log_softmax_first_dim": lambda L, h: L.nn.functional.log_softmax(h(A), dim=0),
+    "cross_entropy": lambda L, h: L.nn.functional.cross_entropy(
+        h(A), L.tensor(np.arange(24) % 40), reduction="none"
+    ),
+    "sigmoid": lambda L, h: h(A).sigmoid(),
+    "silu": lambda L, h: L.nn.functional.silu(h(A)),
+    "logsumexp": lambda L, h: h(A).logsumexp(1),
+    "logsumexp_all": lambda L, h: L.logsumexp(h(A), (0, 1)),
+}
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("case", list(CASES))
+def test_half_precision_values(case, dtype):
+    def scenario(L):
+        def h(values):
+            return L.tensor(values).to(getattr(L, dtype))
+
+        r = CASES[case](L, h)
+        return str(r.dtype).split(".")[-1], to_numpy(r.float())
+
+    compare(*run_both(scenario), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_half_prod_gradient(dtype):
+    """The rounded forward feeds ``ProdBackward0``/``ProdBackward1`` (which save the result)."""
+
+    def scenario(L):
+        x = L.tensor(P[:, :80]).to(getattr(L, dtype)).requires_grad_()
+        (x.prod() + x.prod(1).sum()).backward()
+        return type(x.prod().grad_fn).__name__, to_numpy(x.grad.float())
+
+    compare(*run_both(scenario), rtol=2e-2, atol=1e-3)
