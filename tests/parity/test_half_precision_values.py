@@ -4,7 +4,8 @@ vectors of 16 lanes over a run that is contiguous in memory, in order along othe
 ``addmm``/``F.linear``/``addmv``/``baddbmm`` compute ``beta * input + alpha * product`` in
 float32 and round once (``addbmm``: once per batch); ``trace``, ``softmax``, ``sigmoid``,
 ``silu`` compute in float32; ``log_softmax`` over the last dim keeps the sum and its log in the
-input's dtype; ``logsumexp`` (a composite in PyTorch) rounds after every step. The values are
+input's dtype; ``logsumexp`` (a composite in PyTorch) rounds after every step; ``nll_loss``
+sums in the dtype through a cascade of partial sums. The values are
 compared exactly (read as float32: torch's ``.numpy()`` has no bfloat16)."""
 
 import numpy as np
@@ -21,6 +22,11 @@ A = R.standard_normal((24, 40)).astype(np.float32)
 B = R.standard_normal((40, 20)).astype(np.float32)
 C = R.standard_normal((4, 24, 40)).astype(np.float32)
 V = R.standard_normal(300).astype(np.float32)
+LOGP = R.standard_normal((300, 7)).astype(np.float32)
+TARGET = R.integers(0, 7, 300)
+W = R.uniform(0.5, 2, 7).astype(np.float32)
+LOGP4 = R.standard_normal((6, 5, 3, 4)).astype(np.float32)
+TARGET4 = R.integers(0, 5, (6, 3, 4))
 
 CASES = {
     # prod: every layout decides the order of the rounded products
@@ -54,6 +60,17 @@ CASES = {
     "cross_entropy": lambda L, h: L.nn.functional.cross_entropy(
         h(A), L.tensor(np.arange(24) % 40), reduction="none"
     ),
+    # nll_loss: a cascade of partial sums in the dtype
+    "nll_mean": lambda L, h: L.nn.functional.nll_loss(h(LOGP), L.tensor(TARGET)),
+    "nll_sum": lambda L, h: L.nn.functional.nll_loss(h(LOGP), L.tensor(TARGET), reduction="sum"),
+    "nll_weight_ignore": lambda L, h: L.nn.functional.nll_loss(
+        h(LOGP), L.tensor(TARGET), weight=h(W), ignore_index=3
+    ),
+    "nll_4d": lambda L, h: L.nn.functional.nll_loss(h(LOGP4), L.tensor(TARGET4)),
+    "nll_4d_weight_ignore": lambda L, h: L.nn.functional.nll_loss(
+        h(LOGP4), L.tensor(TARGET4), weight=h(W[:5]), ignore_index=1, reduction="sum"
+    ),
+    "cross_entropy_mean": lambda L, h: L.nn.functional.cross_entropy(h(LOGP), L.tensor(TARGET)),
     "sigmoid": lambda L, h: h(A).sigmoid(),
     "silu": lambda L, h: L.nn.functional.silu(h(A)),
     "logsumexp": lambda L, h: h(A).logsumexp(1),
