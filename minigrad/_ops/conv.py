@@ -31,7 +31,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from .._tensor import _CPP_NAMES, Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, record
-from ._util import copy_preserving
+from ._util import copy_preserving, widened
 
 
 def _pair(value, name: str, k: int = 2) -> tuple:
@@ -220,6 +220,17 @@ def _transposed_backward(node, x, w, g, mask):
     return gx, gw
 
 
+def _conv_result(wm: np.ndarray, cols: np.ndarray, bias, shape: tuple) -> Tensor:
+    """``wm @ cols`` (one product per group) viewed as ``shape`` (N, O, *out), plus ``bias``
+    along dim 1, as a tensor of the weight's dtype. float16/bfloat16 are multiplied and the bias
+    added in float32, then rounded once, as PyTorch's CPU kernels do (NumPy's bfloat16 product
+    comes out in float32, its float16 product rounded before the bias is added)."""
+    res = np.matmul(widened(wm), widened(cols)).reshape(shape)
+    if bias is not None:
+        res += widened(bias._data).reshape((1, shape[1]) + (1,) * (len(shape) - 2))
+    return Tensor._make(res.astype(wm.dtype, copy=False))
+
+
 def _im2col(x, kernel, stride, padding, dilation, groups, out_size) -> np.ndarray:
     """Columns ``(N, groups, C/groups * prod(kernel), prod(out_size))`` (a contiguous copy)."""
     n, c = x.shape[:2]
@@ -343,10 +354,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
     ow = (w + 2 * padding[1] - _dilated(kw, dilation[1])) // stride[1] + 1
     cols = _im2col(input._data, (kh, kw), stride, padding, dilation, groups, (oh, ow))
     wm = weight._data.reshape(groups, o // groups, -1)
-    res = np.matmul(wm, cols).reshape(n, o, oh, ow)  # (N, groups, O/groups, L) -> contiguous
-    if bias is not None:
-        res += bias._data.reshape(1, o, 1, 1)
-    out = Tensor._make(res)
+    out = _conv_result(wm, cols, bias, (n, o, oh, ow))
     node = record(ConvolutionBackward0, out, (input, weight, bias), input, weight, bias,
                   stride, padding, dilation, groups, valid)
     if node is not None and weight._requires_grad:

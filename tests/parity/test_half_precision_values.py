@@ -101,3 +101,36 @@ def test_half_prod_gradient(dtype):
         return type(x.prod().grad_fn).__name__, to_numpy(x.grad.float())
 
     compare(*run_both(scenario), rtol=2e-2, atol=1e-3)
+
+
+X1, W1, B8 = (R.standard_normal(s).astype(np.float32) for s in ((2, 6, 30), (8, 6, 3), (8,)))
+X2, W2 = R.standard_normal((2, 6, 9, 9)).astype(np.float32), R.standard_normal((8, 6, 3, 3))
+X3, W3 = R.standard_normal((1, 4, 5, 5, 5)), R.standard_normal((8, 4, 2, 2, 2))
+WT = R.standard_normal((6, 8, 3, 3))
+CONV = {
+    "conv1d": lambda F, h: F.conv1d(h(X1), h(W1)),
+    "conv1d_bias": lambda F, h: F.conv1d(h(X1), h(W1), h(B8), padding=1),
+    "conv2d_bias": lambda F, h: F.conv2d(h(X2), h(W2), h(B8)),
+    "conv2d_stride": lambda F, h: F.conv2d(h(X2), h(W2), stride=2),
+    "conv3d_bias": lambda F, h: F.conv3d(h(X3), h(W3), h(B8)),
+    "conv_transpose2d": lambda F, h: F.conv_transpose2d(h(X2), h(WT), h(B8)),
+    "conv_transpose1d": lambda F, h: F.conv_transpose1d(h(X1), h(WT[:, :, 0]), h(B8)),
+}
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("case", list(CONV))
+def test_half_precision_convolutions(case, dtype):
+    """Convolutions keep the input's dtype (they gave float32 for bfloat16) and, as PyTorch,
+    multiply and add the bias in float32, rounding once. bfloat16 values are exact; float16
+    may differ by one unit in the last place where float32 sums in another order tie."""
+
+    def scenario(L):
+        def h(values):
+            return L.tensor(np.asarray(values, np.float32)).to(getattr(L, dtype))
+
+        r = CONV[case](L.nn.functional, h)
+        return str(r.dtype).split(".")[-1], to_numpy(r.float())
+
+    tol = 0 if dtype == "bfloat16" else 1e-3
+    compare(*run_both(scenario), rtol=tol, atol=tol * 1e-2)
