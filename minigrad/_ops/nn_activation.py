@@ -105,7 +105,8 @@ def leaky_relu_backward(grad_output, self, negative_slope) -> Tensor:
 
 
 def _leaky(x: np.ndarray, slope) -> np.ndarray:
-    return np.where(x > 0, x, x * np.asarray(slope, x.dtype)).astype(x.dtype, copy=False)
+    w = widened(x)  # (float16/bfloat16: the slope in float32, one rounding, as PyTorch)
+    return np.where(w > 0, w, w * np.asarray(slope, w.dtype)).astype(x.dtype, copy=False)
 
 
 _SCALAR = {"int64": "Long", "int32": "Int", "uint8": "Byte", "bool": "Bool", "float16": "Half"}
@@ -299,10 +300,11 @@ def softplus(input: Tensor, beta=1, threshold=20) -> Tensor:
     """
     _float_kernel("softplus_cpu", input)
     x = input._data
-    bx = x * np.asarray(beta, x.dtype)
+    w = widened(x)  # (float16/bfloat16: in float32, rounded once, as PyTorch)
+    bx = w * np.asarray(beta, w.dtype)
     with quiet_fp():
-        soft = np.log1p(np.exp(bx)) / np.asarray(beta, x.dtype)
-    out = Tensor._make(np.where(bx > threshold, x, soft).astype(x.dtype, copy=False))
+        soft = np.log1p(np.exp(bx)) / np.asarray(beta, w.dtype)
+    out = Tensor._make(np.where(bx > threshold, w, soft).astype(x.dtype, copy=False))
     record(SoftplusBackward0, out, (input,), input, beta, threshold)
     return out
 

@@ -230,10 +230,22 @@ class DivBackward2(_Binary):
         return self._pair(zero if self._needs(0) else None, zero if self._needs(1) else None)
 
 
+def _half_by_scalar(ufunc, x: np.ndarray, number: Tensor) -> np.ndarray:
+    """``x * number`` / ``x / number`` for a float16/bfloat16 ``x`` and a Python number as
+    PyTorch's CPU kernels compute them: the number in float32 (not rounded to ``x``'s dtype,
+    as ``add``/``sub`` round it), the operation in float32, one rounding. (``x * 0.1`` rounds
+    0.1 to bfloat16 first otherwise: a fifth of the products differ.)"""
+    with quiet_fp():
+        return ufunc(x.astype(np.float32), np.float32(number._data)).astype(x.dtype)
+
+
 def mul(input, other):
     """Elementwise product with broadcasting (``torch.mul``); node ``MulBackward0``."""
     a, b, x, y = _binary(input, other)
-    out = Tensor._make(quietly(np.multiply, x, y))  # inf * 0 is nan, silently, as in torch
+    if b._wrapped_number and x.dtype in _HALF:  # (see _half_by_scalar)
+        out = Tensor._make(_half_by_scalar(np.multiply, x, b))
+    else:
+        out = Tensor._make(quietly(np.multiply, x, y))  # inf * 0 is nan, silently, as in torch
     record(MulBackward0, out, (a, b), a, b)
     return out
 
@@ -266,7 +278,10 @@ def div(input, other, *, rounding_mode=None):
         return out
     if x.dtype.kind not in "fV":  # (integers and bools: the default dtype)
         x, y = x.astype(_defaults.FLOAT), y.astype(_defaults.FLOAT)
-    out = Tensor._make(quietly(np.divide, x, y))
+    if b._wrapped_number and x.dtype in _HALF:
+        out = Tensor._make(_half_by_scalar(np.divide, x, b))
+    else:
+        out = Tensor._make(quietly(np.divide, x, y))
     record(DivBackward0, out, (a, b), a, b)
     return out
 
@@ -592,7 +607,10 @@ def _unary(node_cls, fn, float_only=True, name=None):
         arr = input._data
         if float_only and arr.dtype.kind not in "fV":
             arr = arr.astype(_defaults.FLOAT)
-        out = Tensor._make(quietly(fn, arr))
+        if arr.dtype in _HALF:  # (float16/bfloat16: in float32, rounded once, as PyTorch)
+            out = Tensor._make(quietly(fn, arr.astype(np.float32)).astype(arr.dtype))
+        else:
+            out = Tensor._make(quietly(fn, arr))
         node = record(node_cls, out, (input,), input) if node_cls is not None else None
         if node is not None and saves_result:
             node._save("result", out, is_output=True)
