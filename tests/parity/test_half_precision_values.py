@@ -84,6 +84,10 @@ CASES = {
     "mish": lambda L, h: L.nn.functional.mish(h(A)),
     "addcmul": lambda L, h: L.addcmul(h(A), h(A[::-1].copy()), h(A), value=0.3),
     "addcdiv": lambda L, h: L.addcdiv(h(A), h(A[::-1].copy()), h(A).abs() + 1, value=0.3),
+    "avg_pool2d": lambda L, h: L.nn.functional.avg_pool2d(h(C).reshape(4, 3, 8, 40), 2),
+    "avg_pool2d_pad": lambda L, h: L.nn.functional.avg_pool2d(
+        h(C).reshape(4, 3, 8, 40), 3, 2, 1, count_include_pad=False
+    ),
     "sigmoid": lambda L, h: h(A).sigmoid(),
     "silu": lambda L, h: L.nn.functional.silu(h(A)),
     "logsumexp": lambda L, h: h(A).logsumexp(1),
