@@ -175,7 +175,8 @@ def result_dtype(*operands) -> np.dtype:
     return np.result_type(*dtypes[(cat, prio)])
 
 
-_HALF = (np.dtype(np.float16),) + ((BF16_NP,) if BF16_NP is not None else ())
+_HALF = frozenset((np.dtype(np.float16),) + ((BF16_NP,) if BF16_NP is not None else ()))
+# (a set: ``dtype in _HALF`` runs in every pointwise op, and a tuple's test costs 4x more)
 
 
 def sum_dtype(arr: np.ndarray):

@@ -31,7 +31,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from .._tensor import _CPP_NAMES, Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, record
-from ._util import copy_preserving
+from ._util import copy_preserving, widened
 
 
 def _pair(value, name: str, k: int = 2) -> tuple:
@@ -301,6 +301,24 @@ def _transposed_backward(node, x, w, g, mask):
     return gx, gw
 
 
+def _conv_result(wm: np.ndarray, cols: np.ndarray, bias, shape: tuple,
+                 batch_last: bool = False) -> Tensor:
+    """``wm @ cols`` (one product per group) viewed as ``shape`` (N, O, *out), plus ``bias``
+    along dim 1, as a tensor of the weight's dtype. float16/bfloat16 are multiplied and the bias
+    added in float32, then rounded once, as PyTorch's CPU kernels do (NumPy's bfloat16 product
+    comes out in float32, its float16 product rounded before the bias is added).
+    ``batch_last``: ``cols`` are `_im2col_batch_last`'s, the product (O, *out, N) is moved to
+    (N, O, *out)."""
+    res = np.matmul(widened(wm), widened(cols))
+    if batch_last:
+        res = _batch_first(res.reshape(shape[1:] + shape[:1]))
+    else:
+        res = res.reshape(shape)
+    if bias is not None:
+        res += widened(bias._data).reshape((1, shape[1]) + (1,) * (len(shape) - 2))
+    return Tensor._make(res.astype(wm.dtype, copy=False))
+
+
 def _im2col(x, kernel, stride, padding, dilation, groups, out_size) -> np.ndarray:
     """Columns ``(N, groups, C/groups * prod(kernel), prod(out_size))`` (a contiguous copy)."""
     n, c = x.shape[:2]
@@ -423,17 +441,13 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
     oh = (h + 2 * padding[0] - _dilated(kh, dilation[0])) // stride[0] + 1
     ow = (w + 2 * padding[1] - _dilated(kw, dilation[1])) // stride[1] + 1
     wm = weight._data.reshape(groups, o // groups, -1)
-    if _batch_last((oh, ow), wm.shape[2], wm.shape[1]):
-        # (groups, O/groups, L * N) -> (N, O, OH, OW)
+    batch_last = _batch_last((oh, ow), wm.shape[2], wm.shape[1])
+    if batch_last:  # (groups, O/groups, L * N), made (N, O, OH, OW) by _conv_result
         cols = _im2col_batch_last(input._data, (kh, kw), stride, padding, dilation, groups,
                                   (oh, ow))
-        res = _batch_first(np.matmul(wm, cols).reshape(o, oh, ow, n))
-    else:  # (N, groups, O/groups, L) -> contiguous
+    else:  # (N, groups, O/groups, L)
         cols = _im2col(input._data, (kh, kw), stride, padding, dilation, groups, (oh, ow))
-        res = np.matmul(wm, cols).reshape(n, o, oh, ow)
-    if bias is not None:
-        res += bias._data.reshape(1, o, 1, 1)
-    out = Tensor._make(res)
+    out = _conv_result(wm, cols, bias, (n, o, oh, ow), batch_last)
     node = record(ConvolutionBackward0, out, (input, weight, bias), input, weight, bias,
                   stride, padding, dilation, groups, valid)
     if node is not None and weight._requires_grad:

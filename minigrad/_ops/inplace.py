@@ -28,7 +28,7 @@ from ..autograd import graph as _graph
 from ..autograd.graph import Node, SavedTensor, _is_dense, edge_of, record
 from . import activation as A
 from . import pointwise as P
-from ._util import as_tensor, attach, internal_overlap, laid_out, result_dtype
+from ._util import _HALF, as_tensor, attach, internal_overlap, laid_out, result_dtype
 from .indexing import IndexBackward0, _IndexNode
 from .scalar import mul_scalar
 
@@ -963,21 +963,35 @@ def _rg(*ts) -> bool:
     return any(isinstance(t, Tensor) and t.requires_grad for t in ts)
 
 
+def _in_float32(fn, *args) -> Tensor:
+    """``fn(*args)`` with float16/bfloat16 tensors widened to float32 and the result rounded
+    back once, as PyTorch's CPU kernels for ``addcmul``/``addcdiv``/``lerp`` compute (the
+    composite of rounded ops differs in about a sixth of the elements)."""
+    dt = args[0]._data.dtype
+    if dt not in _HALF:
+        return fn(*args)
+    wide = [Tensor._make(a._data.astype(np.float32)) if isinstance(a, Tensor) and
+            a._data.dtype in _HALF else a for a in args]
+    return Tensor._make(fn(*wide)._data.astype(dt))
+
+
 def _addcmul(self, t1, t2, value=1):
-    return _fused(AddcmulBackward0, lambda: P.add(self, P.mul(P.mul(t1, t2), value)),
+    return _fused(AddcmulBackward0, lambda: _in_float32(
+        lambda s, a, b: P.add(s, P.mul(P.mul(a, b), value)), self, t1, t2),
                   (self, t1, t2), lambda: {"tensor1": t1 if _rg(t2) else None,
                                            "tensor2": t2 if _rg(t1) else None, "value": value})
 
 
 def _addcdiv(self, t1, t2, value=1):
-    return _fused(AddcdivBackward0, lambda: P.add(self, P.mul(P.div(t1, t2), value)),
+    return _fused(AddcdivBackward0, lambda: _in_float32(
+        lambda s, a, b: P.add(s, P.mul(P.div(a, b), value)), self, t1, t2),
                   (self, t1, t2), lambda: {"tensor1": t1 if _rg(t2) else None,
                                            "tensor2": t2, "value": value})
 
 
 def _lerp(self, end, weight):
     def compute():
-        return P.add(self, P.mul(P.sub(end, self), weight))
+        return _in_float32(lambda s, e, w: P.add(s, P.mul(P.sub(e, s), w)), self, end, weight)
 
     if isinstance(weight, Tensor):
         return _fused(LerpBackward1, compute, (self, end, weight),

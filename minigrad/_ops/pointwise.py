@@ -16,6 +16,7 @@ from .. import _defaults
 from .._tensor import _SCALAR_NAMES, Tensor
 from ..autograd.graph import Node, record
 from ._util import (
+    _HALF,
     _PY_SCALARS,
     as_tensor,
     attach,
@@ -244,10 +245,22 @@ class DivBackward2(_Binary):
                           Tensor._make(np.zeros_like(g._data)) if self._needs(1) else None)
 
 
+def _half_by_scalar(ufunc, x: np.ndarray, number: Tensor) -> np.ndarray:
+    """``x * number`` / ``x / number`` for a float16/bfloat16 ``x`` and a Python number as
+    PyTorch's CPU kernels compute them: the number in float32 (not rounded to ``x``'s dtype,
+    as ``add``/``sub`` round it), the operation in float32, one rounding. (``x * 0.1`` rounds
+    0.1 to bfloat16 first otherwise: a fifth of the products differ.)"""
+    with quiet_fp():
+        return ufunc(x.astype(np.float32), np.float32(number._data)).astype(x.dtype)
+
+
 def mul(input, other):
     """Elementwise product with broadcasting (``torch.mul``); node ``MulBackward0``."""
     a, b, x, y = _binary(input, other)
-    out = _result(quietly(np.multiply, x, y), a, b, x, y)  # inf * 0 is nan, silently
+    if b._wrapped_number and x.dtype in _HALF:  # (see _half_by_scalar)
+        out = Tensor._make(_half_by_scalar(np.multiply, x, b))
+    else:
+        out = _result(quietly(np.multiply, x, y), a, b, x, y)  # inf * 0 is nan, silently
     record(MulBackward0, out, (a, b), a, b)
     return out
 
@@ -280,7 +293,10 @@ def div(input, other, *, rounding_mode=None):
         return out
     if x.dtype.kind not in "fV":  # (integers and bools: the default dtype)
         x, y = x.astype(_defaults.FLOAT), y.astype(_defaults.FLOAT)
-    out = _result(quietly(np.divide, x, y), a, b, x, y)
+    if b._wrapped_number and x.dtype in _HALF:
+        out = Tensor._make(_half_by_scalar(np.divide, x, b))
+    else:
+        out = _result(quietly(np.divide, x, y), a, b, x, y)
     record(DivBackward0, out, (a, b), a, b)
     return out
 
@@ -608,7 +624,10 @@ def _unary(node_cls, fn, float_only=True, name=None):
         arr = input._data
         if float_only and arr.dtype.kind not in "fV":
             arr = arr.astype(_defaults.FLOAT)
-        out = Tensor._make(quietly(fn, arr))
+        if arr.dtype in _HALF:  # (float16/bfloat16: in float32, rounded once, as PyTorch)
+            out = Tensor._make(quietly(fn, arr.astype(np.float32)).astype(arr.dtype))
+        else:
+            out = Tensor._make(quietly(fn, arr))
         node = record(node_cls, out, (input,), input) if node_cls is not None else None
         if node is not None and saves_result:
             node._save("result", out, is_output=True)
@@ -626,8 +645,8 @@ def _unary(node_cls, fn, float_only=True, name=None):
 def _sigmoid(x):
     # PyTorch's CPU formula. For x < -88 (float32) exp(-x) overflows to inf, quietly (the
     # kernel runs under ``quietly``), and 1 / inf is the right limit 0; x > 88 gives 1.
-    if x.dtype == np.float16:  # as PyTorch: half precision computed in float32, then rounded
-        return _sigmoid(x.astype(np.float32)).astype(np.float16)
+    if x.dtype in _HALF:  # as PyTorch: half precision computed in float32, then rounded
+        return _sigmoid(x.astype(np.float32)).astype(x.dtype)
     return 1.0 / (1.0 + np.exp(-x))
 
 
@@ -1012,29 +1031,6 @@ def equal(input, other) -> bool:
     return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
 
 
-def _logical(fn):
-    def op(input, other):
-        a, b = as_tensor(input), as_tensor(other)
-        x, y = a._data, b._data
-        if x.dtype == np.bool_ and y.dtype == np.bool_:
-            return _result(fn(x, y), a, b, x, y)
-        floats = [t.dtype._legacy[:-6] if isinstance(o, Tensor) else "Float"  # (a number:
-                  for t, o in ((a, input), (b, other)) if t._data.dtype.kind in "fV"]  # default)
-        if floats:  # (PyTorch has no float kernel for bitwise ops)
-            raise NotImplementedError(f'"{fn.__name__}_cpu" not implemented for '
-                                      f"'{floats[0]}'")
-        res = fn(x, y)
-        return _result(res, a, b, x, y, common=res.dtype)
-
-    op.__name__ = fn.__name__
-    op.__doc__ = f"Elementwise ``{fn.__name__}`` on bool/int tensors."
-    return op
-
-
-bitwise_and, bitwise_or, bitwise_xor = (_logical(np.bitwise_and), _logical(np.bitwise_or),
-                                        _logical(np.bitwise_xor))
-
-
 def logical_not(input):
     """Elementwise logical not → bool tensor."""
     return Tensor._make(np.logical_not(input._data))
@@ -1048,14 +1044,6 @@ def isnan(input):
 def isfinite(input):
     """Elementwise finite test → bool tensor."""
     return Tensor._make(np.isfinite(input._data))
-
-
-def _invert(self):
-    if self._data.dtype == np.bool_:
-        return Tensor._make(~self._data)
-    if self._data.dtype.kind in "fV":
-        raise TypeError("~ (bitwise_not) is only supported for integer and boolean tensors")
-    return Tensor._make(~self._data)
 
 
 attach(
@@ -1073,8 +1061,6 @@ attach(
     __truediv__=div, __rtruediv__=_rdiv, __pow__=pow,
     __rpow__=lambda self, base: pow(base, self), __neg__=neg, __abs__=abs,
     __eq__=eq, __ne__=ne, __lt__=lt, __le__=le, __gt__=gt, __ge__=ge,
-    __and__=bitwise_and, __or__=bitwise_or, __xor__=bitwise_xor, __invert__=_invert,
-    __rand__=bitwise_and, __ror__=bitwise_or,
     __floordiv__=lambda self, o: div(self, o, rounding_mode="floor"),
     __mod__=lambda self, o: Tensor._make(np.mod(self._data, as_tensor(o)._data)),
 )

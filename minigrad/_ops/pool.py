@@ -16,7 +16,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
-from ._util import quiet_fp
+from ._util import quiet_fp, sum_dtype
 from .conv import _col2im, _dilated, _windows, pad_hw
 from .nn_activation import no_double_backward
 
@@ -280,7 +280,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         raise RuntimeError("divisor must be not zero")
     x = _as4d(input._data)
     xp = _padded(x, kernel, stride_, pad, (1, 1), (oh, ow), 0)
-    sums = _window_stack(xp, kernel, stride_, (1, 1), (oh, ow)).sum(axis=0)
+    # (float16/bfloat16 windows summed in float32, the mean rounded once, as PyTorch)
+    sums = _window_stack(xp, kernel, stride_, (1, 1), (oh, ow)).sum(axis=0, dtype=sum_dtype(xp))
     if divisor_override is not None:
         divisor = np.asarray(divisor_override, dtype=x.dtype)
     else:

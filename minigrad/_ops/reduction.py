@@ -17,6 +17,7 @@ from ..autograd.graph import Node, record
 from ..return_types import max as max_result  # (torch.return_types.max)
 from ..return_types import min as min_result
 from ._util import (
+    _HALF,
     attach,
     normalize_dim,
     normalize_dims,
@@ -503,7 +504,13 @@ def logsumexp(input, dim, keepdim: bool = False) -> Tensor:
     m = np.max(a, axis=dims, keepdims=True) if a.size else np.zeros((1,) * a.ndim, a.dtype)
     m = np.where(np.isfinite(m), m, 0)
     with quiet_fp():  # (a row of -inf: log(0) = -inf, silently)
-        res = np.log(np.sum(np.exp(a - m), axis=dims, keepdims=True)) + m
+        if out_dtype in _HALF:  # PyTorch's composite runs in float16/bfloat16: each step rounds
+            def r(v):
+                return v.astype(out_dtype).astype(np.float32)
+
+            res = r(r(np.log(r(np.sum(r(np.exp(r(a - m))), axis=dims, keepdims=True)))) + m)
+        else:
+            res = np.log(np.sum(np.exp(a - m), axis=dims, keepdims=True)) + m
     if not keepdim:
         res = np.squeeze(res, dims)
     out = Tensor._make(np.asarray(res, dtype=out_dtype))
