@@ -126,7 +126,11 @@ def on_config(config):
 def _made_by_factory(name: str, obj) -> bool:
     """A function built at import time by a factory (``eq, ne = _compare(...)``): its
     docstring exists only at run time, so it is documented from the live object."""
-    return inspect.isfunction(obj) and ("<locals>" in obj.__qualname__ or obj.__name__ != name)
+    # (co_qualname is where the code was written: a factory that renames its function,
+    # ``op.__qualname__ = "sin_"``, still leaves "<locals>" there)
+    written = getattr(getattr(obj, "__code__", None), "co_qualname", "")
+    return inspect.isfunction(obj) and ("<locals>" in obj.__qualname__ or "<locals>" in written
+                                        or obj.__name__ != name)
 
 
 def api_page(title: str, module_name: str, intro: str) -> str:
