@@ -295,3 +295,47 @@ def test_the_switch():
     ours, theirs = run_both(scenario)
     compare(ours, theirs)
     assert theirs["on"] == FUSED and theirs["off"] == "StackBackward0"
+
+
+_PROJ_WARNING = """
+import sys, warnings
+import numpy as np
+lib = __import__(sys.argv[1])
+m = lib.nn.LSTM(3, 4, proj_size=2)
+x = lib.tensor(np.ones((2, 1, 3), np.float32))
+seen = []
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    with lib.backends.mkldnn.flags(enabled=False):
+        m(x)
+    m.double()(x.double())
+    seen.append(sum("projections" in str(x.message) for x in w))
+    m.float()(x)
+    m(x)
+    seen.append([(x.category.__name__, str(x.message).split(" (Triggered")[0]) for x in w
+                 if "projections" in str(x.message)])
+print(seen)
+"""
+
+
+def test_projections_warn_once_per_process():
+    """A projected float32 LSTM with oneDNN on warns (once per process, as PyTorch's
+    ``TORCH_WARN_ONCE``) and runs the composition; not with oneDNN off, not for float64."""
+    import os
+    import subprocess
+    import sys
+
+    def scenario(lib):
+        env = dict(os.environ, PYTHONPATH=os.getcwd())
+        done = subprocess.run(
+            [sys.executable, "-c", _PROJ_WARNING, lib.__name__],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout.strip()
+
+    ours, theirs = run_both(scenario)
+    assert ours == theirs
+    assert "LSTM with projections is not supported with oneDNN" in theirs

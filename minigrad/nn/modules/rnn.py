@@ -200,6 +200,22 @@ def _use_mkldnn(input) -> bool:
     return dt == _dtype.float16 and not grad_mode.is_grad_enabled()
 
 
+_projections_warned = False
+
+
+def _warn_projections_once() -> None:
+    """PyTorch's ``TORCH_WARN_ONCE`` (once per process) when a projected LSTM would have
+    taken oneDNN's path: it runs the composition instead."""
+    global _projections_warned
+    if not _projections_warned:
+        _projections_warned = True
+        warnings.warn(
+            "LSTM with projections is not supported with oneDNN. Using default implementation.",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
 def _mkldnn_lstm(
     input, hx, cx, weights, has_biases, num_layers, dropout, train, bidirectional, batch_first
 ):
@@ -630,7 +646,10 @@ class LSTM(RNNBase):
                     )
                 hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
         self.check_forward_args(input, hx, None)
-        if self.proj_size == 0 and _use_mkldnn(input):
+        use_mkldnn = _use_mkldnn(input)
+        if use_mkldnn and self.proj_size > 0:
+            _warn_projections_once()
+        if use_mkldnn and self.proj_size == 0:
             output, h_n, c_n = _mkldnn_lstm(
                 input,
                 hx[0],
