@@ -11,7 +11,9 @@ through time, one loop over time, and the weight gradients of all steps are one 
 
 What differs from PyTorch: ``result3`` is oneDNN's opaque workspace (a 1-D ``uint8`` tensor)
 in PyTorch and here too, but what it holds (the activated gates and the cell state of every
-step, as float32 bytes) and so its size are minigrad's.
+step, as float32 bytes) and so its size are minigrad's. Under ``create_graph`` the gradients
+have a graph in both libraries, made of other nodes: PyTorch's from its
+``mkldnn_rnn_layer_differentiable_backward``, minigrad's from the composition of ordinary ops.
 """
 
 from __future__ import annotations
@@ -48,14 +50,19 @@ def _lstm_forward(x, w_ih, w_hh, bias, h0, c0, reverse):
     Per step t (in reverse order when ``reverse``), with h, c the previous step's states:
     gates = x_t @ w_ih.T + bias + h @ w_hh.T, cut into i, f, g, o (H columns each);
     i, f, o = sigmoid(.), g = tanh(.); c_t = f * c + i * g; h_t = o * tanh(c_t).
-    Returns the outputs h_t (T, B, H), the activated gates (T, B, 4H) and c_t (T, B, H).
+    Returns the outputs h_t (T, B, H), the activated gates (T, B, 4H) and c_t (T, B, H), and
+    the flat buffer (T * B * 5H) that holds the gates and then the c_t (the workspace).
     """
     steps, batch, _ = x.shape
     hidden = w_hh.shape[1]
-    xw = (x.reshape(steps * batch, -1) @ w_ih.T).reshape(steps, batch, 4 * hidden)
+    work = np.empty(steps * batch * 5 * hidden, x.dtype)
+    gates = work[: steps * batch * 4 * hidden].reshape(steps, batch, 4 * hidden)
+    cs = work[steps * batch * 4 * hidden :].reshape(steps, batch, hidden)
+    # the input product of all steps at once, written straight into the workspace
+    np.matmul(x.reshape(steps * batch, -1), w_ih.T, out=gates.reshape(steps * batch, -1))
     if bias is not None:
-        xw += bias
-    gates, cs, hs = xw, np.empty((steps, batch, hidden), x.dtype), np.empty_like(xw[..., :hidden])
+        gates += bias
+    hs = np.empty((steps, batch, hidden), x.dtype)
     h, c = h0, c0
     for t in _step_order(steps, reverse):
         a = gates[t]  # (B, 4H): becomes the activated gates of step t
@@ -66,7 +73,7 @@ def _lstm_forward(x, w_ih, w_hh, bias, h0, c0, reverse):
         i, f, g, o = (a[:, k * hidden : (k + 1) * hidden] for k in range(4))
         c = cs[t] = f * c + i * g
         h = hs[t] = o * np.tanh(c)
-    return hs, gates, cs
+    return hs, gates, cs, work
 
 
 def _lstm_backward(g_out, g_hy, g_cy, x, w_ih, w_hh, h0, c0, hs, gates, cs, reverse):
@@ -102,13 +109,15 @@ def _lstm_backward(g_out, g_hy, g_cy, x, w_ih, w_hh, h0, c0, hs, gates, cs, reve
         dc = dc * f
         dh = d @ w_hh
     flat = dgates.reshape(steps * batch, 4 * hidden)
-    if reverse:  # h_{t-1} is the state of the step before in processing order
-        h_prev = np.concatenate([hs[1:], h0[None]], 0)
-    else:
-        h_prev = np.concatenate([h0[None], hs[:-1]], 0)
     dx = (flat @ w_ih).reshape(x.shape)
     dw_ih = flat.T @ x.reshape(steps * batch, -1)
-    dw_hh = flat.T @ h_prev.reshape(steps * batch, hidden)
+    # h_{t-1} is h0 for the first step processed, else the output of the step before it
+    first, later, before = (
+        (-1, slice(0, -1), slice(1, None)) if reverse else (0, slice(1, None), slice(0, -1))
+    )
+    dw_hh = dgates[first].T @ h0
+    if steps > 1:
+        dw_hh += dgates[later].reshape(-1, 4 * hidden).T @ hs[before].reshape(-1, hidden)
     db = flat.sum(0)
     return dx, dw_ih, dw_hh, db, dh, dc
 
@@ -237,7 +246,7 @@ def mkldnn_rnn_layer(
     w_ih, w_hh = (w._data.astype(ct, copy=False) for w in (weight0, weight1))
     bias = (weight2._data.astype(ct) + weight3._data.astype(ct)) if has_biases else None
     with quiet_fp():
-        hs, gates, cs = _lstm_forward(
+        hs, gates, cs, work = _lstm_forward(
             x,
             w_ih,
             w_hh,
@@ -249,7 +258,7 @@ def mkldnn_rnn_layer(
     output = Tensor._make(hs.astype(dt, copy=False))
     hy = Tensor._make((hs[0] if reverse else hs[-1]).astype(dt))
     cy = Tensor._make((cs[0] if reverse else cs[-1]).astype(dt))
-    workspace = Tensor._make(np.concatenate([gates.ravel(), cs.ravel()]).view(np.uint8))
+    workspace = Tensor._make(work.view(np.uint8))
     inputs = (input, weight0, weight1, weight2, weight3, hx_, cx_)
     saved = {
         "batch_first": batch_first,

@@ -23,15 +23,19 @@ graph is PyTorch's node for node:
   out of place for LSTM: ``TransposeBackward0``, as PyTorch); dropout between
   layers (training mode, ``dropout > 0``) is ``F.dropout`` (``MulBackward0``).
 
+A float32 or bfloat16 ``LSTM`` without ``proj_size``, with oneDNN
+enabled (`minigrad.backends.mkldnn`, the default), takes PyTorch's oneDNN path instead
+(`_mkldnn_lstm`, ``mkldnn_rnn`` in ``aten/src/ATen/native/mkldnn/RNN.cpp``): one fused
+``MkldnnRnnLayerBackward0`` node per layer and direction (`minigrad._ops.rnn`), exactly
+where PyTorch takes it (`_use_mkldnn`); float64, float16 with grad, ``proj_size`` (with
+PyTorch's once-per-process warning), an input of no elements, ``RNN``/``GRU``/the cells and
+``backends.mkldnn.flags(enabled=False)`` record the composition above.
+
 Differences from PyTorch, all deliberate:
 
 - PyTorch runs its cells with in-place ops on fresh intermediates (``gates.add_``,
   ``chunk.sigmoid_()``, ``mul_``); minigrad uses the out-of-place ops, which record the same
   node names and edges. The intermediates are never visible, so no ``_version`` differs.
-- A float32 ``LSTM`` on PyTorch's CPU with oneDNN enabled (the default) records a single fused
-  ``MkldnnRnnLayerBackward0`` node per layer and direction; minigrad always records the
-  composition above, which is what PyTorch records for float64, for ``RNN``/``GRU``, and for
-  float32 under ``torch.backends.mkldnn.flags(enabled=False)``. Values and gradients agree.
 - ``PackedSequence`` inputs are not supported (TypeError).
 - Initial values come from minigrad's generator (`minigrad.manual_seed`), so a fresh module's
   weights differ from PyTorch's; copy them with ``load_state_dict`` to compare.
