@@ -63,10 +63,11 @@ def _lstm_forward(x, w_ih, w_hh, bias, h0, c0, reverse):
     if bias is not None:
         gates += bias
     hs = np.empty((steps, batch, hidden), x.dtype)
+    w_hh_t = np.ascontiguousarray(w_hh.T)  # (H, 4H): BLAS is ~2x faster on it than on w_hh.T
     h, c = h0, c0
     for t in _step_order(steps, reverse):
         a = gates[t]  # (B, 4H): becomes the activated gates of step t
-        a += h @ w_hh.T
+        a += h @ w_hh_t
         _sigmoid(a[:, : 2 * hidden])
         np.tanh(a[:, 2 * hidden : 3 * hidden], out=a[:, 2 * hidden : 3 * hidden])
         _sigmoid(a[:, 3 * hidden :])
