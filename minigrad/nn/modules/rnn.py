@@ -606,6 +606,10 @@ class LSTM(RNNBase):
     (D * num_layers, B, hidden_size) (without the batch dim for unbatched input); zeros when
     omitted. Returns ``(output, (h_n, c_n))``, output (T, B, D * (proj_size or hidden_size)).
     Raises RuntimeError for states of the wrong rank or size (``Expected hidden[0] size``).
+
+    Graph: float32 and bfloat16 (float16 without grad mode), no ``proj_size``, oneDNN enabled
+    (`minigrad.backends.mkldnn`, the default): one ``MkldnnRnnLayerBackward0`` per layer and
+    direction, as PyTorch's CPU; otherwise the composition of ordinary ops (module docstring).
     """
 
     def __init__(self, *args, **kwargs):
