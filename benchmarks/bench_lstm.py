@@ -1,4 +1,4 @@
-"""Case (h), the LSTM training step, four ways: what a fused LSTM node would cost in NumPy.
+"""Case (h), the LSTM training step, five ways: minigrad's fused LSTM node against the rest.
 
 Not a test: prints CPU-time medians and ratios. One SGD (momentum 0.9) step of the 2-layer LSTM
 classifier of ``benchmarks/suite.py`` (batch 32, sequence 28, hidden 128), timed interleaved:
@@ -6,13 +6,15 @@ classifier of ``benchmarks/suite.py`` (batch 32, sequence 28, hidden 128), timed
 - **NumPy by hand**: the step written out in NumPy, no autograd: per layer one input product
   for all steps, the 28 cell steps, then backpropagation through time (the gate gradients of
   all steps kept, so that the weight gradients are three matrix products per layer, not 28).
-  This is what one fused backward node per layer would compute, the work PyTorch's oneDNN
-  kernel (``MkldnnRnnLayerBackward0``) does in C++;
-- **minigrad**: ``minigrad.nn.LSTM``, PyTorch's composition of ordinary ops recorded node for
-  node (~950 ops and ~750 backward nodes per step);
+  What one fused backward node per layer computes, with no autograd around it;
+- **minigrad**, its default path (``minigrad.backends.mkldnn`` enabled): one fused
+  ``MkldnnRnnLayerBackward0`` node per layer, forward and BPTT in NumPy
+  (``minigrad/_ops/rnn.py``), as PyTorch's default graph;
+- **minigrad, oneDNN off** (``minigrad.backends.mkldnn.flags(enabled=False)``): the
+  composition of ordinary ops (~950 ops and ~750 backward nodes per step);
 - **PyTorch**, its default CPU path: float32 LSTMs run oneDNN's fused kernel;
 - **PyTorch, oneDNN off** (``torch.backends.mkldnn.flags(enabled=False)``): the composition
-  of ordinary ops that minigrad mirrors.
+  of ordinary ops.
 
 The hand-written gradients are checked against PyTorch's once before timing.
 
@@ -189,8 +191,20 @@ def main(argv=None) -> None:
         with torch.backends.mkldnn.flags(enabled=False):
             torch_step()
 
-    names = ["NumPy by hand", "minigrad", "PyTorch", "PyTorch, oneDNN off"]
-    fns = [numpy_lstm_case()[0], lstm_case(minigrad), torch_step, torch_without_onednn]
+    minigrad_step = lstm_case(minigrad)
+
+    def minigrad_without_onednn():
+        with minigrad.backends.mkldnn.flags(enabled=False):
+            minigrad_step()
+
+    names = ["NumPy by hand", "minigrad", "minigrad, oneDNN off", "PyTorch", "PyTorch, oneDNN off"]
+    fns = [
+        numpy_lstm_case()[0],
+        minigrad_step,
+        minigrad_without_onednn,
+        torch_step,
+        torch_without_onednn,
+    ]
     for f in fns:
         for _ in range(3):
             f()
@@ -202,7 +216,7 @@ def main(argv=None) -> None:
             s.append(time.process_time() - t0)
     ms = [1e3 * statistics.median(s) for s in samples]
     for name, t in zip(names, ms):
-        print(f"{name:20s} {t:7.2f} ms  {t / ms[2]:.2f}x PyTorch  {t / ms[3]:.2f}x oneDNN off")
+        print(f"{name:20s} {t:7.2f} ms  {t / ms[3]:.2f}x PyTorch  {t / ms[4]:.2f}x oneDNN off")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ and reports medians, the ratio minigrad / PyTorch and the issue's target:
 - (f) ``mlp_memory``: peak memory allocated during one step of (b) (bytes, not time);
 - (h) ``lstm``: a 2-layer LSTM (input 28, hidden 128, batch-first) with a linear head on its
   last step, batch 32, sequence 28, one SGD (momentum 0.9) training step (issue 20); PyTorch
-  runs its default CPU kernels (oneDNN's fused LSTM for float32);
+  runs its default CPU kernels (oneDNN's fused LSTM for float32), minigrad its default path
+  (one fused ``MkldnnRnnLayerBackward0`` per layer, as PyTorch's);
 - (i) ``cnn_bn``: a CNN with BatchNorm (Conv2d-BatchNorm2d-ReLU-MaxPool2d twice, Linear head)
   in training mode, batch 64 of 1x8x8 images, one SGD (momentum 0.9) step (issue 20);
 - (j) ``transformer``: a 2-layer ``TransformerEncoder`` (d_model 64, 4 heads, feed-forward 128,

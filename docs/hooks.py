@@ -66,6 +66,9 @@ API_PAGES = {
                           "`DataLoader` and `default_collate`, as `torch.utils.data`."),
     "api/cuda.md": ("minigrad.cuda", "minigrad.cuda", "The honest \"no GPU here\" answers of "
                     "a CPU-only PyTorch."),
+    "api/backends.md": ("minigrad.backends.mkldnn", "minigrad.backends.mkldnn", "The oneDNN "
+                        "switch: whether a float32 LSTM records one fused "
+                        "`MkldnnRnnLayerBackward0` per layer or the composition of ops."),
     "api/profiler.md": ("minigrad.profiler", "minigrad.profiler", "The `torch.profiler` "
                         "spelling of the profiler; `minigrad.autograd.profiler` (on the "
                         "`minigrad.autograd` page) does the recording."),

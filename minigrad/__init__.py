@@ -245,6 +245,7 @@ def numel(input) -> int:  # noqa: A002
 
 from . import (  # noqa: E402
     autograd,  # noqa: E402
+    backends,
     cuda,
     linalg,
     nn,

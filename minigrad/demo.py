@@ -198,7 +198,7 @@ def run_demo(epochs: int | None = None, optimizer: str | None = None, lr: float 
     # Tiny batches: threads only add contention (a multi-threaded BLAS on small matrices is many
     # times slower on a busy machine), and one thread each makes the timing comparison fair.
     torch.set_num_threads(1)
-    with _one_blas_thread(), _torch_lstm_without_onednn(torch, demo):
+    with _one_blas_thread():
         return _train_both(demo, epochs, optimizer, lr, seed, batch_size, progress, torch)
 
 
@@ -209,25 +209,6 @@ def _one_blas_thread():
     except ImportError:  # pragma: no cover - installed with scikit-learn
         return contextlib.nullcontext()
     return threadpool_limits(limits=1)
-
-
-def _torch_lstm_without_onednn(torch, demo):
-    """PyTorch's float32 CPU LSTM runs oneDNN's fused kernel and records one
-    ``MkldnnRnnLayerBackward0`` node; minigrad records the composition of ordinary ops that
-    PyTorch records without oneDNN. For the LSTM demo PyTorch runs with oneDNN off, so that
-    the two graphs can be compared node by node (the numbers agree either way)."""
-    if demo.name != "lstm":
-        return contextlib.nullcontext()
-    import warnings
-
-    @contextlib.contextmanager
-    def onednn_off():
-        with warnings.catch_warnings():  # flags() warns about TF32 on Intel GPUs
-            warnings.filterwarnings("ignore", "TF32 acceleration", UserWarning)
-            with torch.backends.mkldnn.flags(enabled=False):
-                yield
-
-    return onednn_off()
 
 
 def _train_both(demo, epochs, optimizer, lr, seed, batch_size, progress, torch) -> DemoResult:

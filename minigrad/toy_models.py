@@ -19,8 +19,8 @@ the viz tests compare their drawings with torchviz's.
 * ``lstm``: a one-layer ``LSTM`` over 3 steps, its last hidden state into a ``Linear``. PyTorch's
   CPU LSTM is a composition of ordinary ops (``AddmmBackward0``, ``UnsafeSplitBackward0``,
   ``SigmoidBackward0``, ``TanhBackward0``, ``MulBackward0``, ``StackBackward0``, ...) — in
-  float64, so this toy is float64: in float32 PyTorch records oneDNN's fused
-  ``MkldnnRnnLayerBackward0`` instead (``torch.backends.mkldnn``).
+  float64, so this toy is float64: in float32 both libraries record oneDNN's fused
+  ``MkldnnRnnLayerBackward0`` per layer instead (``backends.mkldnn``).
 * ``attention``: self-attention (``MultiheadAttention``, weights returned, so ``BmmBackward0``
   and ``SoftmaxBackward0`` are drawn), a residual ``x + attn`` and ``LayerNorm``, mean over the
   sequence, ``Linear``.

@@ -8,10 +8,11 @@ state (node names, edges, input_nr), and the gradients of the input, of the init
 of every parameter, in float64 and float32. Also: parameter names and shapes, state_dict keys,
 ``all_weights``, reprs, the dropout warning, errors, and three SGD steps of a 2-layer LSTM.
 
-PyTorch's CPU graph is compared with oneDNN disabled (``torch.backends.mkldnn.flags``): a
-float32 LSTM otherwise records a fused ``MkldnnRnnLayerBackward0`` (tested below as a
-deliberate difference, values and gradients still equal). On CUDA PyTorch records cuDNN's
-nodes, so graphs are compared on the CPU only.
+These scenarios run with oneDNN disabled in both libraries (``lib.backends.mkldnn.flags``),
+where every module records the composition of ordinary ops; the default path of a float32 or
+bfloat16 LSTM (one fused ``MkldnnRnnLayerBackward0`` per layer and direction) is tested in
+``test_rnn_mkldnn.py``. On CUDA PyTorch records cuDNN's nodes, so graphs are compared on the
+CPU only.
 """
 
 import contextlib
@@ -53,13 +54,11 @@ def _build(lib, kind, kw, dtype, device="cpu"):
 
 @contextlib.contextmanager
 def _mkldnn_off(lib):
-    """PyTorch's CPU path without oneDNN (its ``flags`` warns about TF32 on Intel GPUs)."""
-    if not _is_torch(lib):
-        yield
-        return
+    """The CPU path without oneDNN, in both libraries (``lib.backends.mkldnn.flags``; PyTorch's
+    warns about TF32 on Intel GPUs): LSTMs record the composition of ordinary ops."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        with torch.backends.mkldnn.flags(enabled=False):
+        with lib.backends.mkldnn.flags(enabled=False):
             yield
 
 
@@ -67,8 +66,14 @@ def _saved(root) -> list:
     """Per node of the graph: its saved attributes (tensors as shapes, numbers as they are)."""
     out = []
     for node in graph_nodes([root.grad_fn]):
-        vals = [getattr(node, a) for a in saved_names(node)]
-        out.append([tuple(v.shape) if hasattr(v, "shape") else v for v in vals])
+        vals = []
+        for a in saved_names(node):
+            v = getattr(node, a)
+            if a == "_saved_result3":  # oneDNN's workspace: its size is the kernel's own
+                vals.append(("workspace", str(v.dtype).split(".")[-1], v.dim()))
+            else:
+                vals.append(tuple(v.shape) if hasattr(v, "shape") else v)
+        out.append(vals)
     return out
 
 
@@ -81,21 +86,29 @@ def _state_shapes(kind, kw, batch):
     return [h]
 
 
-def _run(lib, kind, kw, shape, with_state, dtype, device="cpu", train=False, graph=True):
+def _run(
+    lib, kind, kw, shape, with_state, dtype, device="cpu", train=False, graph=True, mkldnn=False
+):
     """Forward + backward of a full-sequence module; a trace of everything. ``kw`` may hold
-    ``noncontig`` (the input is a transposed view) and ``train`` (training mode)."""
+    ``noncontig`` (the input is a transposed view) and ``train`` (training mode); ``mkldnn``
+    keeps oneDNN's switch as it is (on by default) instead of turning it off."""
     rng = np.random.default_rng(3)
     kw = dict(kw)
     noncontig, train = kw.pop("noncontig", False), kw.pop("train", train)
     m = _build(lib, kind, kw, dtype, device)
     m.train(train)
-    x = leaf(lib, rng.standard_normal(shape[::-1] if noncontig else shape).astype(dtype),
-             device)
+    x = leaf(lib, rng.standard_normal(shape[::-1] if noncontig else shape).astype(dtype), device)
     x_in = x.permute(*range(len(shape) - 1, -1, -1)) if noncontig else x
     batch = None if len(shape) == 2 else shape[0 if kw.get("batch_first") else 1]
-    states = [leaf(lib, rng.standard_normal(s).astype(dtype), device)
-              for s in _state_shapes(kind, kw, batch)] if with_state else None
-    with _mkldnn_off(lib):
+    states = (
+        [
+            leaf(lib, rng.standard_normal(s).astype(dtype), device)
+            for s in _state_shapes(kind, kw, batch)
+        ]
+        if with_state
+        else None
+    )
+    with contextlib.nullcontext() if mkldnn else _mkldnn_off(lib):
         if states is None:
             out, hidden = m(x_in)
         else:
@@ -106,11 +119,25 @@ def _run(lib, kind, kw, shape, with_state, dtype, device="cpu", train=False, gra
         trace["graph"] = [graph_trace(t) for t in [out] + finals]
         trace["saved"] = [_saved(t) for t in [out] + finals]
         trace["versions"] = [out._version] + [f._version for f in finals]
-    loss = (out * leaf(lib, rng.standard_normal(tuple(out.shape)).astype(dtype), device,
-                       requires_grad=False)).sum()
+    loss = (
+        out
+        * leaf(
+            lib, rng.standard_normal(tuple(out.shape)).astype(dtype), device, requires_grad=False
+        )
+    ).sum()
     for f in finals:
-        loss = loss + (f * leaf(lib, rng.standard_normal(tuple(f.shape)).astype(dtype), device,
-                                requires_grad=False)).sum()
+        loss = (
+            loss
+            + (
+                f
+                * leaf(
+                    lib,
+                    rng.standard_normal(tuple(f.shape)).astype(dtype),
+                    device,
+                    requires_grad=False,
+                )
+            ).sum()
+        )
     loss.backward()
     trace["x.grad"] = to_numpy(x.grad)
     trace["state.grad"] = [to_numpy(s.grad) for s in states] if states else None
@@ -126,11 +153,13 @@ LAYER_CASES = {
     "bidirectional": ({"bidirectional": True}, (4, 2, I), True),
     "two_layers_bi": ({"num_layers": 2, "bidirectional": True}, (3, 2, I), False),
     "batch_first": ({"batch_first": True}, (2, 4, I), True),
-    "batch_first_2l_bi": ({"batch_first": True, "num_layers": 2, "bidirectional": True},
-                          (3, 4, I), False),
+    "batch_first_2l_bi": (
+        {"batch_first": True, "num_layers": 2, "bidirectional": True},
+        (3, 4, I),
+        False,
+    ),
     "no_bias": ({"bias": False}, (4, 2, I), True),
-    "no_bias_bf": ({"bias": False, "batch_first": True, "bidirectional": True}, (2, 3, I),
-                   False),
+    "no_bias_bf": ({"bias": False, "batch_first": True, "bidirectional": True}, (2, 3, I), False),
     "unbatched": ({}, (5, I), False),
     "unbatched_state": ({"num_layers": 2}, (5, I), True),
     "unbatched_bf_bi": ({"batch_first": True, "bidirectional": True}, (4, I), True),
@@ -180,28 +209,6 @@ def test_dropout_p0_train_and_dropout_graph(kind):
     assert "MulBackward0" in {n for n, _ in theirs}
 
 
-def test_float32_lstm_mkldnn_is_a_deliberate_difference():
-    """PyTorch's default float32 CPU LSTM records ``MkldnnRnnLayerBackward0``; minigrad
-    records the composition (the graph PyTorch gives without oneDNN). Values and every
-    gradient are still equal."""
-    kw = {"num_layers": 2, "bidirectional": True}
-
-    def scenario(lib):
-        m = _build(lib, "LSTM", kw, np.float32)
-        x = leaf(lib, np.random.default_rng(1).standard_normal((4, 2, I)).astype(np.float32))
-        out, (h, c) = m(x)
-        (out.sum() + h.sum() * 2 + c.sum() * 3).backward()
-        return {"out": to_numpy(out), "h": to_numpy(h), "c": to_numpy(c),
-                "x.grad": to_numpy(x.grad),
-                "grads": {n: to_numpy(p.grad) for n, p in m.named_parameters()},
-                "root": type(out.grad_fn.next_functions[0][0]).__name__}
-
-    ours, theirs = run_both(scenario)
-    assert theirs.pop("root") == "MkldnnRnnLayerBackward0"
-    assert ours.pop("root") == "StackBackward0"
-    compare(ours, theirs, **TOL[np.float32])
-
-
 # ----------------------------------------------------------------------------- cells
 CELL_CASES = {
     "batched": ({}, (3, I), True),
@@ -246,8 +253,15 @@ def _run_cell(lib, kind, kw, shape, with_state, dtype, device="cpu"):
     if device == "cpu":
         trace["graph"] = [graph_trace(o) for o in outs]
         trace["saved"] = [_saved(o) for o in outs]
-    loss = sum((o * leaf(lib, rng.standard_normal(tuple(o.shape)).astype(dtype), device,
-                         requires_grad=False)).sum() for o in outs)
+    loss = sum(
+        (
+            o
+            * leaf(
+                lib, rng.standard_normal(tuple(o.shape)).astype(dtype), device, requires_grad=False
+            )
+        ).sum()
+        for o in outs
+    )
     loss.backward()
     trace["x.grad"] = to_numpy(x.grad)
     trace["state.grad"] = [to_numpy(s.grad) if with_state else None for s in states]
@@ -264,34 +278,58 @@ def test_cell_parity(device, kind, case, dtype):
 
 
 # ----------------------------------------------------------------------------- structure
-STRUCT = [("RNN", {}), ("RNN", {"nonlinearity": "relu", "num_layers": 2}),
-          ("LSTM", {"num_layers": 2, "bidirectional": True}),
-          ("LSTM", {"proj_size": P, "bias": False, "bidirectional": True}),
-          ("LSTM", {"proj_size": P, "num_layers": 3, "batch_first": True, "dropout": 0.25}),
-          ("GRU", {"bias": False, "batch_first": True}), ("GRU", {"num_layers": 2}),
-          ("RNNCell", {}), ("RNNCell", {"bias": False, "nonlinearity": "relu"}),
-          ("LSTMCell", {}), ("GRUCell", {"bias": False})]
+STRUCT = [
+    ("RNN", {}),
+    ("RNN", {"nonlinearity": "relu", "num_layers": 2}),
+    ("LSTM", {"num_layers": 2, "bidirectional": True}),
+    ("LSTM", {"proj_size": P, "bias": False, "bidirectional": True}),
+    ("LSTM", {"proj_size": P, "num_layers": 3, "batch_first": True, "dropout": 0.25}),
+    ("GRU", {"bias": False, "batch_first": True}),
+    ("GRU", {"num_layers": 2}),
+    ("RNNCell", {}),
+    ("RNNCell", {"bias": False, "nonlinearity": "relu"}),
+    ("LSTMCell", {}),
+    ("GRUCell", {"bias": False}),
+]
 
 
 @pytest.mark.parametrize("cls,kw", STRUCT, ids=[f"{c}-{k}" for c, k in STRUCT])
 def test_structure(cls, kw):
     """Parameter names and shapes, state_dict keys, ``all_weights``, repr, the init bound,
     ``flatten_parameters()`` and the attributes PyTorch keeps."""
+
     def scenario(lib):
         m = getattr(lib.nn, cls)(I, H, **kw)
-        out = {"params": [(n, tuple(p.shape)) for n, p in m.named_parameters()],
-               "state_dict": list(m.state_dict()), "repr": repr(m),
-               "in_bound": all(float(abs(p).max()) <= 1 / H ** 0.5 for p in m.parameters()),
-               "spread": all(float(abs(p).max()) > 0.1 / H ** 0.5 for p in m.parameters()),
-               "attrs": {a: getattr(m, a) for a in ("input_size", "hidden_size", "bias",
-                                                    "num_layers", "batch_first", "dropout",
-                                                    "bidirectional", "proj_size", "mode",
-                                                    "nonlinearity") if hasattr(m, a)}}
+        out = {
+            "params": [(n, tuple(p.shape)) for n, p in m.named_parameters()],
+            "state_dict": list(m.state_dict()),
+            "repr": repr(m),
+            "in_bound": all(float(abs(p).max()) <= 1 / H**0.5 for p in m.parameters()),
+            "spread": all(float(abs(p).max()) > 0.1 / H**0.5 for p in m.parameters()),
+            "attrs": {
+                a: getattr(m, a)
+                for a in (
+                    "input_size",
+                    "hidden_size",
+                    "bias",
+                    "num_layers",
+                    "batch_first",
+                    "dropout",
+                    "bidirectional",
+                    "proj_size",
+                    "mode",
+                    "nonlinearity",
+                )
+                if hasattr(m, a)
+            },
+        }
         if hasattr(m, "all_weights"):
             out["all_weights"] = [[tuple(w.shape) for w in ws] for ws in m.all_weights]
-            out["same_objects"] = all(w is getattr(m, n) for ws, names in
-                                      zip(m.all_weights, m._all_weights)
-                                      for w, n in zip(ws, names))
+            out["same_objects"] = all(
+                w is getattr(m, n)
+                for ws, names in zip(m.all_weights, m._all_weights)
+                for w, n in zip(ws, names)
+            )
             out["flatten"] = m.flatten_parameters()
             out["flat_names"] = list(m._flat_weights_names)
         return out
@@ -320,22 +358,23 @@ def test_dropout_warning_and_constructor_errors():
             lib.nn.LSTM(I, H, dropout=0.5)
             lib.nn.GRU(I, H, num_layers=2, dropout=0.5)
         out = {"warnings": [(x.category.__name__, str(x.message)) for x in w]}
-        bad = {"dropout": lambda: lib.nn.LSTM(I, H, dropout=1.5),
-               "dropout_bool": lambda: lib.nn.RNN(I, H, dropout=True),
-               "bias": lambda: lib.nn.RNN(I, H, bias=1),
-               "batch_first": lambda: lib.nn.GRU(I, H, batch_first=0),
-               "input_size": lambda: lib.nn.RNN(0, H),
-               "input_type": lambda: lib.nn.RNN(2.0, H),
-               "hidden_size": lambda: lib.nn.LSTM(I, 0),
-               "hidden_type": lambda: lib.nn.LSTM(I, "4"),
-               "num_layers": lambda: lib.nn.LSTM(I, H, num_layers=0),
-               "proj_neg": lambda: lib.nn.LSTM(I, H, proj_size=-1),
-               "proj_big": lambda: lib.nn.LSTM(I, H, proj_size=H),
-               "proj_gru": lambda: lib.nn.GRU(I, H, proj_size=2),
-               "proj_rnn": lambda: lib.nn.RNN(I, H, proj_size=2),
-               "nonlinearity": lambda: lib.nn.RNN(I, H, nonlinearity="sigmoid"),
-               "cell_nonlinearity": lambda: lib.nn.RNNCell(I, H, nonlinearity="gelu")(
-                   lib.ones(1, I))}
+        bad = {
+            "dropout": lambda: lib.nn.LSTM(I, H, dropout=1.5),
+            "dropout_bool": lambda: lib.nn.RNN(I, H, dropout=True),
+            "bias": lambda: lib.nn.RNN(I, H, bias=1),
+            "batch_first": lambda: lib.nn.GRU(I, H, batch_first=0),
+            "input_size": lambda: lib.nn.RNN(0, H),
+            "input_type": lambda: lib.nn.RNN(2.0, H),
+            "hidden_size": lambda: lib.nn.LSTM(I, 0),
+            "hidden_type": lambda: lib.nn.LSTM(I, "4"),
+            "num_layers": lambda: lib.nn.LSTM(I, H, num_layers=0),
+            "proj_neg": lambda: lib.nn.LSTM(I, H, proj_size=-1),
+            "proj_big": lambda: lib.nn.LSTM(I, H, proj_size=H),
+            "proj_gru": lambda: lib.nn.GRU(I, H, proj_size=2),
+            "proj_rnn": lambda: lib.nn.RNN(I, H, proj_size=2),
+            "nonlinearity": lambda: lib.nn.RNN(I, H, nonlinearity="sigmoid"),
+            "cell_nonlinearity": lambda: lib.nn.RNNCell(I, H, nonlinearity="gelu")(lib.ones(1, I)),
+        }
         out["errors"] = {k: err(f) for k, f in bad.items()}
         return out
 
@@ -347,14 +386,14 @@ def test_dropout_warning_and_constructor_errors():
 def test_forward_errors():
     """Wrong input ranks, feature sizes, state ranks and sizes, dtypes: PyTorch's exception
     type and message."""
+
     def scenario(lib):
         f64 = lib.float64
         rnn, lstm = lib.nn.RNN(I, H).double(), lib.nn.LSTM(I, H, proj_size=P).double()
         gru = lib.nn.GRU(I, H, batch_first=True, num_layers=2).double()
         x = lib.ones(5, 2, I, dtype=f64)
         h = lib.zeros(1, 2, H, dtype=f64)
-        cells = {c: getattr(lib.nn, c)(I, H).double() for c in ("RNNCell", "LSTMCell",
-                                                                 "GRUCell")}
+        cells = {c: getattr(lib.nn, c)(I, H).double() for c in ("RNNCell", "LSTMCell", "GRUCell")}
         cases = {
             "rnn_4d": lambda: rnn(lib.ones(1, 5, 2, I, dtype=f64)),
             "rnn_1d": lambda: rnn(lib.ones(I, dtype=f64)),
@@ -365,32 +404,40 @@ def test_forward_errors():
             "hidden_size": lambda: rnn(x, lib.zeros(1, 3, H, dtype=f64)),
             "hidden_rank": lambda: rnn(x, lib.zeros(2, H, dtype=f64)),
             "hidden_rank_unbatched": lambda: rnn(lib.ones(5, I, dtype=f64), h),
-            "gru_hidden": lambda: gru(lib.ones(2, 5, I, dtype=f64), lib.zeros(1, 2, H,
-                                                                              dtype=f64)),
-            "lstm_h": lambda: lstm(x, (lib.zeros(1, 2, H, dtype=f64),
-                                       lib.zeros(1, 2, H, dtype=f64))),
-            "lstm_c": lambda: lstm(x, (lib.zeros(1, 2, P, dtype=f64),
-                                       lib.zeros(1, 2, P, dtype=f64))),
-            "lstm_rank": lambda: lstm(x, (lib.zeros(2, P, dtype=f64),
-                                          lib.zeros(1, 2, H, dtype=f64))),
-            "lstm_rank_unbatched": lambda: lstm(lib.ones(5, I, dtype=f64),
-                                                (lib.zeros(1, 2, P, dtype=f64),
-                                                 lib.zeros(1, H, dtype=f64))),
+            "gru_hidden": lambda: gru(lib.ones(2, 5, I, dtype=f64), lib.zeros(1, 2, H, dtype=f64)),
+            "lstm_h": lambda: lstm(
+                x, (lib.zeros(1, 2, H, dtype=f64), lib.zeros(1, 2, H, dtype=f64))
+            ),
+            "lstm_c": lambda: lstm(
+                x, (lib.zeros(1, 2, P, dtype=f64), lib.zeros(1, 2, P, dtype=f64))
+            ),
+            "lstm_rank": lambda: lstm(
+                x, (lib.zeros(2, P, dtype=f64), lib.zeros(1, 2, H, dtype=f64))
+            ),
+            "lstm_rank_unbatched": lambda: lstm(
+                lib.ones(5, I, dtype=f64),
+                (lib.zeros(1, 2, P, dtype=f64), lib.zeros(1, H, dtype=f64)),
+            ),
             "empty_sequence": lambda: rnn(lib.ones(0, 2, I, dtype=f64)),
             "cell_3d": lambda: cells["RNNCell"](lib.ones(1, 2, I, dtype=f64)),
-            "cell_hx_3d": lambda: cells["GRUCell"](lib.ones(2, I, dtype=f64),
-                                                   lib.zeros(1, 2, H, dtype=f64)),
+            "cell_hx_3d": lambda: cells["GRUCell"](
+                lib.ones(2, I, dtype=f64), lib.zeros(1, 2, H, dtype=f64)
+            ),
             "lstmcell_hx_3d": lambda: cells["LSTMCell"](
-                lib.ones(2, I, dtype=f64), (lib.zeros(2, H, dtype=f64),
-                                            lib.zeros(1, 2, H, dtype=f64))),
+                lib.ones(2, I, dtype=f64),
+                (lib.zeros(2, H, dtype=f64), lib.zeros(1, 2, H, dtype=f64)),
+            ),
             "cell_feature": lambda: cells["RNNCell"](lib.ones(2, I + 2, dtype=f64)),
-            "cell_batch": lambda: cells["GRUCell"](lib.ones(2, I, dtype=f64),
-                                                   lib.zeros(3, H, dtype=f64)),
-            "cell_hidden": lambda: cells["RNNCell"](lib.ones(2, I, dtype=f64),
-                                                    lib.zeros(2, H + 1, dtype=f64)),
-            "lstmcell_c": lambda: cells["LSTMCell"](lib.ones(2, I, dtype=f64),
-                                                    (lib.zeros(2, H, dtype=f64),
-                                                     lib.zeros(2, H + 1, dtype=f64))),
+            "cell_batch": lambda: cells["GRUCell"](
+                lib.ones(2, I, dtype=f64), lib.zeros(3, H, dtype=f64)
+            ),
+            "cell_hidden": lambda: cells["RNNCell"](
+                lib.ones(2, I, dtype=f64), lib.zeros(2, H + 1, dtype=f64)
+            ),
+            "lstmcell_c": lambda: cells["LSTMCell"](
+                lib.ones(2, I, dtype=f64),
+                (lib.zeros(2, H, dtype=f64), lib.zeros(2, H + 1, dtype=f64)),
+            ),
         }
         return {k: err(f) for k, f in cases.items()}
 
@@ -403,23 +450,30 @@ def test_forward_errors():
 def test_lstm_sgd_steps(device):
     """A 2-layer LSTM with a linear head, MSE loss, SGD(momentum): parameters equal after
     each of three steps."""
+
     def scenario(lib, device):
         rng = np.random.default_rng(9)
         m = _build(lib, "LSTM", {"num_layers": 2, "batch_first": True}, np.float32, device)
         opt = lib.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
         trace = []
         for _ in range(3):
-            x = leaf(lib, rng.standard_normal((4, 6, I)).astype(np.float32), device,
-                     requires_grad=False)
-            y = leaf(lib, rng.standard_normal((4, H)).astype(np.float32), device,
-                     requires_grad=False)
+            x = leaf(
+                lib, rng.standard_normal((4, 6, I)).astype(np.float32), device, requires_grad=False
+            )
+            y = leaf(
+                lib, rng.standard_normal((4, H)).astype(np.float32), device, requires_grad=False
+            )
             opt.zero_grad()
             out, (h, _) = m(x)
             loss = lib.nn.functional.mse_loss(out[:, -1] + h[-1], y)
             loss.backward()
             opt.step()
-            trace.append({"loss": float(loss.item()),
-                          "params": {n: to_numpy(p) for n, p in m.named_parameters()}})
+            trace.append(
+                {
+                    "loss": float(loss.item()),
+                    "params": {n: to_numpy(p) for n, p in m.named_parameters()},
+                }
+            )
         return trace
 
     ours, theirs = run_both(scenario, device=device)
@@ -429,14 +483,18 @@ def test_lstm_sgd_steps(device):
 def test_module_hooks_see_the_nested_output():
     """A forward hook gets ``(output, (h_n, c_n))``; a full backward hook wraps the tensors at
     the top level of the output only (``grad_output`` has None for the state tuple)."""
+
     def scenario(lib):
         m = _build(lib, "LSTM", {"num_layers": 2}, np.float64)
         calls = []
-        m.register_forward_hook(lambda mod, i, o: calls.append(
-            ("fwd", len(o), type(o[1]).__name__, to_numpy(o[1][1]))))
-        m.register_full_backward_hook(lambda mod, gi, go: calls.append(
-            ("bwd", [to_numpy(g) for g in gi], [None if g is None else to_numpy(g)
-                                                 for g in go])))
+        m.register_forward_hook(
+            lambda mod, i, o: calls.append(("fwd", len(o), type(o[1]).__name__, to_numpy(o[1][1])))
+        )
+        m.register_full_backward_hook(
+            lambda mod, gi, go: calls.append(
+                ("bwd", [to_numpy(g) for g in gi], [None if g is None else to_numpy(g) for g in go])
+            )
+        )
         x = leaf(lib, np.linspace(-1, 1, 2 * 3 * I).reshape(2, 3, I))
         out, (h, c) = m(x)
         (out.sum() + (h * c).sum()).backward()
@@ -446,9 +504,14 @@ def test_module_hooks_see_the_nested_output():
     compare(ours, theirs, **TOL[np.float64])
 
 
-ORDER_CASES = [("RNN_tanh", {}), ("LSTM", {"num_layers": 2}), ("GRU", {"num_layers": 2}),
-               ("LSTM", {"bidirectional": True}), ("LSTM", {"proj_size": P, "batch_first": True}),
-               ("GRU", {"bidirectional": True, "bias": False})]
+ORDER_CASES = [
+    ("RNN_tanh", {}),
+    ("LSTM", {"num_layers": 2}),
+    ("GRU", {"num_layers": 2}),
+    ("LSTM", {"bidirectional": True}),
+    ("LSTM", {"proj_size": P, "batch_first": True}),
+    ("GRU", {"bidirectional": True, "bias": False}),
+]
 
 
 @pytest.mark.parametrize("kind,kw", ORDER_CASES, ids=[f"{k}-{kw}" for k, kw in ORDER_CASES])
@@ -456,6 +519,7 @@ def test_backward_order(kind, kw):
     """The engine reaches the parameters and the input in PyTorch's order (the ops are
     created in the order of ``RNN.cpp``, so the sequence numbers agree):
     post-accumulate-grad hooks and the input's tensor hook fire in the same sequence."""
+
     def scenario(lib):
         m = _build(lib, kind, kw, np.float64)
         order = []

@@ -55,12 +55,12 @@ def custom_function(lib, device=None):
         def forward(ctx, x, k):
             ctx.save_for_backward(x)
             ctx.k = k
-            return x ** 3 * k
+            return x**3 * k
 
         @staticmethod
         def backward(ctx, g):
             (x,) = ctx.saved_tensors
-            return g * 3 * x ** 2 * ctx.k, None
+            return g * 3 * x**2 * ctx.k, None
 
     a = _t(lib, device, A, True)
     return Cube.apply(a.sin(), 2.0).sum(), None
@@ -84,6 +84,29 @@ def saved_result(lib, device=None):
     return b.exp(), None
 
 
-GRAPHS = {f.__name__: f for f in (
-    *(toy(n) for n in toy_models.TOY_MODELS), tuple_output, inplace_modified, custom_function,
-    view_output, square, saved_result)}
+def fused_lstm(lib, device=None):
+    """A float32 2-layer batch-first LSTM: the default CPU graph, one
+    ``MkldnnRnnLayerBackward0`` per layer in both libraries (the toy ``lstm`` is float64,
+    which records the composition of ordinary ops)."""
+    lib.manual_seed(0)
+    m = lib.nn.LSTM(3, 4, num_layers=2, batch_first=True)
+    if device is not None and device != "cpu":
+        m = m.to(device)
+    x = _t(lib, device, np.ones((2, 3, 3), np.float32), True)
+    out, (_, c) = m(x)
+    return out.sum() + c.sum(), dict(m.named_parameters())
+
+
+GRAPHS = {
+    f.__name__: f
+    for f in (
+        *(toy(n) for n in toy_models.TOY_MODELS),
+        tuple_output,
+        inplace_modified,
+        custom_function,
+        view_output,
+        square,
+        saved_result,
+        fused_lstm,
+    )
+}

@@ -23,15 +23,19 @@ graph is PyTorch's node for node:
   out of place for LSTM: ``TransposeBackward0``, as PyTorch); dropout between
   layers (training mode, ``dropout > 0``) is ``F.dropout`` (``MulBackward0``).
 
+A float32 or bfloat16 ``LSTM`` without ``proj_size``, with oneDNN
+enabled (`minigrad.backends.mkldnn`, the default), takes PyTorch's oneDNN path instead
+(`_mkldnn_lstm`, ``mkldnn_rnn`` in ``aten/src/ATen/native/mkldnn/RNN.cpp``): one fused
+``MkldnnRnnLayerBackward0`` node per layer and direction (`minigrad._ops.rnn`), exactly
+where PyTorch takes it (`_use_mkldnn`); float64, float16 with grad, ``proj_size`` (with
+PyTorch's once-per-process warning), an input of no elements, ``RNN``/``GRU``/the cells and
+``backends.mkldnn.flags(enabled=False)`` record the composition above.
+
 Differences from PyTorch, all deliberate:
 
 - PyTorch runs its cells with in-place ops on fresh intermediates (``gates.add_``,
   ``chunk.sigmoid_()``, ``mul_``); minigrad uses the out-of-place ops, which record the same
   node names and edges. The intermediates are never visible, so no ``_version`` differs.
-- A float32 ``LSTM`` on PyTorch's CPU with oneDNN enabled (the default) records a single fused
-  ``MkldnnRnnLayerBackward0`` node per layer and direction; minigrad always records the
-  composition above, which is what PyTorch records for float64, for ``RNN``/``GRU``, and for
-  float32 under ``torch.backends.mkldnn.flags(enabled=False)``. Values and gradients agree.
 - ``PackedSequence`` inputs are not supported (TypeError).
 - Initial values come from minigrad's generator (`minigrad.manual_seed`), so a fresh module's
   weights differ from PyTorch's; copy them with ``load_state_dict`` to compare.
@@ -43,10 +47,13 @@ import math
 import numbers
 import warnings
 
-from ... import _creation
+from ... import _creation, _dtype
 from ..._ops import linalg as _linalg
+from ..._ops import rnn as _rnn_ops
 from ..._ops import shape as _shape
 from ..._tensor import Tensor
+from ...autograd import grad_mode
+from ...backends import mkldnn as _mkldnn
 from .. import functional as F
 from .. import init
 from .linear import _empty_param
@@ -127,6 +134,17 @@ def _full_layer(cell, inputs, hidden, p):
     return _shape.stack(outputs, 0), hidden
 
 
+def _full_layer_in_order(cell, inputs, hidden, p, reverse):
+    """One direction of a layer as the composition: `_full_layer`, or (``reverse``) the steps
+    taken from the last to the first, the outputs stacked back in time order (the reverse
+    half of `_bidirectional_layer`). Used by the fused node's double backward."""
+    if not reverse:
+        return _full_layer(cell, inputs, hidden, p)
+    steps = p.linear_ih(inputs).unbind(0)
+    rev, hidden = _run_steps(cell, steps[::-1], hidden, p)
+    return _shape.stack(rev[::-1], 0), hidden
+
+
 def _bidirectional_layer(cell, inputs, hidden, params):
     """``FullBidirectionalLayer`` on the CPU: forward steps, then the reversed steps over the
     reversed step list; outputs joined on the last dim."""
@@ -137,8 +155,7 @@ def _bidirectional_layer(cell, inputs, hidden, params):
     return _shape.cat([fw_out, rev_out], fw_out.ndim - 1), (fw_h, rev_h)
 
 
-def _rnn_impl(cell, input, params, hiddens, num_layers, dropout, train, bidirectional,
-              batch_first):
+def _rnn_impl(cell, input, params, hiddens, num_layers, dropout, train, bidirectional, batch_first):
     """``_rnn_impl`` + ``apply_layer_stack``: layer after layer, dropout between layers.
     Returns the output (T, B, D*H) (or batch-first) and the final hidden per layer-direction.
     A batch-first output is transposed back in place (``TransposeBackward1``, ``_version`` 1)
@@ -152,8 +169,11 @@ def _rnn_impl(cell, input, params, hiddens, num_layers, dropout, train, bidirect
     for layer in range(num_layers):
         if bidirectional:
             layer_input, (fw_h, rev_h) = _bidirectional_layer(
-                cell, layer_input, hiddens[2 * layer:2 * layer + 2],
-                params[2 * layer:2 * layer + 2])
+                cell,
+                layer_input,
+                hiddens[2 * layer : 2 * layer + 2],
+                params[2 * layer : 2 * layer + 2],
+            )
             finals += [fw_h, rev_h]
         else:
             layer_input, h = _full_layer(cell, layer_input, hiddens[layer], params[layer])
@@ -161,9 +181,102 @@ def _rnn_impl(cell, input, params, hiddens, num_layers, dropout, train, bidirect
         if dropout != 0 and train and layer < num_layers - 1:
             layer_input = F.dropout(layer_input, dropout, True)
     if batch_first:
-        layer_input = (layer_input.transpose(0, 1) if cell is _lstm_cell
-                       else _shape._transpose_fresh(layer_input, 0, 1))
+        layer_input = (
+            layer_input.transpose(0, 1)
+            if cell is _lstm_cell
+            else _shape._transpose_fresh(layer_input, 0, 1)
+        )
     return layer_input, finals
+
+
+# ----------------------------------------------------------------------------- oneDNN's path
+def _use_mkldnn(input) -> bool:
+    """Whether PyTorch's CPU would run this LSTM through oneDNN (``use_mkldnn`` in
+    ``RNN.cpp``): the switch `minigrad.backends.mkldnn` is on, the input is float32 or
+    bfloat16, or float16 with grad mode off, and it has elements. (PyTorch also asks the CPU
+    whether it has bfloat16/float16 instructions; minigrad answers yes, as this machine's
+    AVX-512 CPU does.)"""
+    if not _mkldnn.enabled or input.numel() == 0:
+        return False
+    dt = input.dtype
+    if dt in (_dtype.float32, _dtype.bfloat16):
+        return True
+    return dt == _dtype.float16 and not grad_mode.is_grad_enabled()
+
+
+_projections_warned = False
+
+
+def _warn_projections_once() -> None:
+    """PyTorch's ``TORCH_WARN_ONCE`` (once per process) when a projected LSTM would have
+    taken oneDNN's path: it runs the composition instead."""
+    global _projections_warned
+    if not _projections_warned:
+        _projections_warned = True
+        warnings.warn(
+            "LSTM with projections is not supported with oneDNN. Using default implementation.",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
+def _mkldnn_lstm(
+    input, hx, cx, weights, has_biases, num_layers, dropout, train, bidirectional, batch_first
+):
+    """``mkldnn_rnn`` (``aten/src/ATen/native/mkldnn/RNN.cpp``): the layers as fused ops.
+
+    A batch-first input is transposed and made contiguous (``TransposeBackward0``,
+    ``CloneBackward0``); the states of layer-direction k are ``hx[k]``, ``cx[k]``
+    (``SelectBackward0``); each layer-direction is one `mkldnn_rnn_layer`
+    (``MkldnnRnnLayerBackward0``; without bias, zeros of the weights' shapes stand in, as
+    PyTorch's); the two directions are joined with ``cat`` on the last dim, dropout between
+    layers (training mode) is ``F.dropout``; the final states are stacked
+    (``StackBackward0``), the output transposed back (``TransposeBackward0``).
+    ``weights``: per layer-direction ``[w_ih, w_hh, b_ih, b_hh]`` (without the biases when
+    ``has_biases`` is False). Returns ``(output, hy, cy)``.
+    """
+    if batch_first:
+        input = input.transpose(0, 1)
+    input, hx, cx = input.contiguous(), hx.contiguous(), cx.contiguous()
+    directions = 2 if bidirectional else 1
+    hidden_size = hx.size(2)
+    layer_input, hys, cys = input, [], []
+    for layer in range(num_layers):
+        outputs = []
+        for direction in range(directions):
+            index = layer * directions + direction
+            w = weights[index]
+            if has_biases:
+                b_ih, b_hh = w[2], w[3]
+            else:
+                b_ih = _creation.zeros(*w[0].shape, dtype=w[0].dtype)
+                b_hh = _creation.zeros(*w[1].shape, dtype=w[1].dtype)
+            out, hy, cy, _ = _rnn_ops.mkldnn_rnn_layer(
+                layer_input,
+                w[0],
+                w[1],
+                b_ih,
+                b_hh,
+                hx.select(0, index),
+                cx.select(0, index),
+                direction > 0,
+                (),
+                _rnn_ops.LSTM_MODE,
+                hidden_size,
+                num_layers,
+                has_biases,
+                bidirectional,
+                batch_first,
+                train,
+            )
+            outputs.append(out)
+            hys.append(hy)
+            cys.append(cy)
+        layer_input = outputs[0] if directions == 1 else _shape.cat(outputs, -1)
+        if dropout != 0 and train and layer < num_layers - 1:
+            layer_input = F.dropout(layer_input, dropout, True)
+    output = layer_input.transpose(0, 1) if batch_first else layer_input
+    return output, _shape.stack(hys, 0), _shape.stack(cys, 0)
 
 
 # ----------------------------------------------------------------------------- modules
@@ -185,9 +298,20 @@ class RNNBase(Module):
     ``num_layers == 1``.
     """
 
-    def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1,
-                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
-                 bidirectional: bool = False, proj_size: int = 0, device=None, dtype=None):
+    def __init__(
+        self,
+        mode: str,
+        input_size: int,
+        hidden_size: int,
+        num_layers: int = 1,
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        proj_size: int = 0,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         self.mode = mode
         self.input_size = input_size
@@ -199,34 +323,42 @@ class RNNBase(Module):
         self.bidirectional = bidirectional
         self.proj_size = proj_size
         num_directions = 2 if bidirectional else 1
-        if (not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1
-                or isinstance(dropout, bool)):
-            raise ValueError("dropout should be a number in range [0, 1] representing the "
-                             "probability of an element being zeroed")
+        if (
+            not isinstance(dropout, numbers.Number)
+            or not 0 <= dropout <= 1
+            or isinstance(dropout, bool)
+        ):
+            raise ValueError(
+                "dropout should be a number in range [0, 1] representing the "
+                "probability of an element being zeroed"
+            )
         if dropout > 0 and num_layers == 1:
-            warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
-                          "non-zero dropout expects num_layers greater than 1, but got "
-                          f"dropout={dropout} and num_layers={num_layers}", stacklevel=2)
+            warnings.warn(
+                "dropout option adds dropout after all but last recurrent layer, so "
+                "non-zero dropout expects num_layers greater than 1, but got "
+                f"dropout={dropout} and num_layers={num_layers}",
+                stacklevel=2,
+            )
         if not isinstance(bias, bool):
             raise TypeError(f"bias should be of type bool, got: {type(bias).__name__}")
         if not isinstance(batch_first, bool):
-            raise TypeError(f"batch_first should be of type bool, got: "
-                            f"{type(batch_first).__name__}")
+            raise TypeError(
+                f"batch_first should be of type bool, got: {type(batch_first).__name__}"
+            )
         if not isinstance(input_size, int):
-            raise TypeError(f"input_size should be of type int, got: "
-                            f"{type(input_size).__name__}")
+            raise TypeError(f"input_size should be of type int, got: {type(input_size).__name__}")
         if input_size <= 0:
             raise ValueError("input_size must be greater than zero")
         if not isinstance(hidden_size, int):
-            raise TypeError(f"hidden_size should be of type int, got: "
-                            f"{type(hidden_size).__name__}")
+            raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
         if hidden_size <= 0:
             raise ValueError("hidden_size must be greater than zero")
         if num_layers <= 0:
             raise ValueError("num_layers must be greater than zero")
         if proj_size < 0:
-            raise ValueError("proj_size should be a positive integer or zero to disable "
-                             "projections")
+            raise ValueError(
+                "proj_size should be a positive integer or zero to disable projections"
+            )
         if proj_size >= hidden_size:
             raise ValueError("proj_size has to be smaller than hidden_size")
         gates = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}.get(mode)
@@ -239,8 +371,10 @@ class RNNBase(Module):
         for layer in range(num_layers):
             for direction in range(num_directions):
                 layer_input = input_size if layer == 0 else real_hidden * num_directions
-                shapes = [("weight_ih_l{}{}", (gate_size, layer_input)),
-                          ("weight_hh_l{}{}", (gate_size, real_hidden))]
+                shapes = [
+                    ("weight_ih_l{}{}", (gate_size, layer_input)),
+                    ("weight_hh_l{}{}", (gate_size, real_hidden)),
+                ]
                 if bias:
                     shapes += [("bias_ih_l{}{}", (gate_size,)), ("bias_hh_l{}{}", (gate_size,))]
                 if proj_size > 0:
@@ -255,8 +389,9 @@ class RNNBase(Module):
         self.reset_parameters()
 
     def _init_flat_weights(self) -> None:
-        self._flat_weights = [getattr(self, n) if hasattr(self, n) else None
-                              for n in self._flat_weights_names]
+        self._flat_weights = [
+            getattr(self, n) if hasattr(self, n) else None for n in self._flat_weights_names
+        ]
 
     def __setattr__(self, attr, value) -> None:
         if "_flat_weights_names" in self.__dict__ and attr in self._flat_weights_names:
@@ -304,14 +439,18 @@ class RNNBase(Module):
         feature size."""
         wdt = self._flat_weights[0].dtype
         if input.dtype != wdt:
-            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype "
-                             f"({wdt}). Convert input: input.to({wdt}), or convert model: "
-                             f"model.to({input.dtype})")
+            raise ValueError(
+                f"RNN input dtype ({input.dtype}) does not match weight dtype "
+                f"({wdt}). Convert input: input.to({wdt}), or convert model: "
+                f"model.to({input.dtype})"
+            )
         if input.dim() != 3:
             raise RuntimeError(f"input must have 3 dimensions, got {input.dim()}")
         if self.input_size != input.size(-1):
-            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
-                               f"{self.input_size}, got {input.size(-1)}")
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected "
+                f"{self.input_size}, got {input.size(-1)}"
+            )
 
     def get_expected_hidden_size(self, input: Tensor, batch_sizes=None) -> tuple:
         """(num_layers * num_directions, batch, proj_size or hidden_size)."""
@@ -319,8 +458,9 @@ class RNNBase(Module):
         size = self.proj_size if self.proj_size > 0 else self.hidden_size
         return (self.num_layers * (2 if self.bidirectional else 1), mini_batch, size)
 
-    def check_hidden_size(self, hx: Tensor, expected_hidden_size: tuple,
-                          msg: str = "Expected hidden size {}, got {}") -> None:
+    def check_hidden_size(
+        self, hx: Tensor, expected_hidden_size: tuple, msg: str = "Expected hidden size {}, got {}"
+    ) -> None:
         """RuntimeError ``msg`` (expected size, actual size) when ``hx`` has another size."""
         if tuple(hx.size()) != tuple(expected_hidden_size):
             raise RuntimeError(msg.format(expected_hidden_size, list(hx.size())))
@@ -339,18 +479,22 @@ class RNNBase(Module):
         per = len(self._all_weights[0])
         out = []
         for k in range(len(self._all_weights)):
-            w = self._flat_weights[k * per:(k + 1) * per]
+            w = self._flat_weights[k * per : (k + 1) * per]
             b = (w[2], w[3]) if self.bias else (None, None)
             out.append(_CellParams(w[0], w[1], *b, w[-1] if self.proj_size > 0 else None))
         return out
 
     def _prepare(self, input, name: str):
         if not isinstance(input, Tensor):
-            raise TypeError(f"{name}: expected a Tensor input (PackedSequence is not "
-                            f"supported), got {type(input).__name__}")
+            raise TypeError(
+                f"{name}: expected a Tensor input (PackedSequence is not "
+                f"supported), got {type(input).__name__}"
+            )
         if input.dim() not in (2, 3):
-            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D "
-                             + ("tensor instead" if name == "RNN" else "instead"))
+            raise ValueError(
+                f"{name}: Expected input to be 2D or 3D, got {input.dim()}D "
+                + ("tensor instead" if name == "RNN" else "instead")
+            )
         is_batched = input.dim() == 3
         if not is_batched:
             input = input.unsqueeze(0 if self.batch_first else 1)
@@ -358,8 +502,9 @@ class RNNBase(Module):
 
     def _zeros(self, input, size):
         batch = input.size(0) if self.batch_first else input.size(1)
-        return _creation.zeros(self.num_layers * (2 if self.bidirectional else 1), batch, size,
-                               dtype=input.dtype)
+        return _creation.zeros(
+            self.num_layers * (2 if self.bidirectional else 1), batch, size, dtype=input.dtype
+        )
 
     def _forward_single_state(self, input, hx, cell, name):
         """RNN and GRU: one state tensor (num_layers * num_directions, batch, hidden)."""
@@ -367,18 +512,29 @@ class RNNBase(Module):
         if hx is not None:
             if not is_batched:
                 if hx.dim() != 2:
-                    raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but "
-                                       f"got {hx.dim()}-D tensor")
+                    raise RuntimeError(
+                        f"For unbatched 2-D input, hx should also be 2-D but "
+                        f"got {hx.dim()}-D tensor"
+                    )
                 hx = hx.unsqueeze(1)
             elif hx.dim() != 3:
-                raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got "
-                                   f"{hx.dim()}-D tensor")
+                raise RuntimeError(
+                    f"For batched 3-D input, hx should also be 3-D but got {hx.dim()}-D tensor"
+                )
         else:
             hx = self._zeros(input, self.hidden_size)
         self.check_forward_args(input, hx, None)
-        output, finals = _rnn_impl(cell, input, self._cell_params(), hx.unbind(0),
-                                   self.num_layers, self.dropout, self.training,
-                                   self.bidirectional, self.batch_first)
+        output, finals = _rnn_impl(
+            cell,
+            input,
+            self._cell_params(),
+            hx.unbind(0),
+            self.num_layers,
+            self.dropout,
+            self.training,
+            self.bidirectional,
+            self.batch_first,
+        )
         hidden = _shape.stack(finals, 0)
         if not is_batched:
             output = output.squeeze(0 if self.batch_first else 1)
@@ -412,8 +568,9 @@ class RNN(RNNBase):
         elif self.nonlinearity == "relu":
             mode = "RNN_RELU"
         else:
-            raise ValueError(f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' "
-                             "or 'relu'.")
+            raise ValueError(
+                f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' or 'relu'."
+            )
         super().__init__(mode, *args, **kwargs)
 
     def forward(self, input, hx=None):
@@ -449,6 +606,10 @@ class LSTM(RNNBase):
     (D * num_layers, B, hidden_size) (without the batch dim for unbatched input); zeros when
     omitted. Returns ``(output, (h_n, c_n))``, output (T, B, D * (proj_size or hidden_size)).
     Raises RuntimeError for states of the wrong rank or size (``Expected hidden[0] size``).
+
+    Graph: float32 and bfloat16 (float16 without grad mode), no ``proj_size``, oneDNN enabled
+    (`minigrad.backends.mkldnn`, the default): one ``MkldnnRnnLayerBackward0`` per layer and
+    direction, as PyTorch's CPU; otherwise the composition of ordinary ops (module docstring).
     """
 
     def __init__(self, *args, **kwargs):
@@ -457,16 +618,21 @@ class LSTM(RNNBase):
     def get_expected_cell_size(self, input: Tensor, batch_sizes=None) -> tuple:
         """(num_layers * num_directions, batch, hidden_size), the size of ``c_0``."""
         mini_batch = input.size(0) if self.batch_first else input.size(1)
-        return (self.num_layers * (2 if self.bidirectional else 1), mini_batch,
-                self.hidden_size)
+        return (self.num_layers * (2 if self.bidirectional else 1), mini_batch, self.hidden_size)
 
     def check_forward_args(self, input: Tensor, hidden, batch_sizes=None) -> None:
         """`check_input`, then the sizes of ``h_0`` and ``c_0`` (``Expected hidden[i] size``)."""
         self.check_input(input, batch_sizes)
-        self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes),
-                               "Expected hidden[0] size {}, got {}")
-        self.check_hidden_size(hidden[1], self.get_expected_cell_size(input, batch_sizes),
-                               "Expected hidden[1] size {}, got {}")
+        self.check_hidden_size(
+            hidden[0],
+            self.get_expected_hidden_size(input, batch_sizes),
+            "Expected hidden[0] size {}, got {}",
+        )
+        self.check_hidden_size(
+            hidden[1],
+            self.get_expected_cell_size(input, batch_sizes),
+            "Expected hidden[1] size {}, got {}",
+        )
 
     def forward(self, input, hx=None):
         input, is_batched = self._prepare(input, "LSTM")
@@ -476,18 +642,50 @@ class LSTM(RNNBase):
         else:
             dims = (hx[0].dim(), hx[1].dim())
             if is_batched and dims != (3, 3):
-                raise RuntimeError(f"For batched 3-D input, hx and cx should also be 3-D but "
-                                   f"got ({dims[0]}-D, {dims[1]}-D) tensors")
+                raise RuntimeError(
+                    f"For batched 3-D input, hx and cx should also be 3-D but "
+                    f"got ({dims[0]}-D, {dims[1]}-D) tensors"
+                )
             if not is_batched:
                 if dims != (2, 2):
-                    raise RuntimeError(f"For unbatched 2-D input, hx and cx should also be 2-D "
-                                       f"but got ({dims[0]}-D, {dims[1]}-D) tensors")
+                    raise RuntimeError(
+                        f"For unbatched 2-D input, hx and cx should also be 2-D "
+                        f"but got ({dims[0]}-D, {dims[1]}-D) tensors"
+                    )
                 hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
         self.check_forward_args(input, hx, None)
+        use_mkldnn = _use_mkldnn(input)
+        if use_mkldnn and self.proj_size > 0:
+            _warn_projections_once()
+        if use_mkldnn and self.proj_size == 0:
+            output, h_n, c_n = _mkldnn_lstm(
+                input,
+                hx[0],
+                hx[1],
+                self.all_weights,
+                self.bias,
+                self.num_layers,
+                self.dropout,
+                self.training,
+                self.bidirectional,
+                self.batch_first,
+            )
+            if not is_batched:
+                output = output.squeeze(0 if self.batch_first else 1)
+                h_n, c_n = h_n.squeeze(1), c_n.squeeze(1)
+            return output, (h_n, c_n)
         hiddens = list(zip(hx[0].unbind(0), hx[1].unbind(0)))
-        output, finals = _rnn_impl(_lstm_cell, input, self._cell_params(), hiddens,
-                                   self.num_layers, self.dropout, self.training,
-                                   self.bidirectional, self.batch_first)
+        output, finals = _rnn_impl(
+            _lstm_cell,
+            input,
+            self._cell_params(),
+            hiddens,
+            self.num_layers,
+            self.dropout,
+            self.training,
+            self.bidirectional,
+            self.batch_first,
+        )
         h_n = _shape.stack([h for h, _ in finals], 0)
         c_n = _shape.stack([c for _, c in finals], 0)
         if not is_batched:
@@ -503,8 +701,15 @@ class RNNCellBase(Module):
     hidden_size), ``bias_ih``/``bias_hh`` (num_chunks * hidden_size,) or None, initialised
     from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int,
-                 device=None, dtype=None):
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool,
+        num_chunks: int,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -539,24 +744,28 @@ class RNNCellBase(Module):
     def _check(self, input, hx, labels) -> None:
         """The checks of ``RNN.cpp`` (``check_rnn_cell_forward_input``/``_hidden``)."""
         if input.size(1) != self.weight_ih.size(1):
-            raise RuntimeError(f"input has inconsistent input_size: got {input.size(1)} "
-                               f"expected {self.weight_ih.size(1)}")
+            raise RuntimeError(
+                f"input has inconsistent input_size: got {input.size(1)} "
+                f"expected {self.weight_ih.size(1)}"
+            )
         for h, label in zip(hx, labels):
             if input.size(0) != h.size(0):
-                raise RuntimeError(f"Input batch size {input.size(0)} doesn't match "
-                                   f"hidden{label} batch size {h.size(0)}")
+                raise RuntimeError(
+                    f"Input batch size {input.size(0)} doesn't match "
+                    f"hidden{label} batch size {h.size(0)}"
+                )
             if h.size(1) != self.weight_hh.size(1):
-                raise RuntimeError(f"hidden{label} has inconsistent hidden_size: got "
-                                   f"{h.size(1)}, expected {self.weight_hh.size(1)}")
+                raise RuntimeError(
+                    f"hidden{label} has inconsistent hidden_size: got "
+                    f"{h.size(1)}, expected {self.weight_hh.size(1)}"
+                )
 
     def _single(self, input, hx, name, step):
         """RNNCell and GRUCell: one state tensor, batched (B, H) or unbatched (H,)."""
         if input.dim() not in (1, 2):
-            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D "
-                             "instead")
+            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
         if hx is not None and hx.dim() not in (1, 2):
-            raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {hx.dim()}D "
-                             "instead")
+            raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
         is_batched = input.dim() == 2
         if not is_batched:
             input = input.unsqueeze(0)
@@ -577,8 +786,15 @@ class RNNCell(RNNCellBase):
     ValueError for a wrong rank; RuntimeError for inconsistent sizes or an unknown
     nonlinearity."""
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
-                 nonlinearity: str = "tanh", device=None, dtype=None):
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        nonlinearity: str = "tanh",
+        device=None,
+        dtype=None,
+    ):
         super().__init__(input_size, hidden_size, bias, num_chunks=1, dtype=dtype)
         self.nonlinearity = nonlinearity
 
@@ -593,8 +809,9 @@ class GRUCell(RNNCellBase):
     """One GRU step (``torch.nn.GRUCell``); formulas as `GRU`. Args: ``input_size``,
     ``hidden_size``, ``bias=True``, ``device``, ``dtype``; shapes and errors as `RNNCell`."""
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None,
-                 dtype=None):
+    def __init__(
+        self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None
+    ):
         super().__init__(input_size, hidden_size, bias, num_chunks=3, dtype=dtype)
 
     def forward(self, input, hx=None):
@@ -608,19 +825,20 @@ class LSTMCell(RNNCellBase):
     omitted; returns ``(h', c')``. ValueError for a wrong rank; RuntimeError for inconsistent
     sizes."""
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None,
-                 dtype=None):
+    def __init__(
+        self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None
+    ):
         super().__init__(input_size, hidden_size, bias, num_chunks=4, dtype=dtype)
 
     def forward(self, input, hx=None):
         if input.dim() not in (1, 2):
-            raise ValueError(f"LSTMCell: Expected input to be 1D or 2D, got {input.dim()}D "
-                             "instead")
+            raise ValueError(f"LSTMCell: Expected input to be 1D or 2D, got {input.dim()}D instead")
         if hx is not None:
             for idx, value in enumerate(hx):
                 if value.dim() not in (1, 2):
-                    raise ValueError(f"LSTMCell: Expected hx[{idx}] to be 1D or 2D, got "
-                                     f"{value.dim()}D instead")
+                    raise ValueError(
+                        f"LSTMCell: Expected hx[{idx}] to be 1D or 2D, got {value.dim()}D instead"
+                    )
         is_batched = input.dim() == 2
         if not is_batched:
             input = input.unsqueeze(0)
