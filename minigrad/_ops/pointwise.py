@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _defaults
 from .._tensor import _SCALAR_NAMES, Tensor
-from ..autograd.graph import Node, record
+from ..autograd.graph import Node, check_saveable, crossed, record
 from ._util import (
     _PY_SCALARS,
     as_tensor,
@@ -32,9 +32,11 @@ from ._util import (
 from .scalar import mul_scalar
 
 
-def _binary(a, b):
+def _binary(a, b, saves=None):
     """Both operands as tensors (Python scalars as wrapped numbers, see ``wrap_scalar``) and
-    their arrays in the promoted dtype; checks that shapes broadcast."""
+    their arrays in the promoted dtype; checks that shapes broadcast. ``saves(a, b)``: what
+    the op's node saves (`crossed`, `_div_saves`, `_both`), for the inference-tensor error
+    that PyTorch raises before the broadcast check (``check_saveable``)."""
     if isinstance(a, Tensor) and isinstance(b, Tensor):  # the common cases, checked first
         da, db = a._data, b._data
         if da.dtype is db.dtype and da.shape == db.shape and da.ndim:
@@ -56,9 +58,21 @@ def _binary(a, b):
     da = ta._data
     if tb._wrapped_number and da.dtype.kind in "fV":  # a float tensor and a number (`x * 0.9`):
         return ta, tb, da, tb._data.astype(da.dtype, copy=False)  # the tensor's dtype (cast())
+    if saves is not None and (ta._inference or tb._inference):
+        check_saveable((ta, tb), saves(ta, tb))
     dt = result_dtype(ta, tb)
     broadcast_shapes(da.shape, tb._data.shape)
     return ta, tb, cast(ta, dt), cast(tb, dt)
+
+
+def _both(a, b) -> tuple:
+    """What ``PowBackward1`` / ``MaximumBackward0`` save: both operands."""
+    return (a, b)
+
+
+def _div_saves(a, b) -> tuple:
+    """What ``DivBackward0`` saves: other; self when other requires grad."""
+    return (a if b.requires_grad else None, b)
 
 
 class _Binary(Node):
@@ -231,7 +245,7 @@ class DivBackward2(_Binary):
 
 def mul(input, other):
     """Elementwise product with broadcasting (``torch.mul``); node ``MulBackward0``."""
-    a, b, x, y = _binary(input, other)
+    a, b, x, y = _binary(input, other, crossed)
     out = Tensor._make(quietly(np.multiply, x, y))  # inf * 0 is nan, silently, as in torch
     record(MulBackward0, out, (a, b), a, b)
     return out
@@ -246,7 +260,7 @@ def div(input, other, *, rounding_mode=None):
         RuntimeError: "ZeroDivisionError" for an integer division by zero with a rounding mode.
         NotImplementedError: a rounding mode on two bools (PyTorch has no bool kernel).
     """
-    a, b, x, y = _binary(input, other)
+    a, b, x, y = _binary(input, other, _div_saves)
     if rounding_mode is not None:
         if x.dtype.kind in "biu":
             if x.dtype == np.bool_:
@@ -364,7 +378,7 @@ def pow(input, exponent):
         out = Tensor._make(res)
         record(PowBackward0, out, (input,), input, exponent)
         return out
-    a, b, x, y = _binary(input, exponent)
+    a, b, x, y = _binary(input, exponent, _both)
     if x.dtype == np.bool_:  # (bool ** Python bool is allowed: the scalar branch above)
         raise NotImplementedError('"pow" not implemented for \'Bool\'')
     with quiet_fp():
@@ -818,7 +832,7 @@ class MinimumBackward0(MaximumBackward0):
 
 def maximum(input, other):
     """Elementwise maximum of two tensors (``torch.maximum``); node ``MaximumBackward0``."""
-    a, b, x, y = _binary(input, other)
+    a, b, x, y = _binary(input, other, _both)
     out = Tensor._make(np.maximum(y, x))  # (on a tie, as PyTorch: input's value, e.g. -0.0)
     record(MaximumBackward0, out, (a, b), a, b)
     return out
@@ -826,7 +840,7 @@ def maximum(input, other):
 
 def minimum(input, other):
     """Elementwise minimum of two tensors (``torch.minimum``); node ``MinimumBackward0``."""
-    a, b, x, y = _binary(input, other)
+    a, b, x, y = _binary(input, other, _both)
     out = Tensor._make(np.minimum(y, x))  # (on a tie, as PyTorch: input's value, e.g. -0.0)
     record(MinimumBackward0, out, (a, b), a, b)
     return out

@@ -196,3 +196,62 @@ def test_post_hook_sees_none_for_edges_not_needed(device):
         lib.autograd.backward([y], [g], inputs=[w])
         return log
     assert_parity(scenario, device=device)
+
+
+def _inference_operand_cases(lib, device):
+    """``(name, fn)`` pairs: ops with an inference operand that does not fit (a 0-D one, a
+    size that does not match, another dtype), beside ``x`` requiring grad or not."""
+    x = mk(lib, device, X, requires_grad=True)
+    plain = mk(lib, device, X)
+    m = mk(lib, device, np.ones((2, 3), np.float32), requires_grad=True)
+    b3 = mk(lib, device, np.ones((2, 3, 4), np.float32), requires_grad=True)
+    with lib.inference_mode():
+        s = mk(lib, device, np.float32(2.0)) * 1  # (made in inference mode: inference tensors)
+        v4 = mk(lib, device, np.ones(4, np.float32)) * 1
+        v3d = mk(lib, device, np.ones(3, np.float64)) * 1
+        sq = mk(lib, device, np.ones((5, 5), np.float32)) * 1
+        b5 = mk(lib, device, np.ones((2, 5, 5), np.float32)) * 1
+    F = lib.nn.functional
+    return [
+        ("dot(x, s)", lambda: lib.dot(x, s)), ("dot(s, x)", lambda: lib.dot(s, x)),
+        ("dot(x, v4)", lambda: lib.dot(x, v4)), ("dot(x, v3d)", lambda: lib.dot(x, v3d)),
+        ("dot(plain, s)", lambda: lib.dot(plain, s)), ("mv(m, s)", lambda: lib.mv(m, s)),
+        ("mv(s, x)", lambda: lib.mv(s, x)), ("mv(m, v4)", lambda: lib.mv(m, v4)),
+        ("mv(sq, x)", lambda: lib.mv(sq, x)), ("mm(m, s)", lambda: lib.mm(m, s)),
+        ("mm(m, sq)", lambda: lib.mm(m, sq)), ("mm(x, sq)", lambda: lib.mm(x, sq)),
+        ("bmm(b3, s)", lambda: lib.bmm(b3, s)), ("bmm(b3, b5)", lambda: lib.bmm(b3, b5)),
+        ("addmm(s, m, sq)", lambda: lib.addmm(s, m, sq)),
+        ("addmm(m, sq, sq)", lambda: lib.addmm(m, sq, sq)),  # (nothing inference is saved)
+        ("matmul(x, s)", lambda: lib.matmul(x, s)), ("matmul(b3, sq)", lambda: b3 @ sq),
+        ("matmul(m, v4)", lambda: m @ v4), ("linear(m, sq)", lambda: F.linear(m, sq)),
+        ("mul(x, v4)", lambda: x * v4), ("mul(plain, v4)", lambda: plain * v4),
+        ("div(x, v4)", lambda: x / v4), ("div(v4, x)", lambda: v4 / x),
+        ("pow(x, v4)", lambda: x ** v4), ("maximum(x, v4)", lambda: lib.maximum(x, v4)),
+        ("minimum(v4, x)", lambda: lib.minimum(v4, x)), ("add(x, v4)", lambda: x + v4),
+    ]
+
+
+@pytest.mark.parametrize("mode", ["grad", "no_grad"])
+def test_inference_operand_error_comes_before_the_shape_checks(device, mode):
+    """PyTorch's autograd layer saves an op's tensors for backward before the kernel checks
+    them: an inference tensor that would be saved raises "Inference tensors cannot be saved
+    for backward" ahead of the rank, size and dtype errors (``dot(x, 0-D inference tensor)``,
+    found by the fuzzer); under no_grad, or when nothing saved is an inference tensor (add
+    saves nothing, addmm not its bias), the shape error. minigrad checked the shapes first."""
+    def scenario(lib, device):
+        cases = _inference_operand_cases(lib, device)
+        with lib.set_grad_enabled(mode == "grad"):
+            return {name: err(fn) for name, fn in cases}
+    assert_parity(scenario, device=device)
+
+
+def test_expand_error_names_the_last_mismatched_dim(device):
+    """PyTorch checks an expand from the last dim: its error names the last size that does
+    not fit, and that before a leading -1 (minigrad named the first)."""
+    def scenario(lib, device):
+        x = mk(lib, device, np.ones((2, 3), np.float32))
+        col = mk(lib, device, np.ones((2, 1), np.float32))
+        return [err(lambda: x.expand(5, 5)), err(lambda: col.expand(-1, 5, 5)),
+                err(lambda: x.expand(-1, -1, 3)), err(lambda: x.expand(3, -1, 5)),
+                tuple(col.expand(3, -1, 4).shape)]
+    assert_parity(scenario, device=device)
