@@ -314,9 +314,12 @@ class PowBackward0(Node):
 
 
 class PowBackward1(_Binary):
-    """z = self ** exponent (tensor).  dz/dself = grad * exponent * self^(exponent-1) (0 where
-    exponent == 0);
-    dz/dexponent = grad * result * log(self) (0 where self == 0 and exponent >= 0).
+    """z = self ** exponent (tensor).  dz/dself = grad * (exponent * self^(exponent-1)) (0
+    where exponent == 0);
+    dz/dexponent = grad * (result * log(self)) (that factor 0 where self == 0 and
+    exponent >= 0). Grouped as PyTorch's formulas (``pow_backward_self`` / ``_exponent``):
+    the rounding, and the gradients of the formula under ``create_graph`` (nan where the
+    masked ``result * log(0)`` gets a zero gradient), are the same.
     Saves: exponent, result, self."""
 
     def __init__(self, a, b):
@@ -327,17 +330,17 @@ class PowBackward1(_Binary):
     def backward(self, g):
         e, s = self._get("exponent"), self._get("self")
         zero = as_tensor(np.zeros((), g._data.dtype))
-        ga = where(e == 0, zero, g * e * s ** (e - 1)) if self._needs(0) else None
+        ga = where(e == 0, zero, g * (e * s ** (e - 1))) if self._needs(0) else None
         gb = None
         if self._needs(1):
-            safe_log = where((s == 0) & (e >= 0), as_tensor(np.zeros((), s._data.dtype)), s.log())
-            gb = g * self._get("result") * safe_log
+            gb = g * where((s == 0) & (e >= 0), zero, self._get("result") * s.log())
         return self._pair(ga, gb)
 
 
 class PowBackward2(Node):
-    """z = self ** exponent with scalar base ``self``.  dz/dexponent = grad * result * log(self)
-    (0 where self == 0 and exponent >= 0). Saves: exponent, result, self (the scalar)."""
+    """z = self ** exponent with scalar base ``self``.  dz/dexponent = grad * (result *
+    log(self)) (that factor 0 where self == 0 and exponent >= 0; grouped as PyTorch's
+    ``pow_backward_exponent``). Saves: exponent, result, self (the scalar)."""
 
     def __init__(self, base, exponent):
         Node.__init__(self)
@@ -347,10 +350,10 @@ class PowBackward2(Node):
     def backward(self, g):
         e, base = self._get("exponent"), self._saved["self"]
         with quiet_fp():
-            grad = g * self._get("result") * float(np.log(base))
+            factor = self._get("result") * float(np.log(base))
         if base == 0:
-            grad = where(e >= 0, as_tensor(np.zeros((), grad._data.dtype)), grad)
-        return (grad,)
+            factor = where(e >= 0, as_tensor(np.zeros((), g._data.dtype)), factor)
+        return (g * factor,)
 
 
 def pow(input, exponent):
@@ -362,7 +365,8 @@ def pow(input, exponent):
         dt = result_dtype(input, exponent)
         if dt == np.bool_:
             raise NotImplementedError('"pow" not implemented for \'Bool\'')
-        out = Tensor._make(np.power(np.asarray(input, dt), cast(exponent, dt)))
+        with quiet_fp():  # (0 ** -1 is inf, (-1) ** 0.5 nan: silently, as in PyTorch)
+            out = Tensor._make(np.power(np.asarray(input, dt), cast(exponent, dt)))
         node = record(PowBackward2, out, (exponent,), input, exponent)
         if node:
             node._save("result", out, is_output=True)

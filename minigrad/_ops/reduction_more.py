@@ -286,7 +286,8 @@ def _scan(name, node_cls, kernel, float_only=False):
         d = normalize_dim(dim, input.ndim)
         with quiet_fp():
             res = kernel(widened(arr), axis=d) if arr.ndim else arr.copy()
-        out = Tensor._make(np.asarray(res, dtype=arr.dtype))
+        # (contiguous, as PyTorch's result: NumPy's scan keeps a transposed input's layout)
+        out = Tensor._make(np.ascontiguousarray(res, dtype=arr.dtype))
         node = record(node_cls, out, (input,), input, dim, d)
         if node and node_cls is not CumsumBackward0:
             node._save("result", out, is_output=True)

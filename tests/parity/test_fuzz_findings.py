@@ -255,3 +255,57 @@ def test_expand_error_names_the_last_mismatched_dim(device):
                 err(lambda: x.expand(-1, -1, 3)), err(lambda: x.expand(3, -1, 5)),
                 tuple(col.expand(3, -1, 4).shape)]
     assert_parity(scenario, device=device)
+
+
+@pytest.mark.parametrize("upstream", [0.0, 1.0, np.inf])
+def test_kl_div_target_gradient_where_its_log_is_nan_or_inf(device, upstream):
+    """kl_div's ``xlogy(target, target)``: PyTorch's gradient for the first operand is
+    ``xlogy(grad, other)``, 0 where self == 0 and other <= 0, so a zero upstream gradient stays
+    0 where log(target) is nan (a negative target) or -inf (found by the fuzzer: kl_div(x, x)
+    behind clamp_ of its nan loss); minigrad multiplied, grad * log(target): nan."""
+    def scenario(lib, device):
+        F = lib.nn.functional
+        t = mk(lib, device, np.array([-1.0, 0.0, 2.0, np.nan, 0.5]), requires_grad=True)
+        x = mk(lib, device, np.array([0.3, -0.2, 1.0, 0.0, -1.0]), requires_grad=True)
+        g = mk(lib, device, np.full(5, upstream))
+        out = {}
+        for name, (a, b) in {"target": (x, t), "same": (t, t)}.items():
+            loss = F.kl_div(a, b, reduction="none")
+            out[name] = [to_numpy(v) for v in lib.autograd.grad(loss, (a, b), g)]
+        return out
+    assert_parity(scenario, device=device)
+
+
+def test_scans_of_a_transposed_tensor_are_contiguous(device):
+    """cumsum, cumprod and logcumsumexp return a contiguous result in PyTorch whatever the
+    input's layout; NumPy's scan kept a transposed input's strides (found by the fuzzer:
+    ``layout`` of cumsum of a transposed tensor)."""
+    def scenario(lib, device):
+        x = mk(lib, device, np.arange(24.0).reshape(2, 3, 4) / 10, requires_grad=True)
+        out = []
+        for v in (x.transpose(0, 1), x.permute(2, 0, 1), x[:, :, 0].t()):
+            for y in (v.cumsum(0), v.cumprod(-1), v.logcumsumexp(1)):
+                out.append((y.stride(), y.is_contiguous(), to_numpy(y)))
+        return out
+    assert_parity(scenario, device=device)
+
+
+@pytest.mark.parametrize("base", [0.0, -1.0, 2.0])
+def test_pow_exponent_gradients_grouped_as_pytorch(device, base):
+    """``base ** x``: PyTorch's exponent gradient is ``grad * where(cond, 0, result *
+    log(base))``; minigrad's ``grad * result * where(cond, 0, log(base))`` differed in the
+    second-order gradient (0 where PyTorch's masked ``result * log(0)`` gives nan: found by
+    the fuzzer, higher theme) and in the rounding. Tensor and scalar bases, upstream
+    gradients with 0 and inf, and the self gradient (``grad * (e * s^(e-1))``) too."""
+    def scenario(lib, device):
+        e = mk(lib, device, np.array([0.25, -0.5, 0.0, 2.0, 1.5], np.float32), requires_grad=True)
+        b = mk(lib, device, np.full(5, base, np.float32), requires_grad=True)
+        g = mk(lib, device, np.array([1.0, 0.0, np.inf, -2.0, 0.3], np.float32))
+        out = []
+        for y, ins in ((b ** e, (e, b)), (base ** e, (e,)), (b[:1] ** e, (e, b))):
+            grads = lib.autograd.grad(y, ins, g, create_graph=True, allow_unused=True)
+            second = lib.autograd.grad(sum(x.sum() for x in grads), (e, b), allow_unused=True)
+            out.append(([to_numpy(x) for x in grads],
+                        [None if x is None else to_numpy(x) for x in second]))
+        return out
+    assert_parity(scenario, device=device)
