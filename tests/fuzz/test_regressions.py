@@ -1424,3 +1424,28 @@ def test_known_gaps_still_differ():
             pytest.fail(f"{name} matches PyTorch now: move it to FIXED")
     finally:
         P.KNOWN_GAPS.update(saved)
+
+
+def test_round_floor_ceil_get_arguments_clear_of_steps():
+    """cosine_similarity(x, x) is 1 + an ulp in PyTorch and 1 in minigrad here (the 2-norm
+    sums round differently), so its ceil is 2 against 1 (long profile, higher theme): the
+    generator gives round / floor / ceil only unmodified leaf-step tensors or tensors with no
+    element within tolerance of a step (``generate._clear_of_steps``)."""
+    import torch
+
+    import minigrad
+
+    from .generate import _clear_of_steps
+
+    values = [0.4116305363741328, 1.0425133694426776, -0.12853466294403426]
+    x, y = torch.tensor(values, dtype=torch.float64), minigrad.tensor(values)
+    cos = torch.nn.functional.cosine_similarity(x, x, 0)
+    assert cos.ceil().item() != minigrad.nn.functional.cosine_similarity(y, y, 0).ceil().item()
+    assert not _clear_of_steps(cos)
+    assert _clear_of_steps(x * 1.0)
+    x._fuzz_leaf_step = True  # (as Gen.leaf marks it)
+    assert _clear_of_steps(x) and _clear_of_steps(x * 0.0 + x.round()) is False
+    x.fill_(1.5)
+    assert _clear_of_steps(x) is False  # (modified: its values are no longer the leaf's)
+    assert not _clear_of_steps(x * 0.0 + 2.5) and not _clear_of_steps(x * 0.0 - 1.0)
+    assert _clear_of_steps(x * 0.0 + 2.25)
