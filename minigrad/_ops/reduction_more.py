@@ -154,7 +154,7 @@ def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
         d = normalize_dim(dim, input.ndim)
         with quiet_fp():
             res = np.prod(arr, axis=d, keepdims=keepdim) if arr.ndim else arr.copy()
-        out = Tensor._make(np.asarray(res, dtype=arr.dtype))
+        out = Tensor._make(np.asarray(res, dtype=arr.dtype, order="C"))  # (contiguous)
         node = record(ProdBackward1, out, (input,), input, dim, d, keepdim)
     if node:
         node._save("result", out, is_output=True)
@@ -287,7 +287,7 @@ def _scan(name, node_cls, kernel, float_only=False):
         with quiet_fp():
             res = kernel(widened(arr), axis=d) if arr.ndim else arr.copy()
         # (contiguous, as PyTorch's result: NumPy's scan keeps a transposed input's layout)
-        out = Tensor._make(np.ascontiguousarray(res, dtype=arr.dtype))
+        out = Tensor._make(np.asarray(res, dtype=arr.dtype, order="C"))
         node = record(node_cls, out, (input,), input, dim, d)
         if node and node_cls is not CumsumBackward0:
             node._save("result", out, is_output=True)
@@ -504,7 +504,7 @@ def _vector_norm(input, ord, dim, keepdim, dtype, node_cls, fname="linalg.vector
     dims = _reduce_dims(dim, input.ndim)
     if dim is not None and not isinstance(dim, (int, np.integer)) and len(dim) == 0:
         dim = None
-    out = Tensor._make(_vector_norm_kernel(arr, ord, dims, keepdim))
+    out = Tensor._make(np.asarray(_vector_norm_kernel(arr, ord, dims, keepdim), order="C"))
     node = record(node_cls, out, (input,), input, ord, dim, dims, keepdim)
     if node:
         node._save("result", out, is_output=True)

@@ -710,7 +710,8 @@ def repeat(self, *repeats) -> Tensor:
     if len(reps) < self.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
-    out = Tensor._make(np.tile(self._data, reps))
+    # (C order, as PyTorch's result: np.tile copies a transposed input in its layout)
+    out = Tensor._make(np.asarray(np.tile(self._data, reps), order="C"))
     record(RepeatBackward0, out, (self,), reps, self.shape)
     return out
 

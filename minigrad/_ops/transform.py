@@ -15,7 +15,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, record
-from ._util import attach, normalize_dim, normalize_dims, saved_dims, saved_int
+from ._util import attach, empty_for, normalize_dim, normalize_dims, saved_dims, saved_int
 from .shape import SqueezeBackward0, SqueezeBackward2, SqueezeBackward4, TransposeBackward1
 
 
@@ -43,9 +43,11 @@ def flip(input, *dims) -> Tensor:
     ``FlipBackward0``. IndexError for a dim out of range, RuntimeError for a repeated dim."""
     dims = _dims_arg(dims)
     norm = normalize_dims(dims, input.ndim)
-    # (always a new array: np.require keeps a flipped view that happens to be C-contiguous,
-    # e.g. the flip of a size-1 dim, which would share memory with the input)
-    arr = np.flip(input._data, norm).copy(order="C")
+    # (always a new array, laid out as the input, as PyTorch's empty_like: np.require would
+    # keep a flipped view that happens to be C-contiguous, e.g. the flip of a size-1 dim,
+    # which would share memory with the input)
+    arr = empty_for(input._data.shape, input._data.dtype, input._data)
+    arr[...] = np.flip(input._data, norm)
     out = Tensor._make(arr)
     record(FlipBackward0, out, (input,), dims, norm)
     return out

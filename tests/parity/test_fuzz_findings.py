@@ -286,6 +286,9 @@ def test_scans_of_a_transposed_tensor_are_contiguous(device):
         for v in (x.transpose(0, 1), x.permute(2, 0, 1), x[:, :, 0].t()):
             for y in (v.cumsum(0), v.cumprod(-1), v.logcumsumexp(1)):
                 out.append((y.stride(), y.is_contiguous(), to_numpy(y)))
+        s = x[0, 0, 1]  # (a 0-dim tensor stays 0-dim)
+        for y in (s.cumsum(0), s.cumprod(-1), s.logcumsumexp(0)):
+            out.append((tuple(y.shape), y.stride(), to_numpy(y)))
         return out
     assert_parity(scenario, device=device)
 
@@ -307,5 +310,36 @@ def test_pow_exponent_gradients_grouped_as_pytorch(device, base):
             second = lib.autograd.grad(sum(x.sum() for x in grads), (e, b), allow_unused=True)
             out.append(([to_numpy(x) for x in grads],
                         [None if x is None else to_numpy(x) for x in second]))
+        return out
+    assert_parity(scenario, device=device)
+
+
+def _layouts(lib, device):
+    """A 3-D tensor in four layouts: contiguous, two transposes and a permutation."""
+    x = mk(lib, device, np.arange(24.0).reshape(2, 3, 4) / 7 - 1)
+    return {"c": x, "tr01": x.transpose(0, 1), "tr12": x.transpose(1, 2),
+            "perm": x.permute(2, 0, 1), "t2": x[0].t()}
+
+
+def test_result_layouts_of_unary_ops_and_reductions(device):
+    """PyTorch allocates the results of reductions (sum/mean/var/std/amax/max/argmax/
+    logsumexp/prod/norm over a dim), softmax, log_softmax, repeat and batch_norm (not
+    channels-last) contiguous, and those of sort and flip laid out as the input; NumPy's
+    results follow the input's layout (the fuzzer compares strides: found with the ops of
+    ops_more.py joined to the default pool)."""
+    def scenario(lib, device):
+        F = lib.nn.functional
+        out = {}
+        for name, v in _layouts(lib, device).items():
+            ops = {"sum": v.sum(0), "sum_k": v.sum(-1, keepdim=True), "mean": v.mean(0),
+                   "var": v.var(1, keepdim=True), "std": v.std(0), "amax": v.amax(0),
+                   "max": v.max(0)[0], "argmax": v.argmax(0, keepdim=True),
+                   "lse": v.logsumexp(0), "prod": v.prod(0), "norm": v.norm(dim=0),
+                   "softmax": v.softmax(0), "log_softmax": v.log_softmax(-1),
+                   "repeat": v.repeat(*([1] * v.ndim)), "sort": v.sort(0)[0],
+                   "sort_i": v.sort(-1)[1], "flip": v.flip(0),
+                   "bn": F.batch_norm(v, None, None, training=True)}
+            out[name] = {k: ([s for n, s in zip(t.shape, t.stride()) if n != 1],
+                             t.is_contiguous(), to_numpy(t)) for k, t in ops.items()}
         return out
     assert_parity(scenario, device=device)
