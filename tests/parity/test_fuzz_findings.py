@@ -343,3 +343,24 @@ def test_result_layouts_of_unary_ops_and_reductions(device):
                              t.is_contiguous(), to_numpy(t)) for k, t in ops.items()}
         return out
     assert_parity(scenario, device=device)
+
+
+def test_backward_reads_each_roots_grad_fn_before_checking_the_next(device):
+    """autograd.backward / grad take each root's gradient edge in turn: a view made in
+    inference mode whose base was modified since raises its error when its turn comes, before
+    a later root that does not require grad is refused (minigrad checked every root's
+    requires_grad first: found by the fuzzer, views theme)."""
+    def scenario(lib, device):
+        g = mk(lib, device, np.ones((2, 2), np.float32), requires_grad=True)
+        with lib.inference_mode():
+            _, b = g.split([0, 2], 0)
+        with lib.no_grad():
+            b[0] = 0.0
+        s = mk(lib, device, np.float32(1.0))
+        ones = lib.ones_like(b)
+        one = lib.ones_like(s)
+        return [err(lambda: lib.autograd.backward([b, s], [ones, one])),
+                err(lambda: lib.autograd.backward([s, b], [one, ones])),
+                err(lambda: lib.autograd.grad([b, s], g, [ones, one])),
+                err(lambda: lib.autograd.grad([s, b], g, [one, ones]))]
+    assert_parity(scenario, device=device)
