@@ -168,7 +168,8 @@ def convolution_grads(node, g: Tensor, x: Tensor, w: Tensor, mask, cols=None) ->
         gx, gw = _transposed_backward(node, x4, w4, g4, mask)
     else:
         gx, gw = _plain_backward(node, x4, w4, g4, mask, cols)
-    gx = None if gx is None else Tensor._make(np.ascontiguousarray(gx.reshape(x.shape)))
+    gx = None if gx is None else Tensor._make(np.ascontiguousarray(gx.reshape(x.shape),
+                                                                   dtype=x._data.dtype))
     gw = None if gw is None else Tensor._make(gw.reshape(w.shape).astype(w._data.dtype,
                                                                          copy=False))
     gb = Tensor._make(g4.sum(axis=(0,) + tuple(range(2, g4.ndim)))) if mask[2] else None
@@ -263,13 +264,21 @@ def _check_conv(input, weight, bias, stride, padding, dilation, groups, string_p
                            f"({' x '.join(map(str, padded))}). Kernel size: "
                            f"({' x '.join(map(str, kernel))}). Kernel size can't be greater "
                            "than actual input size")
-    if weight.dtype is not input.dtype:
+    # (an input of no elements with channels: PyTorch's "empty" convolution is input *
+    # weight[0], with no dtype check; the result has the input's dtype, see _in_input_dtype)
+    if weight.dtype is not input.dtype and not (input._data.size == 0 and c):
         raise RuntimeError(f"Input type (minigrad.{input.dtype._legacy}) and weight type "
                            f"(minigrad.{weight.dtype._legacy}) should be the same")
     if bias is not None and bias.dtype is not input.dtype and not string_padding:
         # (PyTorch's padding='same'/'valid' path casts the bias instead of checking it)
         raise RuntimeError(f"Input type ({_CPP_NAMES[input.dtype.name]}) and bias type "
                            f"({_CPP_NAMES[bias.dtype.name]}) should be the same")
+
+
+def _in_input_dtype(res: np.ndarray, input) -> np.ndarray:
+    """A convolution's result in the input's dtype (it differs from the weight's only for an
+    input of no elements, which PyTorch convolves without a dtype check: `_check_conv`)."""
+    return res if res.dtype == input._data.dtype else res.astype(input._data.dtype)
 
 
 def _same_padding(input, weight, dilation, stacklevel=4):
@@ -343,7 +352,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
     ow = (w + 2 * padding[1] - _dilated(kw, dilation[1])) // stride[1] + 1
     cols = _im2col(input._data, (kh, kw), stride, padding, dilation, groups, (oh, ow))
     wm = weight._data.reshape(groups, o // groups, -1)
-    res = np.matmul(wm, cols).reshape(n, o, oh, ow)  # (N, groups, O/groups, L) -> contiguous
+    res = _in_input_dtype(np.matmul(wm, cols).reshape(n, o, oh, ow), input)  # (contiguous)
     if bias is not None:
         res += bias._data.reshape(1, o, 1, 1)
     out = Tensor._make(res)

@@ -19,6 +19,7 @@ from .conv import (
     _conv_args,
     _dilated,
     _im2col,
+    _in_input_dtype,
     _same_padding,
 )
 from .conv_more import _check_transposed, _transposed_args, _transposed_forward
@@ -63,6 +64,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
     cols = _im2col(input._data, kernel, stride, padding, dilation, groups, out_size)
     res = np.matmul(weight._data.reshape(groups, o // groups, -1), cols).reshape(n, o,
                                                                                  *out_size)
+    res = _in_input_dtype(res, input)
     if bias is not None:
         res += bias._data.reshape(1, o, 1, 1, 1)
     out = Tensor._make(res)

@@ -26,6 +26,7 @@ from .conv import (
     _crop,
     _dilated,
     _im2col,
+    _in_input_dtype,
     _pair,
     _same_padding_1d,
 )
@@ -70,6 +71,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
     geom = ((1, stride[0]), (0, padding[0]), (1, dilation[0]))
     cols = _im2col(input._data[:, :, None, :], (1, k), *geom, groups, (1, ol))
     res = np.matmul(weight._data.reshape(groups, o // groups, -1), cols).reshape(n, o, ol)
+    res = _in_input_dtype(res, input)
     if bias is not None:
         res += bias._data.reshape(1, o, 1)
     out = Tensor._make(res)

@@ -308,8 +308,10 @@ def diag(input, diagonal: int = 0) -> Tensor:
 
 
 class TraceBackward0(Node):
-    """z = self.trace().  dz/dself = zeros(numel).index_fill(0, arange(0, numel, ncols + 1),
-    grad).view(self_sym_sizes) (PyTorch's ``trace_backward``). Saves: self_sym_sizes."""
+    """z = self.trace().  dz/dself = zeros(numel).index_fill(0, the flat indices k * (ncols +
+    1) of the min(nrows, ncols) diagonal elements, grad).view(self_sym_sizes) (PyTorch's
+    ``trace_backward``; a step of ncols + 1 through the whole matrix would go past the
+    diagonal of a tall one). Saves: self_sym_sizes."""
 
     def __init__(self, sizes):
         Node.__init__(self)
@@ -320,7 +322,7 @@ class TraceBackward0(Node):
 
         rows, cols = self._saved["self_sym_sizes"]
         zeros = Tensor._make(np.zeros(rows * cols, dtype=g._data.dtype))
-        where = Tensor._make(np.arange(0, rows * cols, cols + 1, dtype=np.int64))
+        where = Tensor._make(np.arange(min(rows, cols), dtype=np.int64) * (cols + 1))
         return (index_fill(zeros, 0, where, g).view(rows, cols),)
 
 

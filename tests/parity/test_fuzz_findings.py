@@ -364,3 +364,42 @@ def test_backward_reads_each_roots_grad_fn_before_checking_the_next(device):
                 err(lambda: lib.autograd.grad([b, s], g, [ones, one])),
                 err(lambda: lib.autograd.grad([s, b], g, [one, ones]))]
     assert_parity(scenario, device=device)
+
+
+@pytest.mark.parametrize("dtypes", [("float32", "float64"), ("float64", "float32")])
+def test_convolution_of_an_empty_batch_checks_no_dtypes(device, dtypes):
+    """An input of no elements (but with channels) takes PyTorch's "empty" convolution,
+    input * weight[0]: no input/weight dtype check, a result of the input's dtype, gradients
+    of each one's (minigrad raised its dtype error: found by the fuzzer, higher theme)."""
+    def scenario(lib, device):
+        F = lib.nn.functional
+        xd, wd = dtypes
+        out = []
+        for f, xs, ws in ((F.conv2d, (0, 2, 3, 3), (1, 2, 2, 2)), (F.conv1d, (0, 2, 3), (1, 2, 2)),
+                          (F.conv3d, (0, 2, 3, 3, 3), (1, 2, 2, 2, 2))):
+            x = mk(lib, device, np.zeros(xs, xd), requires_grad=True)
+            w = mk(lib, device, np.ones(ws, wd), requires_grad=True)
+            y = f(x, w)
+            y.sum().backward()
+            out.append((tuple(y.shape), str(y.dtype)[-7:], y.grad_fn.name(),
+                        to_numpy(x.grad), to_numpy(w.grad)))
+        x = mk(lib, device, np.ones((1, 2, 3, 3), xd))
+        w = mk(lib, device, np.ones((1, 2, 2, 2), wd))
+        # (with elements: still refused; PyTorch's message depends on its CPU backend)
+        out.append(err(lambda: F.conv2d(x, w))[0])
+        return out
+    assert_parity(scenario, device=device)
+
+
+def test_trace_gradient_of_a_tall_matrix(device):
+    """trace's gradient is grad on the min(rows, cols) diagonal elements; minigrad stepped
+    ncols + 1 through the whole flattened matrix, past the diagonal of a tall one (a (3, 1)
+    matrix got grad at [2, 0] too: found by the fuzzer, higher theme)."""
+    def scenario(lib, device):
+        out = []
+        for shape in ((3, 1), (4, 2), (2, 3), (3, 3), (5, 1), (0, 2), (2, 0)):
+            x = mk(lib, device, np.ones(shape, np.float32), requires_grad=True)
+            x.trace().backward(mk(lib, device, np.float32(2.0)))
+            out.append(to_numpy(x.grad))
+        return out
+    assert_parity(scenario, device=device)
