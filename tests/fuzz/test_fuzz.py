@@ -27,9 +27,9 @@ are open (False, each with a script in ``tests/fuzz/pending/``; none now), were 
 (True), or are deliberate (``DATA_INFERENCE``: minigrad refuses ``.data =`` between an inference
 tensor and a normal one, see ``test_review.py``). ``tests/fuzz/pending/`` also keeps programs the
 long profile found and nobody fixed yet (04: the output layout of binary ops whose operands
-disagree; 05: what the CI profile finds with the new ops). The op pool is ``program.OPS``;
-``MINIGRAD_FUZZ_OPS=more`` joins the ops of ``ops_more.py`` (scans, sorting, gather/scatter,
-einsum, normalisations, embedding ...) to its families (opt-in until 05 is fixed).
+disagree). The op pool is ``program.OPS``, the ops of ``ops_more.py`` (scans, sorting,
+gather/scatter, einsum, normalisations, embedding ...) included since session 9;
+``MINIGRAD_FUZZ_OPS=base`` leaves those out (``generate.OP_POOL``).
 """
 
 import os
