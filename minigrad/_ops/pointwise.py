@@ -824,7 +824,12 @@ class MaximumBackward0(_Binary):
             base = np.where(a == b, 0.5, 1.0)
         wa = Tensor._make(np.where(lose_a, 0.0, base).astype(dt))
         wb = Tensor._make(np.where(lose_b, 0.0, base).astype(dt))
-        return self._pair(g * wa, g * wb)
+        ga, gb = g * wa, g * wb
+        # PyTorch's formula ends in masked_fill_ (``where(...).masked_fill_(self < other, 0)``):
+        # each gradient is at version 1, which a .grad that takes it over shows
+        ga._vc.bump()
+        gb._vc.bump()
+        return self._pair(ga, gb)
 
 
 class MinimumBackward0(MaximumBackward0):

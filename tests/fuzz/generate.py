@@ -274,15 +274,17 @@ class Gen(FunctionGen, ModuleGen, OptimGen, MoreOpsGen):
             out = [self.d(st.sampled_from([1, 2]))] + out
         return tuple(out)
 
-    def partner(self, shape) -> int:
-        """A float tensor that broadcasts with ``shape``: from the env or a new leaf."""
+    def partner(self, shape, pred=None) -> int:
+        """A float tensor that broadcasts with ``shape``: from the env or a new leaf; with
+        ``pred``, only one that satisfies it (never a loose pick)."""
         def ok(t):
-            if not t.is_floating_point():
+            if not t.is_floating_point() or pred is not None and not pred(t):
                 return False
             a, b = tuple(t.shape)[::-1], tuple(shape)[::-1]
             return all(x == y or x == 1 or y == 1 for x, y in zip(a, b))
 
-        return self.pick(ok, lambda: self.leaf(self.bshape(shape)))
+        return self.pick(ok, lambda: self.leaf(self.bshape(shape)),
+                         loose=20 if pred is None else 0)
 
     def exact(self, shape) -> int:
         """A float tensor of exactly ``shape``: from the env or a new leaf."""
@@ -547,7 +549,15 @@ class Gen(FunctionGen, ModuleGen, OptimGen, MoreOpsGen):
         i, x = self.one()
         return [i, self.partner(tuple(x.shape))], {}
 
-    op_sub = op_mul = op_div = op_pow = op_maximum = op_minimum = binary
+    op_sub = op_mul = op_div = op_maximum = op_minimum = binary
+
+    def op_pow(self):
+        # a negative base to a power that is an integer give or take an ulp is real or nan
+        # depending on the ulp (cosine_similarity(x, x) + 1 is 2 in one library, 2 + 2e-16 in
+        # the other): such a base gets only exponents clear of the steps (see _clear_of_steps)
+        i, x = self.one()
+        negative = x.is_floating_point() and bool((x.detach() < 0).any())
+        return [i, self.partner(tuple(x.shape), _clear_of_steps if negative else None)], {}
 
     def op_add(self):
         ids, p = self.binary()

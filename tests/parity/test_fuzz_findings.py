@@ -403,3 +403,16 @@ def test_trace_gradient_of_a_tall_matrix(device):
             out.append(to_numpy(x.grad))
         return out
     assert_parity(scenario, device=device)
+
+
+def test_maximum_minimum_gradients_are_at_version_one(device):
+    """PyTorch's maximum/minimum formula ends in masked_fill_: the gradient a leaf's .grad
+    takes over is at version 1, and one more after a second gradient is added in place
+    (maximum(x, x)); summed to a broadcast input's shape it is a new tensor (version 0)."""
+    def scenario(lib, device):
+        x = mk(lib, device, np.array([1.0, -2.0, 3.0]), requires_grad=True)
+        y = mk(lib, device, np.array([[1.0, 2.0, -3.0]] * 2), requires_grad=True)
+        z = mk(lib, device, np.array([0.5, 2.0, 3.0]), requires_grad=True)
+        (lib.maximum(x, y).sum() + lib.minimum(z, z).sum()).backward()
+        return [x.grad._version, y.grad._version, z.grad._version, to_numpy(z.grad)]
+    assert_parity(scenario, device=device)
