@@ -99,6 +99,8 @@ REASONS = [
     ("quantization", None, r"quantiz|^q_|qint|quint|qscheme|^int_repr$|fake_quant|fbgemm"),
     ("dtypes NumPy has no arithmetic for (float8, float4, sub-byte integers, bits)", None,
      r"^float8|^float4|^u?int[1-7]$|^bits|^bit$|^scaled_(grouped_)?mm$|^ScalingType$|^SwizzleType$"),
+    ("uint16/uint32/uint64: PyTorch's limited-support unsigned dtypes (few kernels, no "
+     "promotion with the signed ones); minigrad keeps to uint8", None, r"^uint(16|32|64)$"),
     ("distributed and multi-process training", None, r"[Dd]istributed|DataParallel|"
      r"^SyncBatchNorm$|rpc|nccl|gloo"),
     ("TorchScript, FX, torch.compile and export", None, r"jit|^compile|compiled|^fx$|Script|"

@@ -402,6 +402,24 @@ from ._ops.floor_divide import (  # noqa: E402
 )
 
 __all__ += ["floor_divide", "greater", "greater_equal", "less", "less_equal", "not_equal"]
+from ._ops.bitwise import (  # noqa: E402
+    bitwise_and,
+    bitwise_left_shift,
+    bitwise_not,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+)
+
+__all__ += ["bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or",
+            "bitwise_right_shift", "bitwise_xor"]
+from ._ops.inplace_forms import FUNCTIONS as _INPLACE_FUNCTIONS  # noqa: E402
+
+globals().update(_INPLACE_FUNCTIONS)  # torch.sin_(x), torch.relu_(h), ... (x.sin_() ...)
+__all__ += sorted(_INPLACE_FUNCTIONS)
+from .nn.functional import cosine_similarity, pairwise_distance  # noqa: E402
+
+__all__ += ["cosine_similarity", "pairwise_distance"]
 from ._ops.out import add_out_forms as _add_out_forms  # noqa: E402
 
 _add_out_forms(globals())  # out= on the torch functions that PyTorch gives one (issue 19)

@@ -175,7 +175,8 @@ def result_dtype(*operands) -> np.dtype:
     return np.result_type(*dtypes[(cat, prio)])
 
 
-_HALF = (np.dtype(np.float16),) + ((BF16_NP,) if BF16_NP is not None else ())
+_HALF = frozenset((np.dtype(np.float16),) + ((BF16_NP,) if BF16_NP is not None else ()))
+# (a set: ``dtype in _HALF`` runs in every pointwise op, and a tuple's test costs 4x more)
 
 
 def sum_dtype(arr: np.ndarray):
@@ -257,8 +258,10 @@ def sum_to(g: Tensor, shape: tuple) -> Tensor:
     # gradient of every linear layer comes this way)
     if dims:
         arr = g._data
-        g = Tensor._make(np.asarray(quietly(arr.sum, dims, sum_dtype(arr), None, True),
-                                    dtype=arr.dtype))
+        res = np.asarray(quietly(arr.sum, dims, sum_dtype(arr), None, True), dtype=arr.dtype)
+        if not arr.flags.c_contiguous:  # (row-major, as PyTorch's sum: see reduction.sum)
+            res = np.array(res, order="C")
+        g = Tensor._make(res)
     return g._make_view(g._data.reshape(shape)) if g._data.shape != shape else g
 
 
@@ -311,11 +314,103 @@ def iterator_strides(shape, operands) -> list:
     return _strides_in_order(shape, perm, zero_as_one=False)
 
 
-def empty_for(shape, dtype, *inputs: np.ndarray) -> np.ndarray:
-    """An uninitialised result of ``shape`` laid out as TensorIterator lays out the output of
-    an elementwise op over ``inputs`` (broadcast to ``shape``): see `iterator_strides`."""
-    operands = [[st // a.itemsize for st in np.broadcast_to(a, shape).strides] for a in inputs]
-    return empty_strided(shape, iterator_strides(tuple(shape), operands), dtype)
+def laid_out(res, *inputs: np.ndarray, common=None, unconverted: int = 0) -> np.ndarray:
+    """``res``, the new result NumPy computed elementwise from ``inputs`` (their arrays before
+    any cast to the computation dtype ``common``, by default ``res``'s), laid out as PyTorch's
+    TensorIterator lays out that op's output (`iterator_layout`): a copy when NumPy chose
+    other strides. NumPy's ``order="K"`` follows the inputs only where they agree and falls
+    back to row-major where they do not (``x.t() - x`` is row-major in NumPy; PyTorch takes
+    the layout of ``x.t()``, its first operand that orders the dims). The first
+    ``unconverted`` inputs keep their dtype (``where``'s condition).
+
+    Callers test first that some input is not C-contiguous (then NumPy's result is already
+    PyTorch's, and this costs nothing); an empty result keeps the layout `Tensor._make`
+    gives it."""
+    if not isinstance(res, np.ndarray) or not res.size:
+        return res
+    common = res.dtype if common is None else common
+    if all(i < unconverted or not a.ndim or a.dtype == common for i, a in enumerate(inputs)) \
+            and sum(1 for a in inputs if any(a.strides)) < 2:
+        return res  # (one input tells the dims apart, the others are expanded numbers: as NumPy)
+    want = iterator_layout(res.shape, inputs, common, unconverted)
+    if want is None:
+        return res if res.flags.c_contiguous else np.ascontiguousarray(res)
+    size = res.itemsize
+    if all(n == 1 or st == w * size for n, st, w in zip(res.shape, res.strides, want)):
+        return res
+    out = empty_strided(res.shape, want, res.dtype)
+    out[...] = res
+    return out
+
+
+def empty_for(shape, dtype, *inputs: np.ndarray, common=None) -> np.ndarray:
+    """An uninitialised result of ``shape`` and ``dtype`` laid out as TensorIterator lays out
+    the output of an elementwise op over ``inputs`` (broadcast to ``shape``; ``common``: the
+    computation dtype, by default ``dtype``), for kernels that write into ``out=``: see
+    `iterator_layout`."""
+    want = iterator_layout(tuple(shape), inputs, np.dtype(dtype) if common is None else common)
+    if want is None:
+        return np.empty(shape, dtype)
+    return empty_strided(shape, want, dtype)
+
+
+_CHANNELS_LAST_ORDER = {4: (1, 3, 2, 0), 5: (1, 4, 3, 2, 0)}  # dims from innermost
+
+
+def _channels_last(a: np.ndarray) -> bool:
+    """PyTorch's ``is_contiguous(memory_format=channels_last)`` (or ``channels_last_3d``):
+    dense with the channel dim innermost, then the spatial dims from the last, then the
+    batch dim (dims of size 1 do not count)."""
+    order = _CHANNELS_LAST_ORDER.get(a.ndim)
+    if order is None:
+        return False
+    expected = a.itemsize
+    for d in order:
+        if a.shape[d] != 1:
+            if a.strides[d] != expected:
+                return False
+            expected *= a.shape[d]
+    return True
+
+
+def iterator_layout(shape: tuple, inputs, common, unconverted: int = 0) -> list | None:
+    """Strides (in elements) of the output PyTorch's TensorIterator allocates for an
+    elementwise op of ``shape`` over ``inputs`` (NumPy arrays, broadcast to ``shape``, in the
+    op's order of operands), or None for row-major strides. As ``TensorIteratorBase``:
+
+    * fast set-up, when all inputs have one shape (0-dim ones count apart): all contiguous
+      gives row-major, all channels-last gives channels-last, all dense with the same
+      strides gives those strides;
+    * otherwise the dims ordered by the inputs' strides (`dims_by_stride`: the first input
+      that tells two dims apart decides; a broadcast dim, stride 0, tells nothing), after
+      an input not in the ``common`` dtype was converted as ``.to(common)`` converts it
+      (`empty_preserving`: an expanded input gets the dense strides of its order), except
+      the first ``unconverted`` ones.
+    """
+    if any(st < 0 for a in inputs for st in a.strides):  # (not a layout PyTorch has)
+        return None
+    # (compute_types first: a 0-dim input is a CPU scalar, never converted)
+    inputs = [empty_preserving(a, common) if a.ndim and a.dtype != common and i >= unconverted
+              else a for i, a in enumerate(inputs)]
+    if all(a.shape == shape for a in inputs):  # (fast_set_up)
+        if all(a.flags.c_contiguous for a in inputs):
+            return None
+        if all(_channels_last(a) for a in inputs):
+            perm = _CHANNELS_LAST_ORDER[len(shape)]
+            return _strides_in_order(shape, perm, zero_as_one=False)
+        first = inputs[0].strides
+        if all(a.strides == first and _is_dense(a) for a in inputs):
+            return [st // inputs[0].itemsize for st in first]
+    operands = []
+    for a in inputs:
+        lead, size = len(shape) - a.ndim, a.itemsize  # (TensorIterator's compute_strides:
+        operands.append([0] * lead + [  # stride 0 where broadcast; np.broadcast_to would
+            0 if n == 1 and shape[lead + i] != 1 else st // size  # zero every size-1 dim)
+            for i, (n, st) in enumerate(zip(a.shape, a.strides))])
+    perm = dims_by_stride(shape, operands)
+    if perm == list(range(len(shape)))[::-1]:
+        return None
+    return _strides_in_order(shape, perm, zero_as_one=False)
 
 
 def dims_by_stride(shape, operands) -> list:

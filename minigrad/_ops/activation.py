@@ -10,7 +10,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
-from ._util import attach, normalize_dim, quietly, saved_int, sum_dtype
+from ._util import _HALF, attach, normalize_dim, quietly, saved_int, widened
 
 
 class ReluBackward0(Node):
@@ -162,16 +162,20 @@ def _shifted(x: np.ndarray, d: int) -> np.ndarray:
     return x - m
 
 
+# (float16/bfloat16 inputs are computed in float32 and rounded once, as PyTorch's kernels do:
+# rounding exp(x - max) to the input's dtype first changes about half of the results)
 def _softmax_kernel(x: np.ndarray, d: int) -> np.ndarray:
-    e = np.exp(_shifted(x, d))
-    return (e / e.sum(axis=d, dtype=sum_dtype(e), keepdims=True)).astype(x.dtype, copy=False)
+    e = np.exp(_shifted(widened(x), d))
+    return (e / e.sum(axis=d, keepdims=True)).astype(x.dtype, copy=False)
 
 
 def _log_softmax_kernel(x: np.ndarray, d: int) -> np.ndarray:
-    s = _shifted(x, d)  # (no classes: log(0), silently)
-    e = np.exp(s)
-    return (s - np.log(e.sum(axis=d, dtype=sum_dtype(e), keepdims=True))).astype(x.dtype,
-                                                                                  copy=False)
+    s = _shifted(widened(x), d)  # (no classes: log(0), silently)
+    total = np.exp(s).sum(axis=d, keepdims=True)
+    if x.dtype in _HALF and d == x.ndim - 1:  # (PyTorch's last-dim kernel keeps the sum and
+        total = total.astype(x.dtype)  # its log in the input's dtype)
+        return (s - np.log(total.astype(np.float32)).astype(x.dtype)).astype(x.dtype)
+    return (s - np.log(total)).astype(x.dtype, copy=False)
 
 
 def _float_only(name: str, input, d: int) -> None:

@@ -31,7 +31,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from .._tensor import _CPP_NAMES, Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, record
-from ._util import copy_preserving
+from ._util import copy_preserving, widened
 
 
 def _pair(value, name: str, k: int = 2) -> tuple:
@@ -87,6 +87,58 @@ def _col2im(cols: np.ndarray, padded_size, stride, dilation) -> np.ndarray:
                         for i, d, s, o in zip(pos, dilation, stride, out_size)])
         out[(slice(None), slice(None)) + target] += cols[(slice(None), slice(None)) + pos]
     return out
+
+
+# Batch-last columns. NumPy copies and adds at the speed of the innermost contiguous run of
+# its operands; in the layouts above that run is an output row, so on narrow images (the 8x8
+# and 4x4 feature maps of a small CNN: runs of 8 or 4 elements) im2col and col2im spend their
+# time in NumPy's per-run overhead. There the columns can be laid out (C * prod(kernel),
+# prod(out_size) * N) instead, the batch innermost (runs of the batch size), each group's
+# product one matrix product over the whole batch. That costs transposes of the input, the
+# result and their gradients, which pay only when the columns are the bigger array: more column
+# rows per group (C/groups * prod(kernel)) than result rows (O/groups). Wider images keep the
+# layouts above, whose runs are long already.
+BATCH_LAST_BELOW_WIDTH = 16
+
+
+def _batch_last(out_size, col_rows: int, out_rows: int) -> bool:
+    """Whether a convolution with this output size, ``col_rows`` column rows and ``out_rows``
+    result rows per group uses batch-last columns."""
+    return out_size[-1] < BATCH_LAST_BELOW_WIDTH and col_rows > out_rows
+
+
+def _im2col_batch_last(x, kernel, stride, padding, dilation, groups, out_size) -> np.ndarray:
+    """Columns ``(groups, C/groups * prod(kernel), prod(out_size) * N)``: `_im2col` with the
+    batch as the innermost axis (a contiguous copy)."""
+    n, c = x.shape[:2]
+    k = len(kernel)
+    xl = np.ascontiguousarray(np.moveaxis(pad_hw(x, padding), 0, -1))  # (C, *padded, N)
+    span = tuple([_dilated(kk, d) for kk, d in zip(kernel, dilation)])
+    win = sliding_window_view(xl, span, axis=tuple(range(1, 1 + k)))  # (C, *out', N, *span)
+    starts = tuple([slice(None, s * (o - 1) + 1, s) for s, o in zip(stride, out_size)])
+    taps = tuple([slice(None, None, d) for d in dilation])
+    win = win[(slice(None),) + starts + (slice(None),) + taps]  # (C, *out, N, *kernel)
+    # -> (C, *kernel, *out, N)
+    cols = win.transpose((0,) + tuple(range(2 + k, 2 + 2 * k)) + tuple(range(1, 2 + k)))
+    return cols.reshape(groups, c // groups * math.prod(kernel), math.prod(out_size) * n)
+
+
+def _col2im_batch_last(cols: np.ndarray, padded_size, stride, dilation) -> np.ndarray:
+    """`_col2im` for batch-last columns: sum ``(C, *kernel, *out, N)`` back into a padded
+    image ``(C, *padded_size, N)``, one strided slice-add per kernel position."""
+    k = (cols.ndim - 2) // 2
+    kernel, out_size = cols.shape[1:1 + k], cols.shape[1 + k:1 + 2 * k]
+    out = np.zeros((cols.shape[0],) + tuple(padded_size) + (cols.shape[-1],), dtype=cols.dtype)
+    for pos in itertools.product(*[range(k) for k in kernel]):
+        target = tuple([slice(i * d, i * d + s * (o - 1) + 1, s)
+                        for i, d, s, o in zip(pos, dilation, stride, out_size)])
+        out[(slice(None),) + target] += cols[(slice(None),) + pos]
+    return out
+
+
+def _batch_first(a: np.ndarray) -> np.ndarray:
+    """A batch-last array ``(C, *spatial, N)`` as the contiguous ``(N, C, *spatial)``."""
+    return np.ascontiguousarray(np.moveaxis(a, -1, 0))
 
 
 def pad_hw(x: np.ndarray, padding, value=0) -> np.ndarray:
@@ -182,6 +234,11 @@ def _plain_backward(node, x, w, g, mask, cols=None):
     n, c, *size = x.shape
     o, cg, *kernel = w.shape
     out_size = g.shape[2:]
+    # (the forward's columns tell their layout: batch-last ones have no batch dim of their own)
+    batch_last = (cols.ndim == 3 if cols is not None
+                  else _batch_last(out_size, cg * math.prod(kernel), o // groups))
+    if batch_last:
+        return _plain_backward_batch_last(node, x, w, g, mask, cols)
     gm = g.reshape(n, groups, o // groups, math.prod(out_size))
     gx = gw = None
     if mask[0]:
@@ -194,6 +251,30 @@ def _plain_backward(node, x, w, g, mask, cols=None):
             cols = _im2col(x, kernel, stride, padding, dilation, groups, out_size)
         # one batched product per sample, summed over the batch (no transposed copies)
         gw = np.matmul(gm, cols.transpose(0, 1, 3, 2)).sum(axis=0)  # (groups, O/g, K)
+    return gx, gw
+
+
+def _plain_backward_batch_last(node, x, w, g, mask, cols=None):
+    """`_plain_backward` with batch-last columns: the same products, each over the whole
+    batch at once."""
+    stride, padding, dilation = node._stride, node._padding, node._dilation
+    groups = node._saved["groups"]
+    n, c, *size = x.shape
+    o, cg, *kernel = w.shape
+    out_size = g.shape[2:]
+    gl = np.ascontiguousarray(np.moveaxis(g, 0, -1)).reshape(groups, o // groups, -1)
+    gx = gw = None
+    if mask[0]:
+        wm = w.reshape(groups, o // groups, cg * math.prod(kernel))
+        gcols = np.matmul(wm.transpose(0, 2, 1), gl).reshape(c, *kernel, *out_size, n)
+        padded = [m + 2 * p for m, p in zip(size, padding)]
+        gxl = _col2im_batch_last(gcols, padded, stride, dilation)
+        gx = np.moveaxis(gxl[(slice(None),) + tuple([slice(p, p + m) for p, m in
+                                                      zip(padding, size)])], -1, 0)
+    if mask[1]:
+        if cols is None:
+            cols = _im2col_batch_last(x, kernel, stride, padding, dilation, groups, out_size)
+        gw = np.matmul(gl, cols.transpose(0, 2, 1))  # (groups, O/g, K)
     return gx, gw
 
 
@@ -219,6 +300,25 @@ def _transposed_backward(node, x, w, g, mask):
     if mask[1]:
         gw = np.matmul(xm, gcols.transpose(0, 1, 3, 2)).sum(axis=0)  # (G, C/G, K)
     return gx, gw
+
+
+def _conv_result(wm: np.ndarray, cols: np.ndarray, bias, shape: tuple,
+                 batch_last: bool = False, dtype=None) -> Tensor:
+    """``wm @ cols`` (one product per group) viewed as ``shape`` (N, O, *out), plus ``bias``
+    along dim 1, as a tensor of the weight's dtype. float16/bfloat16 are multiplied and the bias
+    added in float32, then rounded once, as PyTorch's CPU kernels do (NumPy's bfloat16 product
+    comes out in float32, its float16 product rounded before the bias is added).
+    ``batch_last``: ``cols`` are `_im2col_batch_last`'s, the product (O, *out, N) is moved to
+    (N, O, *out). ``dtype``: the input's, when it is not the weight's (an input of no
+    elements, which PyTorch convolves without a dtype check: `_check_conv`)."""
+    res = np.matmul(widened(wm), widened(cols))
+    if batch_last:
+        res = _batch_first(res.reshape(shape[1:] + shape[:1]))
+    else:
+        res = res.reshape(shape)
+    if bias is not None:
+        res += widened(bias._data).reshape((1, shape[1]) + (1,) * (len(shape) - 2))
+    return Tensor._make(res.astype(wm.dtype if dtype is None else dtype, copy=False))
 
 
 def _im2col(x, kernel, stride, padding, dilation, groups, out_size) -> np.ndarray:
@@ -265,7 +365,7 @@ def _check_conv(input, weight, bias, stride, padding, dilation, groups, string_p
                            f"({' x '.join(map(str, kernel))}). Kernel size can't be greater "
                            "than actual input size")
     # (an input of no elements with channels: PyTorch's "empty" convolution is input *
-    # weight[0], with no dtype check; the result has the input's dtype, see _in_input_dtype)
+    # weight[0], with no dtype check; the result has the input's dtype, see _conv_result)
     if weight.dtype is not input.dtype and not (input._data.size == 0 and c):
         raise RuntimeError(f"Input type (minigrad.{input.dtype._legacy}) and weight type "
                            f"(minigrad.{weight.dtype._legacy}) should be the same")
@@ -273,12 +373,6 @@ def _check_conv(input, weight, bias, stride, padding, dilation, groups, string_p
         # (PyTorch's padding='same'/'valid' path casts the bias instead of checking it)
         raise RuntimeError(f"Input type ({_CPP_NAMES[input.dtype.name]}) and bias type "
                            f"({_CPP_NAMES[bias.dtype.name]}) should be the same")
-
-
-def _in_input_dtype(res: np.ndarray, input) -> np.ndarray:
-    """A convolution's result in the input's dtype (it differs from the weight's only for an
-    input of no elements, which PyTorch convolves without a dtype check: `_check_conv`)."""
-    return res if res.dtype == input._data.dtype else res.astype(input._data.dtype)
 
 
 def _same_padding(input, weight, dilation, stacklevel=4):
@@ -350,12 +444,14 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
     h, w = input.shape[2:]
     oh = (h + 2 * padding[0] - _dilated(kh, dilation[0])) // stride[0] + 1
     ow = (w + 2 * padding[1] - _dilated(kw, dilation[1])) // stride[1] + 1
-    cols = _im2col(input._data, (kh, kw), stride, padding, dilation, groups, (oh, ow))
     wm = weight._data.reshape(groups, o // groups, -1)
-    res = _in_input_dtype(np.matmul(wm, cols).reshape(n, o, oh, ow), input)  # (contiguous)
-    if bias is not None:
-        res += bias._data.reshape(1, o, 1, 1)
-    out = Tensor._make(res)
+    batch_last = _batch_last((oh, ow), wm.shape[2], wm.shape[1])
+    if batch_last:  # (groups, O/groups, L * N), made (N, O, OH, OW) by _conv_result
+        cols = _im2col_batch_last(input._data, (kh, kw), stride, padding, dilation, groups,
+                                  (oh, ow))
+    else:  # (N, groups, O/groups, L)
+        cols = _im2col(input._data, (kh, kw), stride, padding, dilation, groups, (oh, ow))
+    out = _conv_result(wm, cols, bias, (n, o, oh, ow), batch_last, input._data.dtype)
     node = record(ConvolutionBackward0, out, (input, weight, bias), input, weight, bias,
                   stride, padding, dilation, groups, valid)
     if node is not None and weight._requires_grad:

@@ -9,17 +9,16 @@ backward are the 2-D ones (``ConvolutionBackward0``, ``conv_backward.py``).
 
 from __future__ import annotations
 
-import numpy as np
-
 from .._tensor import Tensor
 from ..autograd.graph import record
+from ._util import widened
 from .conv import (
     ConvolutionBackward0,
     _check_conv,
     _conv_args,
+    _conv_result,
     _dilated,
     _im2col,
-    _in_input_dtype,
     _same_padding,
 )
 from .conv_more import _check_transposed, _transposed_args, _transposed_forward
@@ -62,12 +61,8 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
     out_size = tuple((m + 2 * p - _dilated(k, d)) // s + 1 for m, p, k, d, s in
                      zip(input.shape[2:], padding, kernel, dilation, stride))
     cols = _im2col(input._data, kernel, stride, padding, dilation, groups, out_size)
-    res = np.matmul(weight._data.reshape(groups, o // groups, -1), cols).reshape(n, o,
-                                                                                 *out_size)
-    res = _in_input_dtype(res, input)
-    if bias is not None:
-        res += bias._data.reshape(1, o, 1, 1, 1)
-    out = Tensor._make(res)
+    out = _conv_result(weight._data.reshape(groups, o // groups, -1), cols, bias,
+                       (n, o, *out_size), dtype=input._data.dtype)
     node = record(ConvolutionBackward0, out, (input, weight, bias), input, weight, bias,
                   stride, padding, dilation, groups, valid, None, False, (0, 0, 0))
     if node is not None and weight._requires_grad:
@@ -106,8 +101,8 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     res = _transposed_forward(input._data, weight._data, stride, padding, dilation, groups,
                               full, out_size)
     if bias is not None:
-        res += bias._data.reshape(1, -1, 1, 1, 1)
-    out = Tensor._make(res)
+        res += widened(bias._data).reshape(1, -1, 1, 1, 1)
+    out = Tensor._make(res.astype(input._data.dtype, copy=False))
     record(ConvolutionBackward0, out, (input, weight, bias), input, weight, bias, stride,
            padding, dilation, groups, False, None, True, output_padding)
     return out

@@ -18,15 +18,16 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import record
+from ._util import widened
 from .conv import (
     ConvolutionBackward0,
     _check_conv,
     _col2im,
     _conv_args,
+    _conv_result,
     _crop,
     _dilated,
     _im2col,
-    _in_input_dtype,
     _pair,
     _same_padding_1d,
 )
@@ -70,11 +71,8 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
     ol = (length + 2 * padding[0] - _dilated(k, dilation[0])) // stride[0] + 1
     geom = ((1, stride[0]), (0, padding[0]), (1, dilation[0]))
     cols = _im2col(input._data[:, :, None, :], (1, k), *geom, groups, (1, ol))
-    res = np.matmul(weight._data.reshape(groups, o // groups, -1), cols).reshape(n, o, ol)
-    res = _in_input_dtype(res, input)
-    if bias is not None:
-        res += bias._data.reshape(1, o, 1)
-    out = Tensor._make(res)
+    out = _conv_result(weight._data.reshape(groups, o // groups, -1), cols, bias, (n, o, ol),
+                       dtype=input._data.dtype)
     node = record(ConvolutionBackward0, out, (input, weight, bias), input, weight, bias, *geom,
                   groups, False, (stride, padding, dilation, (0,)))
     if node is not None and weight._requires_grad:
@@ -132,8 +130,8 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     res = _transposed_forward(input._data, weight._data, stride, padding, dilation, groups,
                               full, out_hw)
     if bias is not None:
-        res += bias._data.reshape(1, -1, 1, 1)
-    out = Tensor._make(res)
+        res += widened(bias._data).reshape(1, -1, 1, 1)
+    out = Tensor._make(res.astype(input._data.dtype, copy=False))
     record(ConvolutionBackward0, out, (input, weight, bias), input, weight, bias, stride,
            padding, dilation, groups, False, None, True, output_padding)
     return out
@@ -147,7 +145,9 @@ def _transposed_forward(x, w, stride, padding, dilation, groups, full, out_size)
     _, og, *kernel = w.shape
     wm = w.reshape(groups, c // groups, og * math.prod(kernel))
     xm = x.reshape(n, groups, c // groups, math.prod(size))
-    cols = np.matmul(wm.transpose(0, 2, 1), xm).reshape(n, groups * og, *kernel, *size)
+    # (float16/bfloat16 in float32: the caller adds the bias and rounds once, as PyTorch)
+    cols = np.matmul(widened(wm).transpose(0, 2, 1), widened(xm)).reshape(
+        n, groups * og, *kernel, *size)
     buf = [max(f, p + o_) for f, p, o_ in zip(full, padding, out_size)]
     img = _col2im(cols, buf, stride, dilation)
     return np.ascontiguousarray(_crop(img, padding, out_size))
@@ -187,8 +187,8 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
                               geom[0], geom[1], geom[3], groups, full, out_hw)
     res = res.reshape(n, og * groups, out_hw[1])
     if bias is not None:
-        res += bias._data.reshape(1, -1, 1)
-    out = Tensor._make(res)
+        res += widened(bias._data).reshape(1, -1, 1)
+    out = Tensor._make(res.astype(input._data.dtype, copy=False))
     record(ConvolutionBackward0, out, (input, weight, bias), input, weight, bias, geom[0],
            geom[1], geom[3], groups, False, (stride, padding, dilation, output_padding), True)
     return out

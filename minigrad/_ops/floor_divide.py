@@ -1,5 +1,5 @@
 """``floor_divide`` (``//``) and the in-place operator forms PyTorch gives Python's augmented
-assignments: ``x //= y``, ``x **= y``, ``x &= y``, ``x |= y``, ``x ^= y`` (each modifies ``x``
+assignments: ``x //= y``, ``x **= y`` (each modifies ``x``
 itself — same object, ``_version`` + 1, history rewritten — instead of rebinding the name to a
 new tensor), and the comparison aliases ``greater``/``greater_equal``/``less``/``less_equal``/
 ``not_equal`` with their in-place forms.
@@ -42,7 +42,7 @@ def _floor_divide(input, other, op_name: str) -> Tensor:
     if x.dtype.kind in "iub" and y.dtype.kind in "iub" and not np.all(y):
         raise RuntimeError("ZeroDivisionError")
     with np.errstate(all="ignore"):
-        out = Tensor._make(np.asarray(np.floor_divide(x, y)))
+        out = P._result(np.floor_divide(x, y), a, b, x, y)
     # (PyTorch's NotImplemented node has edges only to the operands that require grad)
     tensors = [t for t in (a, b) if isinstance(t, Tensor) and t.requires_grad]
     if is_float_np(out._data.dtype):
@@ -65,28 +65,8 @@ def _ipow(self, exponent):
     return self.pow_(exponent)
 
 
-def _bitwise_inplace(name: str):
-    fn = getattr(P, name)
-
-    def op(self, other):
-        other_float = isinstance(other, float) or (isinstance(other, Tensor) and
-                                                   is_float_np(other._data.dtype))
-        if other_float and not is_float_np(self._data.dtype):  # (the cast check comes first)
-            raise RuntimeError(f"result type Float can't be cast to the desired output type "
-                               f"{self.dtype._legacy[:-6]}")
-        return I._apply_inplace(self, lambda: fn(self, other), (other,))
-
-    symbol = {"bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^"}[name]
-    op.__name__ = f"__i{name[8:]}__"
-    op.__doc__ = (f"``self {symbol}= other`` in place: ``{name}`` written into self "
-                  f"(``_version`` + 1; bool and integer tensors only, as PyTorch).")
-    return op
-
-
 attach(Tensor, floor_divide=floor_divide, __floordiv__=floor_divide, __rfloordiv__=_rfloordiv,
        floor_divide_=_floor_divide_, __ifloordiv__=_floor_divide_, __ipow__=_ipow,
-       __iand__=_bitwise_inplace("bitwise_and"), __ior__=_bitwise_inplace("bitwise_or"),
-       __ixor__=_bitwise_inplace("bitwise_xor"),
        greater=P.gt, greater_equal=P.ge, less=P.lt, less_equal=P.le, not_equal=P.ne,
        greater_=Tensor.gt_, greater_equal_=Tensor.ge_, less_=Tensor.lt_,
        less_equal_=Tensor.le_, not_equal_=Tensor.ne_)

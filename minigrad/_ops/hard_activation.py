@@ -22,7 +22,7 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, record
 from . import pointwise as P
-from ._util import quiet_fp, sum_to, wrap_scalar
+from ._util import quiet_fp, sum_to, widened, wrap_scalar
 from .nn_activation import _float_kernel, no_double_backward
 from .pointwise_unary import log1p
 
@@ -138,7 +138,8 @@ def hardswish(input: Tensor) -> Tensor:
     ``HardswishBackward0``. NotImplementedError for integer input."""
     _float_kernel("hardswish_cpu", input)
     x = input._data
-    out = _make(x * np.clip(x + 3, 0, 6) / 6, x)
+    w = widened(x)  # (float16/bfloat16: in float32, rounded once, as PyTorch)
+    out = _make(w * np.clip(w + 3, 0, 6) / 6, x)
     record(HardswishBackward0, out, (input,), input)
     return out
 
@@ -224,8 +225,9 @@ def mish(input: Tensor) -> Tensor:
     NotImplementedError for integer input."""
     _float_kernel("mish_cpu", input)
     x = input._data
+    w = widened(x)  # (float16/bfloat16: in float32, rounded once, as PyTorch)
     with quiet_fp():
-        out = _make(x * np.tanh(np.log1p(np.exp(x))), x)
+        out = _make(w * np.tanh(np.log1p(np.exp(w))), x)
     record(MishBackward0, out, (input,), input)
     return out
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor, empty_strided
 from ..autograd import grad_mode
 from ..autograd.graph import Node, record
 from ._util import attach, broadcast_shapes, normalize_dim, saved_int, sum_to
@@ -446,14 +446,24 @@ def put(input, index, source, accumulate: bool = False) -> Tensor:
 # ----------------------------------------------------------------------------- forward only
 def nonzero(input, *, as_tuple: bool = False):
     """Indices of the non-zero elements (``torch.nonzero``): an int64 tensor ``[n, ndim]``, or
-    with ``as_tuple`` one 1-D tensor per dim (a 0-dim input counts as 1-D). No gradient."""
+    with ``as_tuple`` one 1-D tensor per dim (a 0-dim input counts as 1-D). No gradient.
+
+    The ``[n, ndim]`` result is laid out column by column, strides ``(1, n)`` for every
+    ``n`` (``(1, 0)`` when nothing matches, ``(1, 1)`` for one match), as PyTorch's kernel
+    writes it; the ``as_tuple`` tensors are views of its columns (one version counter).
+    """
     arr = input._data
+    if as_tuple and not arr.ndim:
+        arr = arr.reshape(1)
+    idx = np.argwhere(arr)
+    n = idx.shape[0]
+    # (NumPy normalises the strides of empty and length-1 dims; empty_strided keeps them)
+    cols = empty_strided((n, arr.ndim), (1, n), np.int64)
+    cols[...] = idx
+    result = Tensor._make(cols)
     if as_tuple:
-        return tuple(Tensor._make(i.astype(np.int64)) for i in np.nonzero(arr.reshape(
-            arr.shape or (1,))))
-    idx = np.argwhere(arr).astype(np.int64)
-    # laid out column by column (strides (1, n)), as PyTorch's kernel writes it
-    return Tensor._make(np.asfortranarray(idx.reshape(idx.shape[0], arr.ndim)))
+        return tuple(result._make_view(cols[:, d]) for d in range(arr.ndim))
+    return result
 
 
 def argwhere(input) -> Tensor:

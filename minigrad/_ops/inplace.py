@@ -21,14 +21,14 @@ import warnings
 import numpy as np
 
 from .._dtype import from_numpy_dtype
-from .._tensor import Tensor, view_rebase_message
+from .._tensor import Tensor, empty_strided, view_rebase_message
 from .._type_promotion import can_cast
 from ..autograd import grad_mode
 from ..autograd import graph as _graph
 from ..autograd.graph import Node, SavedTensor, _is_dense, edge_of, record
 from . import activation as A
 from . import pointwise as P
-from ._util import as_tensor, attach, internal_overlap, result_dtype
+from ._util import _HALF, as_tensor, attach, internal_overlap, laid_out, result_dtype
 from .indexing import IndexBackward0, _IndexNode
 from .scalar import mul_scalar
 
@@ -381,6 +381,9 @@ class CopySlices(Node):
     through ``fn``; grad wrt the old base = grad with that part replaced by fn's grad wrt its
     first input; the other inputs get fn's other grads. ``name()`` is
     ``torch::autograd::CopySlices``. Saves nothing itself (``fn`` keeps its own saved values).
+    As PyTorch's, the gradient wrt the base is laid out as the base (``new_empty_strided``
+    of its strides, then ``copy_``; not under ``create_graph``) and ``fn`` gets a contiguous
+    gradient (the gathered view part).
     """
 
     def __init__(self, base: Tensor, view: Tensor, fn: Node):
@@ -390,6 +393,9 @@ class CopySlices(Node):
         self._view_overlaps = internal_overlap(view._data)
         self.next_functions = (edge_of(base),) + fn.next_functions[1:]
         self._out_meta += ((base.shape, base._data.dtype),)
+        data = base._data  # (a base that is not dense keeps the gradient's layout)
+        self._base_strides = [st // data.itemsize for st in data.strides] \
+            if _is_dense(data) and data.size else None
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"
@@ -412,6 +418,12 @@ class CopySlices(Node):
                 grad_base = grad_base + _scatter(res[0], self._index, g.shape, True)
             if not shape:
                 grad_base = grad_base.reshape(())
+            elif self._base_strides is not None and not grad_mode._tls.grad_enabled:
+                have = grad_base._data  # (laid out as the base: see the docstring)
+                if [st // have.itemsize for st in have.strides] != self._base_strides:
+                    arr = empty_strided(have.shape, self._base_strides, have.dtype)
+                    arr[...] = have
+                    grad_base = Tensor._make(arr)
         return (grad_base,) + tuple(res[1:])
 
     def _release_variables(self) -> None:
@@ -929,10 +941,15 @@ class LerpBackward1(_Ternary):
 def _fused(node_cls, compute, inputs, saved):
     """Run ``compute()`` without recording and record one ``node_cls`` node for it (ops that
     PyTorch differentiates as a whole), saving what ``saved()`` gives (name -> value; called
-    only when a node is recorded)."""
+    only when a node is recorded). The result is laid out as PyTorch's one TensorIterator
+    over ``inputs`` lays it out (`laid_out`), not as the chain of ops in ``compute`` did."""
     with grad_mode.no_grad():
         out = compute()
-    out = Tensor._make(out._data)
+    arr = out._data
+    arrays = [t._data for t in inputs if isinstance(t, Tensor)]
+    if not all(a.flags.c_contiguous for a in arrays):
+        arr = laid_out(arr, *arrays)
+    out = Tensor._make(arr)
     node = record(node_cls, out, inputs, *inputs)
     if node is not None:
         for name, value in saved().items():
@@ -946,21 +963,35 @@ def _rg(*ts) -> bool:
     return any(isinstance(t, Tensor) and t.requires_grad for t in ts)
 
 
+def _in_float32(fn, *args) -> Tensor:
+    """``fn(*args)`` with float16/bfloat16 tensors widened to float32 and the result rounded
+    back once, as PyTorch's CPU kernels for ``addcmul``/``addcdiv``/``lerp`` compute (the
+    composite of rounded ops differs in about a sixth of the elements)."""
+    dt = args[0]._data.dtype
+    if dt not in _HALF:
+        return fn(*args)
+    wide = [Tensor._make(a._data.astype(np.float32)) if isinstance(a, Tensor) and
+            a._data.dtype in _HALF else a for a in args]
+    return Tensor._make(fn(*wide)._data.astype(dt))
+
+
 def _addcmul(self, t1, t2, value=1):
-    return _fused(AddcmulBackward0, lambda: P.add(self, P.mul(P.mul(t1, t2), value)),
+    return _fused(AddcmulBackward0, lambda: _in_float32(
+        lambda s, a, b: P.add(s, P.mul(P.mul(a, b), value)), self, t1, t2),
                   (self, t1, t2), lambda: {"tensor1": t1 if _rg(t2) else None,
                                            "tensor2": t2 if _rg(t1) else None, "value": value})
 
 
 def _addcdiv(self, t1, t2, value=1):
-    return _fused(AddcdivBackward0, lambda: P.add(self, P.mul(P.div(t1, t2), value)),
+    return _fused(AddcdivBackward0, lambda: _in_float32(
+        lambda s, a, b: P.add(s, P.mul(P.div(a, b), value)), self, t1, t2),
                   (self, t1, t2), lambda: {"tensor1": t1 if _rg(t2) else None,
                                            "tensor2": t2, "value": value})
 
 
 def _lerp(self, end, weight):
     def compute():
-        return P.add(self, P.mul(P.sub(end, self), weight))
+        return _in_float32(lambda s, e, w: P.add(s, P.mul(P.sub(e, s), w)), self, end, weight)
 
     if isinstance(weight, Tensor):
         return _fused(LerpBackward1, compute, (self, end, weight),

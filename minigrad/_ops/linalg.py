@@ -14,7 +14,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, check_saveable, crossed, record
-from ._util import attach, broadcast_shapes, sum_to
+from ._util import _HALF, attach, broadcast_shapes, sum_to, widened
 from .shape import _expand_target, _squeeze_dims, _unsafe_view
 
 
@@ -171,6 +171,19 @@ def _in_dtype(prod: np.ndarray, like: np.ndarray) -> np.ndarray:
     return prod if prod.dtype == like.dtype else prod.astype(like.dtype)
 
 
+def _half_addmm(bias: np.ndarray, m1: np.ndarray, m2: np.ndarray, beta, alpha) -> np.ndarray:
+    """``beta * bias + alpha * (m1 @ m2)`` of float16/bfloat16 arrays as PyTorch's CPU kernels
+    compute it: the product accumulated in float32, the bias added in float32, one rounding
+    to the operands' dtype at the end (rounding the product first, then the sum, differs in
+    about a third of the elements). Also ``addmv``/``baddbmm``/``addbmm``."""
+    prod = widened(m1) @ widened(m2)
+    if alpha != 1:
+        prod = prod * alpha
+    if beta != 0:
+        prod += widened(bias) if beta == 1 else widened(bias) * beta
+    return prod.astype(m1.dtype)
+
+
 def mm(input, mat2) -> Tensor:
     """Matrix product of two 2-D tensors (``torch.mm``); node ``MmBackward0``.
 
@@ -217,11 +230,14 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
     if m1.dtype != m2.dtype:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
                            f"{_scalar_name(mat1)} and {_scalar_name(mat2)}")
-    prod = _in_dtype(m1 @ m2, m1)
-    if alpha != 1:
-        prod = prod * alpha
-    if beta != 0:  # (beta 0 ignores input, nan and inf included, as BLAS and PyTorch do)
-        prod += input._data if beta == 1 else input._data * beta  # prod is new: in place
+    if m1.dtype in _HALF:  # (float16/bfloat16: the whole of beta * input + alpha * product
+        prod = _half_addmm(input._data, m1, m2, beta, alpha)  # in float32, rounded once)
+    else:
+        prod = _in_dtype(m1 @ m2, m1)
+        if alpha != 1:
+            prod = prod * alpha
+        if beta != 0:  # (beta 0 ignores input, nan and inf included, as BLAS and PyTorch do)
+            prod += input._data if beta == 1 else input._data * beta  # prod is new: in place
     out = Tensor._make(prod)
     record(AddmmBackward0, out, (input, mat1, mat2), input, mat1, mat2, beta, alpha)
     return out

@@ -16,8 +16,8 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
-from ._util import attach, broadcast_shapes, normalize_dim, saved_int, sum_to
-from .linalg import _scalar_name, bmm, mv
+from ._util import _HALF, attach, broadcast_shapes, normalize_dim, saved_int, sum_to
+from .linalg import _half_addmm, _scalar_name, bmm, mv
 from .shape import _expand_target
 
 
@@ -83,8 +83,11 @@ def addmv(input, mat, vec, *, beta=1, alpha=1) -> Tensor:
     if not (input.dtype is mat.dtype is vec.dtype):
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
                            f"{_scalar_name(input)}, {_scalar_name(mat)}, and {_scalar_name(vec)}")
-    prod = (mat._data @ vec._data) * alpha
-    arr = prod if beta == 0 else prod + input._data * beta
+    if mat._data.dtype in _HALF:  # (in float32, rounded once: see linalg._half_addmm)
+        arr = _half_addmm(input._data, mat._data, vec._data, beta, alpha)
+    else:
+        prod = (mat._data @ vec._data) * alpha
+        arr = prod if beta == 0 else prod + input._data * beta
     out = Tensor._make(np.asarray(arr, dtype=mat._data.dtype))
     record(AddmvBackward0, out, (input, mat, vec), input, mat, vec, beta, alpha)
     return out
@@ -141,8 +144,11 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
     if input.dtype is not batch1.dtype:
         raise RuntimeError(f"expected scalar type {_scalar_name(batch1)} but found "
                            f"{_scalar_name(input)}")
-    prod = np.matmul(batch1._data, batch2._data) * alpha
-    arr = prod if beta == 0 else prod + input._data * beta
+    if batch1._data.dtype in _HALF:  # (in float32, rounded once: see linalg._half_addmm)
+        arr = _half_addmm(input._data, batch1._data, batch2._data, beta, alpha)
+    else:
+        prod = np.matmul(batch1._data, batch2._data) * alpha
+        arr = prod if beta == 0 else prod + input._data * beta
     out = Tensor._make(np.require(arr, dtype=batch1._data.dtype, requirements="C"))
     record(BaddbmmBackward0, out, (input, batch1, batch2), input, batch1, batch2, beta, alpha)
     return out
@@ -176,8 +182,16 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
     if input.dtype is not batch1.dtype:
         raise RuntimeError(f"expected scalar type {_scalar_name(batch1)} but found "
                            f"{_scalar_name(input)}")
-    prod = np.matmul(batch1._data, batch2._data).sum(0) * alpha
-    arr = prod if beta == 0 else prod + input._data * beta
+    if batch1._data.dtype in _HALF:  # (as PyTorch: one addmm_ per batch, each rounded)
+        arr = np.broadcast_to(input._data, shape)
+        for b in range(batch1.shape[0]):
+            arr = _half_addmm(arr, batch1._data[b], batch2._data[b], beta if b == 0 else 1,
+                              alpha)
+        if not batch1.shape[0]:
+            arr = _half_addmm(arr, batch1._data.sum(0), batch2._data.sum(0), beta, alpha)
+    else:
+        prod = np.matmul(batch1._data, batch2._data).sum(0) * alpha
+        arr = prod if beta == 0 else prod + input._data * beta
     out = Tensor._make(np.require(arr, dtype=batch1._data.dtype, requirements="C"))
     record(AddbmmBackward0, out, (input, batch1, batch2), input, batch1, batch2, beta, alpha)
     return out
@@ -208,7 +222,7 @@ def _cross(a, b, dim) -> Tensor:
     shape = broadcast_shapes(a.shape, b.shape)
     d = normalize_dim(dim, len(shape))
     if a.shape[d] != 3 or b.shape[d] != 3:
-        raise RuntimeError(f"linalg.cross: inputs dimension {d} must have length 3. Got "
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{a.shape[d]} and {b.shape[d]}")
     if a.dtype is not b.dtype:
         raise RuntimeError(f"expected scalar type {_scalar_name(a)} but found {_scalar_name(b)}")
@@ -228,7 +242,16 @@ def cross(input, other, dim=None) -> Tensor:
                       "default value of dim will change to agree with that of linalg.cross in a "
                       "future release.", UserWarning, stacklevel=2)
         shape = broadcast_shapes(input.shape, other.shape)
-        dim = next((k for k, n in enumerate(shape) if n == 3), -1)
+        dim = next((k for k, n in enumerate(shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    return _cross(input, other, dim)
+
+
+def linalg_cross(input, other, *, dim=-1) -> Tensor:
+    """``torch.linalg.cross``: the cross product along ``dim`` (the last by default; no search
+    for a dim of size 3, unlike ``torch.cross`` without ``dim``), node ``LinalgCrossBackward0``.
+    RuntimeError when that dim's size is not 3, for different numbers of dims or dtypes."""
     return _cross(input, other, dim)
 
 

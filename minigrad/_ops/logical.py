@@ -15,7 +15,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import graph as _graph
-from ._util import attach, broadcast_shapes
+from ._util import attach, broadcast_shapes, laid_out
 
 
 def _binary(name: str, np_fn):
@@ -24,7 +24,11 @@ def _binary(name: str, np_fn):
             raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
                             f"{type(other).__name__}")
         broadcast_shapes(tuple(input.shape), tuple(other.shape))  # (PyTorch's error)
-        return Tensor._make(np_fn(input._data, other._data))
+        x, y = input._data, other._data
+        res = np_fn(x, y)
+        if not (x.flags.c_contiguous and y.flags.c_contiguous):  # (PyTorch's layout; its
+            res = laid_out(res, x, y, unconverted=2)  # logical kernels convert no operand)
+        return Tensor._make(res)
 
     op.__name__ = name
     op.__doc__ = (f"Element-wise ``{name[8:]}`` of the truth values of ``input`` and ``other`` "

@@ -24,7 +24,7 @@ from .._tensor import Tensor
 from ..autograd.graph import Node, record
 from . import activation as A
 from . import pointwise as P
-from ._util import broadcast_shapes, quietly, result_dtype, sum_dtype
+from ._util import _HALF, broadcast_shapes, quietly, result_dtype, sum_dtype
 from .reduction import _np_mean
 from .scalar import add_scalar, div_scalar, mul_scalar
 
@@ -152,6 +152,36 @@ def _check_nll(input, target, weight, n_classes):
                                f"{weight.dtype._legacy[:-6]}")
 
 
+def _half_nll_sums(terms: np.ndarray, wt: np.ndarray, valid: np.ndarray, weighted: bool):
+    """The sums PyTorch's CPU ``nll_loss``/``nll_loss2d`` kernels reduce a float16/bfloat16 loss
+    with (``aten/src/ATen/native/LossNLL.cpp``, ``LossNLL2d.cpp``): ``-terms`` and ``wt`` summed
+    over the flattened samples, skipping the ignored ones, in the input's dtype with every
+    addition rounded, through a cascade of 8 partial sums (level ``j`` is added into level
+    ``j + 1`` whenever the sample index is a multiple of ``2 ** (power * (j + 1))``, ``power``
+    at least 4) that are added up in order at the end. Without ``weighted`` (``nll_loss``
+    without ``weight``) the total weight is the number of samples left, in the dtype."""
+    dt, levels, n = terms.dtype.type, 8, terms.size
+    power = max(4, int(np.ceil(np.log2(n))) // levels if n > 1 else 0)
+    mask = (1 << power) - 1
+    loss, wsum = [dt(0)] * levels, [dt(0)] * levels
+    for b, (term, w, ok) in enumerate(zip(terms.ravel(), wt.ravel(), valid.ravel())):
+        if not ok:
+            continue
+        loss[0] = dt(loss[0] - term)
+        wsum[0] = dt(wsum[0] + w)
+        for j in range(levels - 1):
+            if b & (mask << (j * power)):
+                break
+            loss[j + 1], wsum[j + 1] = dt(loss[j + 1] + loss[j]), dt(wsum[j + 1] + wsum[j])
+            loss[j], wsum[j] = dt(0), dt(0)
+    total_loss, total_weight = dt(0), dt(0)
+    for part_loss, part_weight in zip(loss, wsum):
+        total_loss, total_weight = dt(total_loss + part_loss), dt(total_weight + part_weight)
+    if not weighted:
+        total_weight = dt(int(valid.sum()))
+    return total_loss, total_weight
+
+
 def _nll(input, target, weight, reduction: int, ignore_index: int, node_cls, class_axis):
     """Core of ``nll_loss`` for input (N, C) / (C,) [class_axis 1 / 0] or (N, C, H, W)."""
     x, t = input._data, target._data.astype(np.int64, copy=False)
@@ -182,14 +212,19 @@ def _nll(input, target, weight, reduction: int, ignore_index: int, node_cls, cla
             losses = np.where(valid, losses, 0)
     # one sample (1-D input) is reduced like 'sum' even for 'none', as PyTorch does
     red = 2 if reduction == 0 and x.ndim == 1 else reduction
-    acc = sum_dtype(x) or x.dtype  # (float32 for bfloat16, as PyTorch accumulates it)
-    total = np.asarray(wt.sum(dtype=acc) if red else 0, dtype=x.dtype)
-    if red == 0:
-        res = losses
-    elif red == 2:
-        res = np.asarray(losses.sum(dtype=acc))
-    else:  # (all ignored: 0/0 = nan, silently)
-        res = np.asarray(quietly(np.divide, losses.sum(dtype=acc), total), dtype=x.dtype)
+    if red and x.dtype in _HALF and c:  # (PyTorch's kernels sum in the dtype, rounding)
+        terms = x[at] if weight is None and node_cls is NllLossBackward0 else x[at] * wt
+        loss_sum, weight_sum = _half_nll_sums(terms, wt, valid, weight is not None or
+                                              node_cls is not NllLossBackward0)
+        total = np.asarray(weight_sum)
+        res = np.asarray(loss_sum if red == 2 else quietly(np.divide, loss_sum, weight_sum))
+    elif red == 0:
+        res, total = losses, np.asarray(0, dtype=x.dtype)
+    else:
+        acc = sum_dtype(x) or x.dtype
+        total = np.asarray(wt.sum(dtype=acc), dtype=x.dtype)
+        res = np.asarray(losses.sum(dtype=acc)) if red == 2 else np.asarray(  # (all ignored:
+            quietly(np.divide, losses.sum(dtype=acc), total), dtype=x.dtype)  # 0/0 = nan)
     out = Tensor._make(np.asarray(res, dtype=x.dtype))
     if input.requires_grad:  # (the backward writes grad * scale at the targets' positions)
         scale = -wt / total if red == 1 and total != 0 else -wt

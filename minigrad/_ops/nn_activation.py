@@ -27,7 +27,7 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, record
 from . import pointwise as P
-from ._util import quiet_fp, wrap_scalar
+from ._util import quiet_fp, widened, wrap_scalar
 from .scalar import add_scalar, mul_scalar
 
 
@@ -105,7 +105,8 @@ def leaky_relu_backward(grad_output, self, negative_slope) -> Tensor:
 
 
 def _leaky(x: np.ndarray, slope) -> np.ndarray:
-    return np.where(x > 0, x, x * np.asarray(slope, x.dtype)).astype(x.dtype, copy=False)
+    w = widened(x)  # (float16/bfloat16: the slope in float32, one rounding, as PyTorch)
+    return np.where(w > 0, w, w * np.asarray(slope, w.dtype)).astype(x.dtype, copy=False)
 
 
 _SCALAR = {"int64": "Long", "int32": "Int", "uint8": "Byte", "bool": "Bool", "float16": "Half"}
@@ -225,7 +226,8 @@ def silu(input: Tensor) -> Tensor:
     NotImplementedError for integer input."""
     _float_kernel("silu_cpu", input)
     x = input._data
-    out = Tensor._make((x * P._sigmoid(x)).astype(x.dtype, copy=False))
+    w = widened(x)  # (float16/bfloat16: in float32, rounded once, as PyTorch)
+    out = Tensor._make((w * P._sigmoid(w)).astype(x.dtype, copy=False))
     record(SiluBackward0, out, (input,), input)
     return out
 
@@ -298,10 +300,11 @@ def softplus(input: Tensor, beta=1, threshold=20) -> Tensor:
     """
     _float_kernel("softplus_cpu", input)
     x = input._data
-    bx = x * np.asarray(beta, x.dtype)
+    w = widened(x)  # (float16/bfloat16: in float32, rounded once, as PyTorch)
+    bx = w * np.asarray(beta, w.dtype)
     with quiet_fp():
-        soft = np.log1p(np.exp(bx)) / np.asarray(beta, x.dtype)
-    out = Tensor._make(np.where(bx > threshold, x, soft).astype(x.dtype, copy=False))
+        soft = np.log1p(np.exp(bx)) / np.asarray(beta, w.dtype)
+    out = Tensor._make(np.where(bx > threshold, w, soft).astype(x.dtype, copy=False))
     record(SoftplusBackward0, out, (input,), input, beta, threshold)
     return out
 

@@ -349,15 +349,34 @@ def write_out_copy(fn, args, kwargs, out, *, public: str, kernel: str,
 
     if not isinstance(out, Tensor):
         got = ", ".join([type(a).__name__ for a in args]
-                        + [f"{k}={type(v).__name__}" for k, v in dict(kwargs, out=out).items()])
-        raise TypeError(f"{public}() received an invalid combination of arguments - got "
-                        f"({got}), but expected one of:")
+                        + [f"{k}={type(v).__name__}" for k, v in dict(out=out, **kwargs).items()])
+        raise _invalid_out(public, got)
     r = fn(*args, **kwargs)
     if r._data.dtype != out._data.dtype:
         raise RuntimeError(f"{kernel} expected out tensor dtype {_name(r)} but got: "
                            f"{_name(out)}")
     _resize_output(out, r, stacklevel + 1)
     return copy_(out, r)
+
+
+# The overloads PyTorch's argument parser lists when a composite norm gets an ``out`` that is not
+# a tensor (ord as a number, or as a string).
+_NORM_FORMS = {
+    "linalg_matrix_norm": ("Number ord, tuple of ints dim = {-2,-1}",
+                           'str ord = "fro", tuple of ints dim = {-2,-1}'),
+    "linalg_norm": ("Number ord = None, tuple of ints dim = None",
+                    "str ord, tuple of ints dim = None"),
+}
+
+
+def _invalid_out(public: str, got: str) -> TypeError:
+    """PyTorch's TypeError for a composite norm's ``out`` that is not a tensor: its overloads,
+    then what to pass."""
+    forms = "".join(f"\n * (Tensor input, {f}, bool keepdim = False, *, torch.dtype dtype = "
+                    f"None, Tensor out = None)" for f in _NORM_FORMS[public])
+    return TypeError(f"{public}() received an invalid combination of arguments - got ({got}), "
+                     f"but expected one of:{forms}\nout= takes a Tensor (of the result's dtype; "
+                     f"it is resized to the result's shape), or leave it out to get a new tensor.")
 
 
 def _resize_kept_values(fn, args, kwargs, out, r, stacklevel: int) -> None:
@@ -401,6 +420,17 @@ def _kept_dim_shapes(fn, args, kwargs, rule):
     return shapes
 
 
+def _laid_out(r: Tensor) -> bool:
+    """Whether ``r`` has strides other than row-major ones. NumPy's contiguity flag does not
+    say: it ignores the strides of length-1 dims and of empty arrays (``nonzero``'s empty
+    result has strides ``(1, 0)``)."""
+    if not r._data.flags.c_contiguous:
+        return True
+    from .._tensor import contiguous_strides
+
+    return min(r.shape, default=2) <= 1 and list(r.stride()) != contiguous_strides(r.shape)
+
+
 def _resize_output(out: Tensor, r: Tensor, stacklevel: int, shown=None,
                    warn: bool = True) -> None:
     """PyTorch's ``resize_output``: ``out`` gets ``r``'s shape (a warning if it had elements).
@@ -415,10 +445,25 @@ def _resize_output(out: Tensor, r: Tensor, stacklevel: int, shown=None,
                       stacklevel=stacklevel)
     if tuple(out.shape) == tuple(r.shape):
         return
-    if out._base is None and not r._data.flags.c_contiguous and _is_dense(r._data):
+    if out._base is None and _laid_out(r) and _is_dense(r._data):
         out._data = empty_preserving(r._data, out._data.dtype)
     else:
         resize_storage(out, tuple(r.shape))
+
+
+def _norm_out_type_error(args, kwargs, out):
+    """``torch.norm(..., out=<not a tensor>)``: the TypeError of the function it dispatches
+    to, ``linalg_matrix_norm`` for ``p='nuc'`` (with PyTorch's list of the arguments it passed
+    on: input, ord, dim, keepdim, then out and dtype), else ``linalg_vector_norm``."""
+    p = args[1] if len(args) > 1 else kwargs.get("p", "fro")
+    if p == "nuc":
+        dim = args[2] if len(args) > 2 else kwargs.get("dim")
+        got = f"Tensor, str, {'list' if dim is None else type(dim).__name__}, bool, " \
+              f"out={type(out).__name__}, dtype={type(kwargs.get('dtype')).__name__}"
+        raise _invalid_out("linalg_matrix_norm", got)
+    raise TypeError(f"linalg_vector_norm(): argument 'out' must be Tensor, not "
+                    f"{type(out).__name__}\nout= takes a Tensor, or leave it out to get a new "
+                    f"tensor.")
 
 
 def _with_out_parameter(fn) -> inspect.Signature:
@@ -457,6 +502,8 @@ def out_variant(fn, autograd_name: str | None = None, rule: str = "cast", *,
             return fn(*args, **kwargs)
         if public == "nonzero" and kwargs.get("as_tuple"):
             raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
+        if public == "norm" and not isinstance(out, Tensor):  # (torch.norm's out goes to
+            return _norm_out_type_error(args, kwargs, out)  # vector_norm or matrix_norm)
         if copy:
             return write_out_copy(fn, args, kwargs, out, public=public, kernel=copy)
         if pair and not (public in ("max", "min") and len(args) < 2 and "dim" not in kwargs):
@@ -546,6 +593,7 @@ OUT_FORMS = [
 # The ``torch.linalg`` functions with an ``out=`` form: (name in ``minigrad.linalg``, name in
 # PyTorch's messages, name in its autograd error, dtype rule, options of `out_variant`).
 LINALG_OUT_FORMS = [
+    ("cross", "linalg_cross", "linalg_cross", "expected", {}),
     ("vector_norm", "linalg_vector_norm", "linalg_vector_norm", "expected", {}),
     ("svdvals", "linalg_svdvals", "_linalg_svd", "expected", {}),
     ("svd", "linalg_svd", "_linalg_svd", "expected", {"pair": 3}),

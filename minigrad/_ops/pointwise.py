@@ -16,6 +16,7 @@ from .. import _defaults
 from .._tensor import _SCALAR_NAMES, Tensor
 from ..autograd.graph import Node, check_saveable, crossed, record
 from ._util import (
+    _HALF,
     _PY_SCALARS,
     as_tensor,
     attach,
@@ -23,6 +24,7 @@ from ._util import (
     cast,
     empty_for,
     is_scalar,
+    laid_out,
     quiet_fp,
     quietly,
     result_dtype,
@@ -73,6 +75,20 @@ def _both(a, b) -> tuple:
 def _div_saves(a, b) -> tuple:
     """What ``DivBackward0`` saves: other; self when other requires grad."""
     return (a if b.requires_grad else None, b)
+
+
+def _result(res, a, b, x, y, common=None) -> Tensor:
+    """The tensor of a binary op's result ``res``, which NumPy computed from ``x`` and ``y``
+    (the arrays `_binary` gave for ``a`` and ``b``), laid out as PyTorch's TensorIterator lays
+    it out (`laid_out`; ``common`` is the computation dtype, by default ``x``'s). NumPy's
+    layout is PyTorch's when each array is C-contiguous (a number is) or all strides 0 (an
+    expanded number, as the gradient ``sum()`` sends back: it tells no dims apart): one check
+    of each array's flag is all the common case pays."""
+    if (x.flags.c_contiguous or not any(x.strides)) and (
+            not y.ndim or y.flags.c_contiguous or not any(y.strides)):  # (y: often a number)
+        return Tensor._make(res)
+    return Tensor._make(laid_out(res, a._data, b._data,
+                                 common=x.dtype if common is None else common))
 
 
 class _Binary(Node):
@@ -140,7 +156,7 @@ def add(input, other, *, alpha=1):
         _check_alpha(x.dtype, alpha)
     if x.dtype.kind == "b":  # (a bool result: alpha is cast to bool, as PyTorch does)
         alpha = bool(alpha)
-    out = Tensor._make(quietly(np.add, x, y if alpha == 1 else y * alpha))
+    out = _result(quietly(np.add, x, y if alpha == 1 else y * alpha), a, b, x, y)
     record(AddBackward0, out, (a, b), a, b, alpha)
     return out
 
@@ -175,7 +191,7 @@ def sub(input, other, *, alpha=1):
     a, b, x, y = _binary(input, other)
     _check_bool_sub(a._data.dtype == np.bool_, b._data.dtype == np.bool_)
     _check_alpha(x.dtype, alpha)
-    out = Tensor._make(quietly(np.subtract, x, y if alpha == 1 else y * alpha))
+    out = _result(quietly(np.subtract, x, y if alpha == 1 else y * alpha), a, b, x, y)
     record(SubBackward0, out, (a, b), a, b, alpha)
     return out
 
@@ -238,15 +254,27 @@ class DivBackward2(_Binary):
         self._save("rounding_mode", rounding_mode)
         self._save("self", a)
 
-    def backward(self, g):
-        zero = Tensor._make(np.zeros_like(g._data))
-        return self._pair(zero if self._needs(0) else None, zero if self._needs(1) else None)
+    def backward(self, g):  # (two tensors, as PyTorch's two zeros_like: each may be stolen)
+        return self._pair(Tensor._make(np.zeros_like(g._data)) if self._needs(0) else None,
+                          Tensor._make(np.zeros_like(g._data)) if self._needs(1) else None)
+
+
+def _half_by_scalar(ufunc, x: np.ndarray, number: Tensor) -> np.ndarray:
+    """``x * number`` / ``x / number`` for a float16/bfloat16 ``x`` and a Python number as
+    PyTorch's CPU kernels compute them: the number in float32 (not rounded to ``x``'s dtype,
+    as ``add``/``sub`` round it), the operation in float32, one rounding. (``x * 0.1`` rounds
+    0.1 to bfloat16 first otherwise: a fifth of the products differ.)"""
+    with quiet_fp():
+        return ufunc(x.astype(np.float32), np.float32(number._data)).astype(x.dtype)
 
 
 def mul(input, other):
     """Elementwise product with broadcasting (``torch.mul``); node ``MulBackward0``."""
     a, b, x, y = _binary(input, other, crossed)
-    out = Tensor._make(quietly(np.multiply, x, y))  # inf * 0 is nan, silently, as in torch
+    if b._wrapped_number and x.dtype in _HALF:  # (see _half_by_scalar)
+        out = Tensor._make(_half_by_scalar(np.multiply, x, b))
+    else:
+        out = _result(quietly(np.multiply, x, y), a, b, x, y)  # inf * 0 is nan, silently
     record(MulBackward0, out, (a, b), a, b)
     return out
 
@@ -273,13 +301,16 @@ def div(input, other, *, rounding_mode=None):
             res = fn(x, y)
             if rounding_mode == "trunc":
                 res = np.trunc(res)
-        out = Tensor._make(res.astype(x.dtype))
+        out = _result(res.astype(x.dtype), a, b, x, y)
         if out._data.dtype.kind in "fV":
             record(DivBackward2, out, (a, b), a, b, rounding_mode)
         return out
     if x.dtype.kind not in "fV":  # (integers and bools: the default dtype)
         x, y = x.astype(_defaults.FLOAT), y.astype(_defaults.FLOAT)
-    out = Tensor._make(quietly(np.divide, x, y))
+    if b._wrapped_number and x.dtype in _HALF:
+        out = Tensor._make(_half_by_scalar(np.divide, x, b))
+    else:
+        out = _result(quietly(np.divide, x, y), a, b, x, y)
     record(DivBackward0, out, (a, b), a, b)
     return out
 
@@ -330,10 +361,13 @@ class PowBackward1(_Binary):
     def backward(self, g):
         e, s = self._get("exponent"), self._get("self")
         zero = as_tensor(np.zeros((), g._data.dtype))
+        # (PyTorch's pow_backward_self / _exponent, in their order of operations, which also
+        # decides the gradients' layouts)
         ga = where(e == 0, zero, g * (e * s ** (e - 1))) if self._needs(0) else None
         gb = None
         if self._needs(1):
-            gb = g * where((s == 0) & (e >= 0), zero, self._get("result") * s.log())
+            gb = g * where((s == 0) & (e >= 0), as_tensor(np.zeros((), s._data.dtype)),
+                           self._get("result") * s.log())
         return self._pair(ga, gb)
 
 
@@ -385,8 +419,7 @@ def pow(input, exponent):
     a, b, x, y = _binary(input, exponent, _both)
     if x.dtype == np.bool_:  # (bool ** Python bool is allowed: the scalar branch above)
         raise NotImplementedError('"pow" not implemented for \'Bool\'')
-    with quiet_fp():
-        out = Tensor._make(np.power(x, y))
+    out = _result(quietly(np.power, x, y), a, b, x, y)
     node = record(PowBackward1, out, (a, b), a, b)
     if node:
         node._save("result", out, is_output=True)
@@ -524,7 +557,8 @@ class SigmoidBackwardBackward0(_FusedDerivative):
 
 
 def _fused(node_cls, kernel, grad_output, output):
-    res = Tensor._make(quietly(kernel, grad_output._data, output._data))
+    go, r = grad_output._data, output._data
+    res = _result(quietly(kernel, go, r), grad_output, output, go, r)
     record(node_cls, res, (grad_output, output), grad_output, output)
     return res
 
@@ -609,7 +643,10 @@ def _unary(node_cls, fn, float_only=True, name=None):
         arr = input._data
         if float_only and arr.dtype.kind not in "fV":
             arr = arr.astype(_defaults.FLOAT)
-        out = Tensor._make(quietly(fn, arr))
+        if arr.dtype in _HALF:  # (float16/bfloat16: in float32, rounded once, as PyTorch)
+            out = Tensor._make(quietly(fn, arr.astype(np.float32)).astype(arr.dtype))
+        else:
+            out = Tensor._make(quietly(fn, arr))
         node = record(node_cls, out, (input,), input) if node_cls is not None else None
         if node is not None and saves_result:
             node._save("result", out, is_output=True)
@@ -627,8 +664,8 @@ def _unary(node_cls, fn, float_only=True, name=None):
 def _sigmoid(x):
     # PyTorch's CPU formula. For x < -88 (float32) exp(-x) overflows to inf, quietly (the
     # kernel runs under ``quietly``), and 1 / inf is the right limit 0; x > 88 gives 1.
-    if x.dtype == np.float16:  # as PyTorch: half precision computed in float32, then rounded
-        return _sigmoid(x.astype(np.float32)).astype(np.float16)
+    if x.dtype in _HALF:  # as PyTorch: half precision computed in float32, then rounded
+        return _sigmoid(x.astype(np.float32)).astype(x.dtype)
     return 1.0 / (1.0 + np.exp(-x))
 
 
@@ -770,7 +807,7 @@ def clamp(input, min=None, max=None):
             shape = broadcast_shapes(shape, b.shape)
         lo = None if min is None else cast(min, dt)
         hi = None if max is None else cast(max, dt)
-        arr = empty_for(shape, dt, *(a for a in (input._data, lo, hi) if a is not None))
+        arr = empty_for(shape, dt, *(t._data for t in (input, min, max) if t is not None))
         _clip(np.broadcast_to(cast(input, dt), shape), lo, hi, out=arr)  # (PyTorch's layout)
         out = Tensor._make(arr)
         record(ClampBackward0, out, (input, min, max), input, min, max)
@@ -805,9 +842,11 @@ def clamp_min(input, min):
 
 
 class MaximumBackward0(_Binary):
-    """z = maximum(self, other).  Gradient goes to the larger input; ties split it in half;
-    as in PyTorch's formula (grad, halved where equal, zeroed where the input is the smaller
-    one), both inputs get it where a NaN makes every comparison false. Saves: other, self."""
+    """z = maximum(self, other).  Gradient goes to the larger input; ties split it in half:
+    PyTorch's formula, for each input ``where(self == other, grad / 2, grad)`` then
+    ``masked_fill_(<the input is the smaller one>, 0)`` (so each gradient is a new tensor at
+    ``_version`` 1, laid out as ``self == other``). Both inputs get it where a NaN makes every
+    comparison false. Saves: other, self."""
 
     _smaller_loses = True
 
@@ -817,19 +856,14 @@ class MaximumBackward0(_Binary):
         self._save("self", a)
 
     def backward(self, g):
-        a, b = self._get("self")._data, self._get("other")._data
-        dt = g._data.dtype
-        with quiet_fp():
-            lose_a, lose_b = (a < b, a > b) if self._smaller_loses else (a > b, a < b)
-            base = np.where(a == b, 0.5, 1.0)
-        wa = Tensor._make(np.where(lose_a, 0.0, base).astype(dt))
-        wb = Tensor._make(np.where(lose_b, 0.0, base).astype(dt))
-        ga, gb = g * wa, g * wb
-        # PyTorch's formula ends in masked_fill_ (``where(...).masked_fill_(self < other, 0)``):
-        # each gradient is at version 1, which a .grad that takes it over shows
-        ga._vc.bump()
-        gb._vc.bump()
-        return self._pair(ga, gb)
+        s, o = self._get("self"), self._get("other")
+        lose_s, lose_o = (lt, gt) if self._smaller_loses else (gt, lt)
+
+        def part(loses):
+            return where(eq(s, o), g / 2, g).masked_fill_(loses(s, o), 0)
+
+        return self._pair(part(lose_s) if self._needs(0) else None,
+                          part(lose_o) if self._needs(1) else None)
 
 
 class MinimumBackward0(MaximumBackward0):
@@ -842,7 +876,7 @@ class MinimumBackward0(MaximumBackward0):
 def maximum(input, other):
     """Elementwise maximum of two tensors (``torch.maximum``); node ``MaximumBackward0``."""
     a, b, x, y = _binary(input, other, _both)
-    out = Tensor._make(np.maximum(y, x))  # (on a tie, as PyTorch: input's value, e.g. -0.0)
+    out = _result(np.maximum(y, x), a, b, x, y)  # (a tie: input's value, e.g. -0.0)
     record(MaximumBackward0, out, (a, b), a, b)
     return out
 
@@ -850,7 +884,7 @@ def maximum(input, other):
 def minimum(input, other):
     """Elementwise minimum of two tensors (``torch.minimum``); node ``MinimumBackward0``."""
     a, b, x, y = _binary(input, other, _both)
-    out = Tensor._make(np.minimum(y, x))  # (on a tie, as PyTorch: input's value, e.g. -0.0)
+    out = _result(np.minimum(y, x), a, b, x, y)  # (a tie: input's value, e.g. -0.0)
     record(MinimumBackward0, out, (a, b), a, b)
     return out
 
@@ -884,7 +918,11 @@ def where(condition, input, other):
                            f"with dtype {cond.dtype._legacy[:-6]}")
     a, b, x, y = _binary(input, other)
     broadcast_shapes(cond.shape, broadcast_shapes(a.shape, b.shape))
-    out = Tensor._make(np.where(cond._data, x, y))
+    c = cond._data
+    res = np.where(c, x, y)
+    if not (c.flags.c_contiguous and x.flags.c_contiguous and y.flags.c_contiguous):
+        res = laid_out(res, c, a._data, b._data, common=x.dtype, unconverted=1)  # (_result's)
+    out = Tensor._make(res)
     record(WhereBackward0, out, (a, b), cond, a, b)
     return out
 
@@ -948,7 +986,7 @@ def masked_fill(input, mask, value):
 def _compare(fn):
     def op(input, other):
         a, b, x, y = _binary(input, other)
-        return Tensor._make(fn(x, y))
+        return _result(fn(x, y), a, b, x, y)
 
     op.__name__ = fn.__name__
     op.__doc__ = f"Elementwise ``{fn.__name__}`` → bool tensor, never requires grad."
@@ -1012,27 +1050,6 @@ def equal(input, other) -> bool:
     return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
 
 
-def _logical(fn):
-    def op(input, other):
-        a, b = as_tensor(input), as_tensor(other)
-        if a._data.dtype == np.bool_ and b._data.dtype == np.bool_:
-            return Tensor._make(fn(a._data, b._data))
-        floats = [t.dtype._legacy[:-6] if isinstance(o, Tensor) else "Float"  # (a number:
-                  for t, o in ((a, input), (b, other)) if t._data.dtype.kind in "fV"]  # default)
-        if floats:  # (PyTorch has no float kernel for bitwise ops)
-            raise NotImplementedError(f'"{fn.__name__}_cpu" not implemented for '
-                                      f"'{floats[0]}'")
-        return Tensor._make(fn(a._data, b._data))
-
-    op.__name__ = fn.__name__
-    op.__doc__ = f"Elementwise ``{fn.__name__}`` on bool/int tensors."
-    return op
-
-
-bitwise_and, bitwise_or, bitwise_xor = (_logical(np.bitwise_and), _logical(np.bitwise_or),
-                                        _logical(np.bitwise_xor))
-
-
 def logical_not(input):
     """Elementwise logical not → bool tensor."""
     return Tensor._make(np.logical_not(input._data))
@@ -1046,14 +1063,6 @@ def isnan(input):
 def isfinite(input):
     """Elementwise finite test → bool tensor."""
     return Tensor._make(np.isfinite(input._data))
-
-
-def _invert(self):
-    if self._data.dtype == np.bool_:
-        return Tensor._make(~self._data)
-    if self._data.dtype.kind in "fV":
-        raise TypeError("~ (bitwise_not) is only supported for integer and boolean tensors")
-    return Tensor._make(~self._data)
 
 
 attach(
@@ -1071,8 +1080,6 @@ attach(
     __truediv__=div, __rtruediv__=_rdiv, __pow__=pow,
     __rpow__=lambda self, base: pow(base, self), __neg__=neg, __abs__=abs,
     __eq__=eq, __ne__=ne, __lt__=lt, __le__=le, __gt__=gt, __ge__=ge,
-    __and__=bitwise_and, __or__=bitwise_or, __xor__=bitwise_xor, __invert__=_invert,
-    __rand__=bitwise_and, __ror__=bitwise_or,
     __floordiv__=lambda self, o: div(self, o, rounding_mode="floor"),
     __mod__=lambda self, o: Tensor._make(np.mod(self._data, as_tensor(o)._data)),
 )

@@ -17,7 +17,7 @@ from ..autograd.graph import Node, record
 from . import inplace as I
 from . import pointwise as P
 from ._util import attach, quietly
-from .pointwise import _Binary, _binary
+from .pointwise import _Binary, _binary, _result
 
 
 # ----------------------------------------------------------------------------- fmod, remainder
@@ -64,7 +64,7 @@ def _mod(name, kernel, scalar_node, tensor_node):
             raise NotImplementedError(f'"{name}_cpu" not implemented for \'Bool\'')
         if np.result_type(x, y).kind in "biu" and np.any(y == 0):
             raise RuntimeError("ZeroDivisionError")
-        out = Tensor._make(np.asarray(quietly(kernel, x, y)))
+        out = _result(quietly(kernel, x, y), a, b, x, y)
         if isinstance(other, Tensor):
             record(tensor_node, out, (a, b), a, b)
         else:
@@ -108,7 +108,7 @@ def _rmod(self, other):
         raise NotImplementedError('"remainder_cpu" not implemented for \'Bool\'')
     if x.dtype.kind in "iu" and np.any(y == 0):
         raise RuntimeError("ZeroDivisionError")
-    out = Tensor._make(np.asarray(quietly(np.mod, x, y)))
+    out = _result(quietly(np.mod, x, y), a, b, x, y)
     record(NotImplemented, out, (self,), "aten::remainder")
     return out
 
@@ -171,7 +171,7 @@ def hypot(input, other):
             raise NotImplementedError(f'"hypot_cpu" not implemented for '
                                       f"'{t.dtype._legacy[:-len('Tensor')]}'")
     a, b, x, y = _float_pair(input, other, "hypot")
-    out = Tensor._make(np.asarray(quietly(np.hypot, x, y)))
+    out = _result(quietly(np.hypot, x, y), a, b, x, y)
     node = record(HypotBackward0, out, (a, b), a, b)
     if node:
         node._save("result", out, is_output=True)
@@ -183,7 +183,7 @@ def atan2(input, other):
     ``arctan2``); integer inputs give float32; node ``Atan2Backward0``. TypeError if ``other``
     is not a tensor."""
     a, b, x, y = _float_pair(input, other, "atan2")
-    out = Tensor._make(np.asarray(quietly(np.arctan2, x, y)))
+    out = _result(quietly(np.arctan2, x, y), a, b, x, y)
     record(Atan2Backward0, out, (a, b), a, b)
     return out
 
@@ -221,7 +221,7 @@ def fmax(input, other):
     """Elementwise maximum that ignores NaN (``torch.fmax``); node ``FmaxBackward0``."""
     _check_tensor("fmax", other)
     a, b, x, y = _binary(input, other)
-    out = Tensor._make(np.asarray(np.fmax(x, y)))
+    out = _result(np.fmax(x, y), a, b, x, y)
     record(FmaxBackward0, out, (a, b), a, b)
     return out
 
@@ -230,7 +230,7 @@ def fmin(input, other):
     """Elementwise minimum that ignores NaN (``torch.fmin``); node ``FminBackward0``."""
     _check_tensor("fmin", other)
     a, b, x, y = _binary(input, other)
-    out = Tensor._make(np.asarray(np.fmin(x, y)))
+    out = _result(np.fmin(x, y), a, b, x, y)
     record(FminBackward0, out, (a, b), a, b)
     return out
 

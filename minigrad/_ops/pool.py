@@ -16,7 +16,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
-from ._util import quiet_fp
+from ._util import quiet_fp, sum_dtype
 from .conv import _col2im, _dilated, _windows, pad_hw
 from .nn_activation import no_double_backward
 
@@ -106,10 +106,13 @@ def _window_stack(xp: np.ndarray, kernel, stride, dilation, out_hw) -> np.ndarra
 
 
 def _first_argmax(stack: np.ndarray, vals: np.ndarray) -> np.ndarray:
-    """Index along axis 0 of the first entry equal to ``vals`` (PyTorch's scan order)."""
+    """Index along axis 0 of the first entry equal to ``vals`` (PyTorch's scan order): from
+    the last kernel position to the first, each match replaces the index found so far (0
+    where none matches). (``np.where`` makes a new array per position, yet costs half of a
+    boolean-mask assignment; ``np.argmax(axis=0)`` copies the axis innermost first.)"""
     arg = np.zeros(vals.shape, dtype=np.int64)
     for k in range(stack.shape[0] - 1, -1, -1):
-        arg[stack[k] == vals] = k
+        arg = np.where(stack[k] == vals, k, arg)
     return arg
 
 
@@ -141,8 +144,13 @@ class MaxPool2DWithIndicesBackward0(Node):
         planes = int(np.prod(x.shape[:-2], dtype=np.int64))
         per = idx.shape[-2] * idx.shape[-1]  # (explicit: -1 is ambiguous with no planes)
         flat = idx.reshape(planes, per) + (np.arange(planes) * (h * w))[:, None]
-        gx = np.bincount(flat.ravel(), weights=g._data.ravel(), minlength=planes * h * w)
-        return (Tensor._make(gx.astype(x._data.dtype).reshape(x.shape)),)
+        # scatter-add (overlapping windows can share a maximum) in the input's dtype, float32
+        # for 16-bit floats; ``np.add.at`` needs no float64 buffer, unlike ``np.bincount``
+        dt = x._data.dtype
+        acc = np.dtype(np.float32) if dt.itemsize == 2 else dt
+        gx = np.zeros(planes * h * w, dtype=acc)
+        np.add.at(gx, flat.ravel(), g._data.ravel().astype(acc, copy=False))
+        return (Tensor._make(gx.astype(dt, copy=False).reshape(x.shape)),)
 
 
 def _special_windows(stack, vals, arg, kernel, stride, pad, dil):
@@ -272,7 +280,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         raise RuntimeError("divisor must be not zero")
     x = _as4d(input._data)
     xp = _padded(x, kernel, stride_, pad, (1, 1), (oh, ow), 0)
-    sums = _window_stack(xp, kernel, stride_, (1, 1), (oh, ow)).sum(axis=0)
+    # (float16/bfloat16 windows summed in float32, the mean rounded once, as PyTorch)
+    sums = _window_stack(xp, kernel, stride_, (1, 1), (oh, ow)).sum(axis=0, dtype=sum_dtype(xp))
     if divisor_override is not None:
         divisor = np.asarray(divisor_override, dtype=x.dtype)
     else:

@@ -17,6 +17,7 @@ from ..autograd.graph import Node, record
 from ..return_types import max as max_result  # (torch.return_types.max)
 from ..return_types import min as min_result
 from ._util import (
+    _HALF,
     attach,
     normalize_dim,
     normalize_dims,
@@ -169,10 +170,10 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
         return out
     dims = _reduce_dims(dim, input.ndim)
     with quiet_fp():
-        # (C order: PyTorch allocates a reduction's result contiguous; NumPy's follows the
-        # input's layout)
-        out = Tensor._make(np.asarray(arr.sum(axis=dims, dtype=sum_dtype(arr), keepdims=keepdim),
-                                      dtype=arr.dtype, order="C"))
+        res = np.asarray(arr.sum(axis=dims, dtype=sum_dtype(arr), keepdims=keepdim), arr.dtype)
+    if not arr.flags.c_contiguous:  # (NumPy keeps the input's order; PyTorch's is row-major)
+        res = np.array(res, order="C")
+    out = Tensor._make(res)
     record(SumBackward1, out, (input,), input, dim, dims, keepdim)
     return out
 
@@ -197,7 +198,10 @@ def mean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
         record(MeanBackward0, out, (input,), input)
         return out
     dims = _reduce_dims(dim, input.ndim)
-    out = Tensor._make(np.asarray(_np_mean(arr, dims, keepdim), dtype=arr.dtype, order="C"))
+    res = np.asarray(_np_mean(arr, dims, keepdim), dtype=arr.dtype)
+    if not arr.flags.c_contiguous:  # (row-major, as PyTorch's: see sum)
+        res = np.array(res, order="C")
+    out = Tensor._make(res)
     record(MeanBackward1, out, (input,), input, dim, dims, keepdim)
     return out
 
@@ -503,7 +507,13 @@ def logsumexp(input, dim, keepdim: bool = False) -> Tensor:
     m = np.max(a, axis=dims, keepdims=True) if a.size else np.zeros((1,) * a.ndim, a.dtype)
     m = np.where(np.isfinite(m), m, 0)
     with quiet_fp():  # (a row of -inf: log(0) = -inf, silently)
-        res = np.log(np.sum(np.exp(a - m), axis=dims, keepdims=True)) + m
+        if out_dtype in _HALF:  # PyTorch's composite runs in float16/bfloat16: each step rounds
+            def r(v):
+                return v.astype(out_dtype).astype(np.float32)
+
+            res = r(r(np.log(r(np.sum(r(np.exp(r(a - m))), axis=dims, keepdims=True)))) + m)
+        else:
+            res = np.log(np.sum(np.exp(a - m), axis=dims, keepdims=True)) + m
     if not keepdim:
         res = np.squeeze(res, dims)
     out = Tensor._make(np.asarray(res, dtype=out_dtype, order="C"))

@@ -22,6 +22,7 @@ from ..autograd import grad_mode
 from ..autograd.graph import Node, record
 from . import pointwise as P
 from ._util import (
+    _HALF,
     attach,
     normalize_dim,
     quiet_fp,
@@ -137,14 +138,84 @@ def _int_to_long(arr: np.ndarray, dtype) -> np.ndarray:
     return arr.astype(np.int64) if arr.dtype.kind in "biu" else arr
 
 
+# PyTorch's CPU reduction kernel (``binary_kernel_reduce_vec``, ``aten/src/ATen/native/cpu/
+# Reduce.h``) multiplies a run of elements that is contiguous in memory with 4 vectors of 16
+# lanes at a time; for float16/bfloat16 every product is rounded to the dtype, so the order
+# shows in the result.
+_LANES, _BLOCK = 16, 64
+
+
+def _in_order(arr: np.ndarray, axis: int) -> np.ndarray:
+    """The products along ``axis`` taken one element after the other, each rounded to the
+    dtype. (NumPy's own float16 reduction keeps the running product in float32 along its inner
+    loop, so the loop is written out.)"""
+    out = arr.take(0, axis=axis) if arr.shape[axis] else np.ones(
+        np.delete(arr.shape, axis), arr.dtype)
+    for k in range(1, arr.shape[axis]):
+        out = out * arr.take(k, axis=axis)
+    return out
+
+
+def _lanes_prod(rows: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """The products of the rows of ``rows`` (a float16/bfloat16 array ``(m, n)``) in the
+    kernel's order: ``n // 64`` blocks of 64 multiplied lane by lane, the 4 vectors of 16
+    lanes multiplied pairwise (``(v0 * v1) * (v2 * v3)``), the 16 lanes one after another, then
+    the remaining elements one at a time; each product rounded to the dtype. ``out``: the
+    running products the rows multiply into (ones by default)."""
+    m, n = rows.shape
+    count = n // _BLOCK
+    out = np.ones(m, rows.dtype) if out is None else out
+    if count:
+        acc = _in_order(rows[:, :count * _BLOCK].reshape(m, count, _BLOCK), 1)
+        v = [acc[:, k * _LANES:(k + 1) * _LANES] for k in range(4)]
+        out = out * _in_order((v[0] * v[1]) * (v[2] * v[3]), 1)
+    for k in range(count * _BLOCK, n):
+        out = out * rows[:, k]
+    return out
+
+
+def _half_prod(arr: np.ndarray, d: int | None) -> np.ndarray:
+    """``prod`` of a float16/bfloat16 array as PyTorch's kernel computes it (all elements when
+    ``d`` is None, else along axis ``d``; dims not kept).
+
+    A reduction along a dim of stride 1 (and the reduction of all elements, which PyTorch walks
+    in memory order, one run of contiguous elements after the other) goes through the lanes
+    (`_lanes_prod`); along another dim the kernel multiplies in order, as NumPy does. (A
+    reduction of more than 32768 elements to one value is split between PyTorch's threads,
+    which changes the order again: minigrad follows the one-thread order.)"""
+    item = arr.itemsize
+    if d is None and not arr.size:
+        return np.ones((), arr.dtype)
+    if d is None:
+        order = sorted(range(arr.ndim), key=lambda k: -abs(arr.strides[k]))
+        walk = arr.transpose(order)  # (outermost in memory first)
+        shape = [n for n in walk.shape if n != 1]
+        strides = [st for n, st in zip(walk.shape, walk.strides) if n != 1]
+        inner = 1  # the run of elements that is contiguous in memory, at the end
+        while shape and strides[-1] == item * inner:
+            inner *= shape.pop()
+            strides.pop()
+        rows = np.ascontiguousarray(walk).reshape(-1, inner)
+        out = np.ones(1, arr.dtype)
+        for row in rows:  # (the runs one after the other, multiplying into one product)
+            out = _lanes_prod(row[None], out)
+        return out.reshape(())
+    if arr.shape[d] > 1 and arr.strides[d] == item:
+        moved = np.moveaxis(arr, d, -1)
+        return _lanes_prod(moved.reshape(-1, arr.shape[d])).reshape(moved.shape[:-1])
+    return _in_order(arr, d)
+
+
 def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """Product of all elements (``ProdBackward0``) or along one ``dim`` (``ProdBackward1``)
     (``torch.prod``). Integer and bool inputs give int64; ``dtype`` casts first. IndexError
     for a dim out of range; a tuple ``dim`` is refused (TypeError), as PyTorch."""
     arr = _int_to_long(input._data, dtype)
+    half = arr.dtype in _HALF
     if dim is None:
         with quiet_fp():
-            out = Tensor._make(np.asarray(np.prod(arr), dtype=arr.dtype))
+            out = Tensor._make(np.asarray(_half_prod(arr, None) if half else np.prod(arr),
+                                          dtype=arr.dtype))
         node = record(ProdBackward0, out, (input,), input)
     else:
         if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
@@ -153,7 +224,11 @@ def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
                             f"keepdim, *, dtype)")
         d = normalize_dim(dim, input.ndim)
         with quiet_fp():
-            res = np.prod(arr, axis=d, keepdims=keepdim) if arr.ndim else arr.copy()
+            if half and arr.ndim:
+                res = _half_prod(arr, d)
+                res = np.expand_dims(res, d) if keepdim else res
+            else:
+                res = np.prod(arr, axis=d, keepdims=keepdim) if arr.ndim else arr.copy()
         out = Tensor._make(np.asarray(res, dtype=arr.dtype, order="C"))  # (contiguous)
         node = record(ProdBackward1, out, (input,), input, dim, d, keepdim)
     if node:

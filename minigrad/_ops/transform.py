@@ -15,7 +15,15 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, record
-from ._util import attach, empty_for, normalize_dim, normalize_dims, saved_dims, saved_int
+from ._util import (
+    attach,
+    empty_for,
+    normalize_dim,
+    normalize_dims,
+    saved_dims,
+    saved_int,
+    sum_dtype,
+)
 from .shape import SqueezeBackward0, SqueezeBackward2, SqueezeBackward4, TransposeBackward1
 
 
@@ -331,9 +339,16 @@ def trace(input) -> Tensor:
     RuntimeError for a tensor that is not 2-D."""
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
-    out = Tensor._make(np.asarray(np.trace(input._data), dtype=input._data.dtype))
+    arr = input._data  # (float16/bfloat16 summed in float32 and rounded once, as PyTorch)
+    out = Tensor._make(np.asarray(np.trace(arr, dtype=sum_dtype(arr)), dtype=arr.dtype))
     record(TraceBackward0, out, (input,), input.shape)
     return out
+
+
+def linalg_diagonal(A, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """``torch.linalg.diagonal``: ``diagonal`` of the last two dims by default (a view; node
+    ``DiagonalBackward0``); the options are keyword-only."""
+    return diagonal(A, offset, dim1, dim2)
 
 
 # ----------------------------------------------------------------------------- in-place views

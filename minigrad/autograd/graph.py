@@ -635,7 +635,9 @@ class AccumulateGrad(Node):
             Tensor = _tensor_cls()
             g, v = grad._data, var._data  # (compared as arrays: no Size / dtype objects)
             if grad_mode.is_grad_enabled():  # create_graph: keep the graph of the gradient
-                var._grad = Tensor._make(np.empty(var.shape, dtype=var._data.dtype)).copy_(grad)
+                # (in the leaf's layout if it is dense, else contiguous: clone_obey_contract)
+                arr = np.empty_like(v) if _is_dense(v) else np.empty(v.shape, v.dtype)
+                var._grad = Tensor._make(arr).copy_(grad)
             # (shapes differ only after ``var.data =`` of another shape since the forward:
             # a gradient that passes PyTorch's layout check is taken as it comes, another one
             # is broadcast into the leaf's new shape by clone_obey_contract)
@@ -672,10 +674,10 @@ def _check_accumulates_into(have: tuple, new: tuple) -> None:
 def _copy_obeying_contract(grad, var):
     """A new ``.grad`` for leaf ``var`` from ``grad`` (PyTorch's ``clone_obey_contract``): for a
     dense leaf, ``empty_strided`` in the leaf's layout then ``copy_`` (so ``_version`` 1);
-    otherwise a plain contiguous copy (version 0)."""
+    otherwise a plain contiguous copy (``clone(contiguous_format)``, version 0)."""
     Tensor = _tensor_cls()
     if not _is_dense(var._data):
-        return grad._detached_copy(var.dtype)
+        return Tensor._make(np.array(grad._data, var._data.dtype, copy=True, order="C"))
     arr = np.empty_like(var._data)  # (empty_like keeps a dense layout)
     if not arr.size:  # (and an empty one's strides, which NumPy drops)
         arr = np.lib.stride_tricks.as_strided(arr, var.shape, var._data.strides)

@@ -1332,6 +1332,17 @@ FIXED = {
         ("inplace", "setitem", 3, [4], {"index": 1}, ("inference",)),
         ("backward", [2], 4, False, False, False, None),
     ],
+    # x.t() - x (a square x): PyTorch lays the result out as its first operand that orders
+    # the dims (x.t(): strides (1, 2)); minigrad took NumPy's order="K" result, row-major when
+    # the operands disagree (long profile, function theme, session 8; pending 04)
+    "layout_of_binary_op_on_transposed_and_contiguous": [
+        ("leaf", [2, 2], "float32", False, "randn", 1),
+        ("op", "t", [0], {}, ("set", False)),
+        ("leaf", [2, 3], "float32", True, "randn", 2),
+        ("inplace", "relu_", 2, [], {}, ("inference",)),
+        ("op", "sub", [1, 0], {}, ("inference",)),
+        ("backward", [2], 3, False, False, False, [2]),
+    ],
     # (session 9, the ops of ops_more.py joined to the default pool:)
     # dot / mv / mm ... of an inference tensor that would be saved, shapes that do not fit:
     # PyTorch's autograd layer saves before the kernel checks, so the inference-tensor error

@@ -296,6 +296,29 @@ def test_functional_float64(device):
     assert_parity(scenario, device=device, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("training", [True, False], ids=["train", "eval"])
+def test_batch_norm_half_precision(device, dtype, training):
+    """float16 / bfloat16 batch norm: the elementwise work runs in float32, the per-channel
+    sums in float64, the results are rounded to the input's dtype (PyTorch's CPU kernel)."""
+    shape = (6, 4, 5, 3)
+    arrays = [rand(*shape), rand(4), rand(4), rand(4), np.abs(rand(4)) + 0.5, rand(*shape)]
+
+    def scenario(lib, device):
+        dt = getattr(lib, dtype)
+        x, w, b = (leaf(lib, a, device).to(dt).detach().requires_grad_() for a in arrays[:3])
+        rm, rv = (leaf(lib, a, device, requires_grad=False).to(dt) for a in arrays[3:5])
+        out = lib.nn.functional.batch_norm(x, rm, rv, w, b, training=training)
+        out.backward(leaf(lib, arrays[5], device, requires_grad=False).to(dt))
+        f32 = [t.detach().float() for t in (out, x.grad, w.grad, b.grad, rm, rv)]
+        return {"values": [to_numpy(t) for t in f32],
+                "dtypes": [str(t.dtype).split(".")[-1] for t in (out, x.grad, w.grad, rm)]}
+
+    # (one float16 ulp at 1 is 1e-3, bfloat16's 8e-3: the rounding of the results)
+    tol = 2e-3 if dtype == "float16" else 1.6e-2
+    assert_parity(scenario, device=device, rtol=tol, atol=tol)
+
+
 def test_no_grad_updates_running_stats(device):
     arr = rand(5, 2)
 

@@ -217,6 +217,7 @@ LINALG_SAMPLES = {
     "linalg.norm_dim": lambda L, x, o: L.linalg.norm(x, 2, dim=1, keepdim=True, out=o),
     "linalg.norm_of_a_3d_input": lambda L, x, o: L.linalg.norm(
         L.stack([x, x * 2]), dim=0, out=o),
+    "linalg.cross": lambda L, x, o: L.linalg.cross(x, L.tensor(X[::-1].copy()), out=o),
 }
 SAMPLES.update(LINALG_SAMPLES)
 
