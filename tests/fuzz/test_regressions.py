@@ -1432,6 +1432,16 @@ FIXED = {
         ("grad_of", 1),
         ("backward", [4], 5, False, False, False, [0]),
     ],
+    # cumprod of [0, 0], then an inf gradient: PyTorch's gradient at the first zero sums up to
+    # the second zero only (inf); minigrad's added the term past it, inf * 0 (nan) (CI
+    # profile, mixed theme)
+    "cumprod_gradient_at_first_zero_stops_at_second": [
+        ("leaf", [2], "float32", True, "ties", 1),
+        ("op", "cumprod", [0], {"dim": 0}, False),
+        ("op", "sin", [1], {}, False),
+        ("op", "div_scalar", [2], {"c": 0}, False),
+        ("backward", [3], 6, False, False, False, None),
+    ],
 }
 
 KNOWN: dict = {}  # name (as in generate.KNOWN_GAPS) -> (owner, program); none known now

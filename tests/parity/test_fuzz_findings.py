@@ -416,3 +416,21 @@ def test_maximum_minimum_gradients_are_at_version_one(device):
         (lib.maximum(x, y).sum() + lib.minimum(z, z).sum()).backward()
         return [x.grad._version, y.grad._version, z.grad._version, to_numpy(z.grad)]
     assert_parity(scenario, device=device)
+
+
+@pytest.mark.parametrize("upstream", [np.inf, -np.inf, np.nan, 1.0])
+def test_cumprod_gradient_at_the_first_zero_stops_at_the_second(device, upstream):
+    """cumprod's gradient at a slice's first zero sums grad[k] * prod(...) from that zero up
+    to the second one only (PyTorch's O(n) case split): the terms past the second zero are 0
+    in exact arithmetic, and an inf gradient there must not make a nan (minigrad summed them:
+    inf * 0; found by the fuzzer, mixed theme)."""
+    def scenario(lib, device):
+        out = []
+        for xv in ([0.0, 0.0], [0.0, 0.0, 3.0], [2.0, 0.0, 1.5, 0.0, 2.0], [[0.0, 0.0], [1.0, 0.0]]):
+            x = mk(lib, device, np.array(xv, np.float32), requires_grad=True)
+            g = np.full(np.shape(xv), 1.0, np.float32)
+            g[..., -1] = upstream
+            x.cumprod(-1).backward(mk(lib, device, g))
+            out.append(to_numpy(x.grad))
+        return out
+    assert_parity(scenario, device=device)
