@@ -426,7 +426,8 @@ def test_cumprod_gradient_at_the_first_zero_stops_at_the_second(device, upstream
     inf * 0; found by the fuzzer, mixed theme)."""
     def scenario(lib, device):
         out = []
-        for xv in ([0.0, 0.0], [0.0, 0.0, 3.0], [2.0, 0.0, 1.5, 0.0, 2.0], [[0.0, 0.0], [1.0, 0.0]]):
+        for xv in ([0.0, 0.0], [0.0, 0.0, 3.0], [2.0, 0.0, 1.5, 0.0, 2.0],
+                   [[0.0, 0.0], [1.0, 0.0]]):
             x = mk(lib, device, np.array(xv, np.float32), requires_grad=True)
             g = np.full(np.shape(xv), 1.0, np.float32)
             g[..., -1] = upstream
