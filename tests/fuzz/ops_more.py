@@ -349,6 +349,10 @@ class MoreOpsGen:
             i = self.leaf(tuple(x.shape), dtype="float64")
             x, spread = self.env[i], options
         groups = self.d(st.sampled_from(spread))
+        from .generate import KNOWN_GAPS
+
+        if "group_norm_weight_grad_graph" in KNOWN_GAPS and not x.requires_grad:
+            return [i], {"groups": groups}  # (see the gap)
         return [i, *self._weight_bias((c,))], {"groups": groups}
 
     def op_batch_norm(self):

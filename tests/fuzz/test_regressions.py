@@ -1444,7 +1444,25 @@ FIXED = {
     ],
 }
 
-KNOWN: dict = {}  # name (as in generate.KNOWN_GAPS) -> (owner, program); none known now
+KNOWN: dict = {  # name (as in generate.KNOWN_GAPS) -> (owner, program)
+    # group_norm(w, groups=1, weight=x), backward(create_graph=True), then backward of x.grad:
+    # PyTorch's x.grad has a graph into the forward node (the saved mean/rstd), whose second
+    # run raises "backward through the graph a second time"; minigrad's x.grad has none
+    # (CI profile, mixed theme, session 9)
+    "group_norm_weight_grad_graph": ("issue 19 follow-up", [
+        ("leaf", [2, 2], "float32", True, "randn", 1),
+        ("leaf", [2], "float64", False, "randn", 2),
+        ("op", "sum", [1], {"dim": "all"}, ("inference",)),
+        ("set_data", 0, 1),
+        ("op", "add_scalar", [1], {"c": 2.0}, ("set", False)),
+        ("set_grad_none", 3),
+        ("leaf", [2, 2], "float64", False, "randn", 3),
+        ("op", "group_norm", [4, 0], {"groups": 1}, False),
+        ("backward", [5], 4, False, False, True, None),
+        ("op", "neg", [5], {}, ("set", False)),
+        ("grad_of", 0),
+        ("backward", [7], 5, False, False, False, None)]),
+}
 
 
 def test_programs_only_refer_to_tensors_that_exist():
