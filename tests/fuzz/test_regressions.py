@@ -1442,6 +1442,13 @@ FIXED = {
         ("op", "div_scalar", [2], {"c": 0}, False),
         ("backward", [3], 6, False, False, False, None),
     ],
+    # adaptive_avg_pool2d of an input with an empty channel dim, then backward: PyTorch's
+    # backward refuses the empty grad_output (long profile, mixed theme, session 9)
+    "adaptive_avg_pool2d_backward_of_empty_channels": [
+        ("leaf", [2, 0, 2, 2], "float32", True, "randn", 2),
+        ("op", "adaptive_avg_pool2d", [0], {"size": 2}, False),
+        ("backward", [1], 3, False, False, False, None),
+    ],
 }
 
 KNOWN: dict = {  # name (as in generate.KNOWN_GAPS) -> (owner, program)

@@ -435,3 +435,17 @@ def test_cumprod_gradient_at_the_first_zero_stops_at_the_second(device, upstream
             out.append(to_numpy(x.grad))
         return out
     assert_parity(scenario, device=device)
+
+
+def test_adaptive_avg_pool2d_backward_refuses_empty_non_batch_dims(device):
+    """adaptive_avg_pool2d of an input with an empty channel dim works forward; PyTorch's
+    backward then refuses the empty grad_output (minigrad returned an empty gradient: found
+    by the long fuzz profile, mixed theme). An empty batch is fine."""
+    def scenario(lib, device):
+        out = []
+        for shape in ((2, 0, 2, 2), (0, 2, 3), (0, 1, 2, 2)):
+            x = mk(lib, device, np.ones(shape, np.float32), requires_grad=True)
+            y = lib.nn.functional.adaptive_avg_pool2d(x, 2)
+            out.append((tuple(y.shape), err(lambda y=y: y.backward(lib.ones_like(y)))))
+        return out
+    assert_parity(scenario, device=device)
