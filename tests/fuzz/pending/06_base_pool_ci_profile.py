@@ -8,6 +8,10 @@ shifted its derandomised stream. The default pool's CI profile matches.
    "Function ... returned an invalid gradient".
 2. (views) a failed ``y += x`` on an overlapping view, then ``y.retain_grad()``: PyTorch's
    ``retains_grad`` is False at the end, minigrad's True.
+3. (long profile of the default pool, mixed theme) ``idx[idx > 0] = v`` with ``idx`` the int64
+   indices of ``max(dim)`` and ``v`` a float tensor that requires grad: PyTorch's ``idx``
+   then requires grad (True), minigrad's does not; the implicit backward that follows
+   raises different errors.
 
 Run (the programs name their ops, so no switch is needed):
 ``PYTHONPATH=. python tests/fuzz/pending/06_base_pool_ci_profile.py``
@@ -48,6 +52,14 @@ PROGRAMS = [
      ('leaf', [2], 'int64', False, 'int', 4),
      ('retain_grad', 2),
      ('backward', [3], 5, False, False, False, None)],
+    [('leaf', [2], 'float32', True, 'randn', 1),
+     ('leaf', [2], 'float32', False, 'randn', 2),
+     ('op', 'neg', [1], {}, ('set', False)),
+     ('op', 'max_dim', [0], {'dim': 0, 'keepdim': True, 'n_out': 2}, False),
+     ('hook', 4, 'log'),
+     ('backward', [2], 3, False, False, True, None),
+     ('inplace', 'setitem', 4, [3], {'index': 'mask', 'thr': 0.0}, False),
+     ('backward', [4], 4, True, False, False, [0])],
 ]
 
 if __name__ == "__main__":
