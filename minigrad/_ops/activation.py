@@ -195,7 +195,8 @@ def softmax(input, dim: int, dtype=None) -> Tensor:
         input = input.to(dtype)
     d = normalize_dim(dim, input.ndim)
     _float_only("softmax", input, d)
-    out = Tensor._make(quietly(_softmax_kernel, input._data, d))
+    # (contiguous, as PyTorch's kernel makes its input and result: NumPy keeps the layout)
+    out = Tensor._make(np.asarray(quietly(_softmax_kernel, input._data, d), order="C"))
     node = record(SoftmaxBackward0, out, (input,), dim, d)
     if node:
         node._save("result", out, is_output=True)
@@ -210,7 +211,7 @@ def log_softmax(input, dim: int, dtype=None) -> Tensor:
         input = input.to(dtype)
     d = normalize_dim(dim, input.ndim)
     _float_only("log_softmax", input, d)
-    out = Tensor._make(quietly(_log_softmax_kernel, input._data, d))
+    out = Tensor._make(np.asarray(quietly(_log_softmax_kernel, input._data, d), order="C"))
     node = record(LogSoftmaxBackward0, out, (input,), dim, d)
     if node:
         node._save("result", out, is_output=True)

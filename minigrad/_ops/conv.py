@@ -220,7 +220,8 @@ def convolution_grads(node, g: Tensor, x: Tensor, w: Tensor, mask, cols=None) ->
         gx, gw = _transposed_backward(node, x4, w4, g4, mask)
     else:
         gx, gw = _plain_backward(node, x4, w4, g4, mask, cols)
-    gx = None if gx is None else Tensor._make(np.ascontiguousarray(gx.reshape(x.shape)))
+    gx = None if gx is None else Tensor._make(np.ascontiguousarray(gx.reshape(x.shape),
+                                                                   dtype=x._data.dtype))
     gw = None if gw is None else Tensor._make(gw.reshape(w.shape).astype(w._data.dtype,
                                                                          copy=False))
     gb = Tensor._make(g4.sum(axis=(0,) + tuple(range(2, g4.ndim)))) if mask[2] else None
@@ -302,13 +303,14 @@ def _transposed_backward(node, x, w, g, mask):
 
 
 def _conv_result(wm: np.ndarray, cols: np.ndarray, bias, shape: tuple,
-                 batch_last: bool = False) -> Tensor:
+                 batch_last: bool = False, dtype=None) -> Tensor:
     """``wm @ cols`` (one product per group) viewed as ``shape`` (N, O, *out), plus ``bias``
     along dim 1, as a tensor of the weight's dtype. float16/bfloat16 are multiplied and the bias
     added in float32, then rounded once, as PyTorch's CPU kernels do (NumPy's bfloat16 product
     comes out in float32, its float16 product rounded before the bias is added).
     ``batch_last``: ``cols`` are `_im2col_batch_last`'s, the product (O, *out, N) is moved to
-    (N, O, *out)."""
+    (N, O, *out). ``dtype``: the input's, when it is not the weight's (an input of no
+    elements, which PyTorch convolves without a dtype check: `_check_conv`)."""
     res = np.matmul(widened(wm), widened(cols))
     if batch_last:
         res = _batch_first(res.reshape(shape[1:] + shape[:1]))
@@ -316,7 +318,7 @@ def _conv_result(wm: np.ndarray, cols: np.ndarray, bias, shape: tuple,
         res = res.reshape(shape)
     if bias is not None:
         res += widened(bias._data).reshape((1, shape[1]) + (1,) * (len(shape) - 2))
-    return Tensor._make(res.astype(wm.dtype, copy=False))
+    return Tensor._make(res.astype(wm.dtype if dtype is None else dtype, copy=False))
 
 
 def _im2col(x, kernel, stride, padding, dilation, groups, out_size) -> np.ndarray:
@@ -362,7 +364,9 @@ def _check_conv(input, weight, bias, stride, padding, dilation, groups, string_p
                            f"({' x '.join(map(str, padded))}). Kernel size: "
                            f"({' x '.join(map(str, kernel))}). Kernel size can't be greater "
                            "than actual input size")
-    if weight.dtype is not input.dtype:
+    # (an input of no elements with channels: PyTorch's "empty" convolution is input *
+    # weight[0], with no dtype check; the result has the input's dtype, see _conv_result)
+    if weight.dtype is not input.dtype and not (input._data.size == 0 and c):
         raise RuntimeError(f"Input type (minigrad.{input.dtype._legacy}) and weight type "
                            f"(minigrad.{weight.dtype._legacy}) should be the same")
     if bias is not None and bias.dtype is not input.dtype and not string_padding:
@@ -447,7 +451,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
                                   (oh, ow))
     else:  # (N, groups, O/groups, L)
         cols = _im2col(input._data, (kh, kw), stride, padding, dilation, groups, (oh, ow))
-    out = _conv_result(wm, cols, bias, (n, o, oh, ow), batch_last)
+    out = _conv_result(wm, cols, bias, (n, o, oh, ow), batch_last, input._data.dtype)
     node = record(ConvolutionBackward0, out, (input, weight, bias), input, weight, bias,
                   stride, padding, dilation, groups, valid)
     if node is not None and weight._requires_grad:

@@ -62,7 +62,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
                      zip(input.shape[2:], padding, kernel, dilation, stride))
     cols = _im2col(input._data, kernel, stride, padding, dilation, groups, out_size)
     out = _conv_result(weight._data.reshape(groups, o // groups, -1), cols, bias,
-                       (n, o, *out_size))
+                       (n, o, *out_size), dtype=input._data.dtype)
     node = record(ConvolutionBackward0, out, (input, weight, bias), input, weight, bias,
                   stride, padding, dilation, groups, valid, None, False, (0, 0, 0))
     if node is not None and weight._requires_grad:

@@ -71,7 +71,8 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
     ol = (length + 2 * padding[0] - _dilated(k, dilation[0])) // stride[0] + 1
     geom = ((1, stride[0]), (0, padding[0]), (1, dilation[0]))
     cols = _im2col(input._data[:, :, None, :], (1, k), *geom, groups, (1, ol))
-    out = _conv_result(weight._data.reshape(groups, o // groups, -1), cols, bias, (n, o, ol))
+    out = _conv_result(weight._data.reshape(groups, o // groups, -1), cols, bias, (n, o, ol),
+                       dtype=input._data.dtype)
     node = record(ConvolutionBackward0, out, (input, weight, bias), input, weight, bias, *geom,
                   groups, False, (stride, padding, dilation, (0,)))
     if node is not None and weight._requires_grad:

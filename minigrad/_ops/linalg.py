@@ -13,7 +13,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ..autograd.graph import Node, record
+from ..autograd.graph import Node, check_saveable, crossed, record
 from ._util import _HALF, attach, broadcast_shapes, sum_to, widened
 from .shape import _expand_target, _squeeze_dims, _unsafe_view
 
@@ -188,8 +188,11 @@ def mm(input, mat2) -> Tensor:
     """Matrix product of two 2-D tensors (``torch.mm``); node ``MmBackward0``.
 
     RuntimeError (PyTorch's messages) if either is not 2-D, the inner sizes differ, or the
-    dtypes differ (no promotion).
+    dtypes differ (no promotion); first, as PyTorch, the inference-tensor error if an
+    inference tensor would be saved (see ``check_saveable``).
     """
+    if input._inference or mat2._inference:
+        check_saveable((input, mat2), crossed(input, mat2))
     a, b = input._data, mat2._data  # (checks on the arrays: no Size / dtype objects made)
     if a.ndim != 2 or b.ndim != 2:
         raise RuntimeError(f"{'self' if a.ndim != 2 else 'mat2'} must be a matrix")
@@ -209,7 +212,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)`` (``torch.addmm``); node ``AddmmBackward0`` with
     slots ``(input, mat1, mat2)``. ``input`` broadcasts to the product's shape; with ``beta=0``
     its values are not read (a nan in it does not reach the result). RuntimeError on shape or
-    dtype mismatch."""
+    dtype mismatch, after the inference-tensor error (``check_saveable``)."""
+    if mat1._inference or mat2._inference:
+        check_saveable((input, mat1, mat2), crossed(mat1, mat2))
     m1, m2 = mat1._data, mat2._data  # (checks on the arrays: no Size / dtype objects made)
     if m1.ndim != 2 or m2.ndim != 2:
         name, t = ("mat1", m1) if m1.ndim != 2 else ("mat2", m2)
@@ -240,7 +245,10 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
 
 def bmm(input, mat2) -> Tensor:
     """Batched matrix product of two 3-D tensors (``torch.bmm``); node ``BmmBackward0``.
-    RuntimeError on rank, size or dtype mismatch."""
+    RuntimeError on rank, size or dtype mismatch, after the inference-tensor error
+    (``check_saveable``)."""
+    if input._inference or mat2._inference:
+        check_saveable((input, mat2), crossed(input, mat2))
     for t, name in ((input, "batch1"), (mat2, "batch2")):
         if t.ndim != 3:
             raise RuntimeError(f"{name} must be a 3D tensor")
@@ -263,7 +271,10 @@ def bmm(input, mat2) -> Tensor:
 
 def dot(input, other) -> Tensor:
     """Inner product of two 1-D tensors (``torch.dot``); node ``DotBackward0``.
-    RuntimeError on rank, size or dtype mismatch."""
+    RuntimeError on rank, size or dtype mismatch, after the inference-tensor error
+    (``check_saveable``: PyTorch saves the operands before it checks them)."""
+    if input._inference or other._inference:
+        check_saveable((input, other), crossed(input, other))
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
     if input.shape != other.shape:
@@ -282,7 +293,9 @@ def dot(input, other) -> Tensor:
 
 def mv(input, vec) -> Tensor:
     """Matrix-vector product (``torch.mv``); node ``MvBackward0``. RuntimeError on rank,
-    size or dtype mismatch."""
+    size or dtype mismatch, after the inference-tensor error (``check_saveable``)."""
+    if input._inference or vec._inference:
+        check_saveable((input, vec), crossed(input, vec))
     if input.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if input.ndim != 2 or vec.ndim != 1:

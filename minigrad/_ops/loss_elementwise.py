@@ -231,7 +231,8 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str, delta: float) -> T
 # ----------------------------------------------------------------------------- kl_div
 class XlogyBackward0(Node):
     """z = self * log(other) (0 where self == 0).
-    dz/dself = grad * xlogy(self != 0, other); dz/dother = grad * self / other.
+    dz/dself = xlogy(grad, other), 0 where self == 0 and other <= 0 (PyTorch's formula: a
+    zero gradient stays 0 where log(other) is nan or -inf); dz/dother = grad * self / other.
     Saves: other, self. Computed in NumPy (no double backward)."""
 
     def __init__(self, input, other):
@@ -244,7 +245,10 @@ class XlogyBackward0(Node):
         x, y = self._get("self")._data, self._get("other")._data
         (n_x, _), (n_y, _) = self.next_functions
         with quiet_fp():
-            g_x = Tensor._make((g._data * _xlogy(x != 0, y)).astype(x.dtype)) if n_x else None
+            g_x = None
+            if n_x:
+                g_x = np.where((x == 0) & (y <= 0), 0, _xlogy(g._data, y))
+                g_x = Tensor._make(g_x.astype(x.dtype))
             g_y = Tensor._make((g._data * x / y).astype(y.dtype)) if n_y else None
         return g_x, g_y
 

@@ -33,7 +33,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, record
-from ._util import quiet_fp
+from ._util import dims_by_stride, empty_for, quiet_fp
 
 
 def _empty(like: Tensor) -> Tensor:
@@ -222,13 +222,27 @@ def native_batch_norm(input: Tensor, weight, bias, running_mean, running_var, tr
         if bias is not None:
             y += _col(bias._data, ct)  # (y is new: in place)
         y = y.reshape(input.shape)
-    out = Tensor._make(y.astype(dt, copy=False))
+    out = Tensor._make(_batch_norm_result(y.astype(dt, copy=False), input))
     node = record(NativeBatchNormBackward0, out, (input, weight, bias), input, weight,
                   running_mean, running_var, training, eps)
     if node is not None:
         node._save("result1", save_mean)
         node._save("result2", save_invstd)
     return out
+
+
+def _batch_norm_result(y: np.ndarray, input: Tensor) -> np.ndarray:
+    """``y`` laid out as PyTorch's CPU batch norm allocates its result: in the input's
+    suggested memory format, so a channels-last input (4-D or 5-D, channels innermost) gives
+    a channels-last result and every other layout a contiguous one."""
+    a = input._data
+    channels_last = {4: [1, 3, 2, 0], 5: [1, 4, 3, 2, 0]}.get(a.ndim)
+    if channels_last is not None and a.size and dims_by_stride(
+            a.shape, [[st // a.itemsize for st in a.strides]]) == channels_last:
+        out = empty_for(a.shape, y.dtype, a)
+        out[...] = y
+        return out
+    return np.asarray(y, order="C")
 
 
 def _batch_norm_of_nothing(input: Tensor, weight, bias) -> Tensor:

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _defaults
 from .._tensor import _SCALAR_NAMES, Tensor
-from ..autograd.graph import Node, record
+from ..autograd.graph import Node, check_saveable, crossed, record
 from ._util import (
     _HALF,
     _PY_SCALARS,
@@ -34,9 +34,11 @@ from ._util import (
 from .scalar import mul_scalar
 
 
-def _binary(a, b):
+def _binary(a, b, saves=None):
     """Both operands as tensors (Python scalars as wrapped numbers, see ``wrap_scalar``) and
-    their arrays in the promoted dtype; checks that shapes broadcast."""
+    their arrays in the promoted dtype; checks that shapes broadcast. ``saves(a, b)``: what
+    the op's node saves (`crossed`, `_div_saves`, `_both`), for the inference-tensor error
+    that PyTorch raises before the broadcast check (``check_saveable``)."""
     if isinstance(a, Tensor) and isinstance(b, Tensor):  # the common cases, checked first
         da, db = a._data, b._data
         if da.dtype is db.dtype and da.shape == db.shape and da.ndim:
@@ -58,9 +60,21 @@ def _binary(a, b):
     da = ta._data
     if tb._wrapped_number and da.dtype.kind in "fV":  # a float tensor and a number (`x * 0.9`):
         return ta, tb, da, tb._data.astype(da.dtype, copy=False)  # the tensor's dtype (cast())
+    if saves is not None and (ta._inference or tb._inference):
+        check_saveable((ta, tb), saves(ta, tb))
     dt = result_dtype(ta, tb)
     broadcast_shapes(da.shape, tb._data.shape)
     return ta, tb, cast(ta, dt), cast(tb, dt)
+
+
+def _both(a, b) -> tuple:
+    """What ``PowBackward1`` / ``MaximumBackward0`` save: both operands."""
+    return (a, b)
+
+
+def _div_saves(a, b) -> tuple:
+    """What ``DivBackward0`` saves: other; self when other requires grad."""
+    return (a if b.requires_grad else None, b)
 
 
 def _result(res, a, b, x, y, common=None) -> Tensor:
@@ -256,7 +270,7 @@ def _half_by_scalar(ufunc, x: np.ndarray, number: Tensor) -> np.ndarray:
 
 def mul(input, other):
     """Elementwise product with broadcasting (``torch.mul``); node ``MulBackward0``."""
-    a, b, x, y = _binary(input, other)
+    a, b, x, y = _binary(input, other, crossed)
     if b._wrapped_number and x.dtype in _HALF:  # (see _half_by_scalar)
         out = Tensor._make(_half_by_scalar(np.multiply, x, b))
     else:
@@ -274,7 +288,7 @@ def div(input, other, *, rounding_mode=None):
         RuntimeError: "ZeroDivisionError" for an integer division by zero with a rounding mode.
         NotImplementedError: a rounding mode on two bools (PyTorch has no bool kernel).
     """
-    a, b, x, y = _binary(input, other)
+    a, b, x, y = _binary(input, other, _div_saves)
     if rounding_mode is not None:
         if x.dtype.kind in "biu":
             if x.dtype == np.bool_:
@@ -331,9 +345,12 @@ class PowBackward0(Node):
 
 
 class PowBackward1(_Binary):
-    """z = self ** exponent (tensor).  dz/dself = grad * exponent * self^(exponent-1) (0 where
-    exponent == 0);
-    dz/dexponent = grad * result * log(self) (0 where self == 0 and exponent >= 0).
+    """z = self ** exponent (tensor).  dz/dself = grad * (exponent * self^(exponent-1)) (0
+    where exponent == 0);
+    dz/dexponent = grad * (result * log(self)) (that factor 0 where self == 0 and
+    exponent >= 0). Grouped as PyTorch's formulas (``pow_backward_self`` / ``_exponent``):
+    the rounding, and the gradients of the formula under ``create_graph`` (nan where the
+    masked ``result * log(0)`` gets a zero gradient), are the same.
     Saves: exponent, result, self."""
 
     def __init__(self, a, b):
@@ -355,8 +372,9 @@ class PowBackward1(_Binary):
 
 
 class PowBackward2(Node):
-    """z = self ** exponent with scalar base ``self``.  dz/dexponent = grad * result * log(self)
-    (0 where self == 0 and exponent >= 0). Saves: exponent, result, self (the scalar)."""
+    """z = self ** exponent with scalar base ``self``.  dz/dexponent = grad * (result *
+    log(self)) (that factor 0 where self == 0 and exponent >= 0; grouped as PyTorch's
+    ``pow_backward_exponent``). Saves: exponent, result, self (the scalar)."""
 
     def __init__(self, base, exponent):
         Node.__init__(self)
@@ -366,10 +384,10 @@ class PowBackward2(Node):
     def backward(self, g):
         e, base = self._get("exponent"), self._saved["self"]
         with quiet_fp():
-            grad = g * self._get("result") * float(np.log(base))
+            factor = self._get("result") * float(np.log(base))
         if base == 0:
-            grad = where(e >= 0, as_tensor(np.zeros((), grad._data.dtype)), grad)
-        return (grad,)
+            factor = where(e >= 0, as_tensor(np.zeros((), g._data.dtype)), factor)
+        return (g * factor,)
 
 
 def pow(input, exponent):
@@ -381,7 +399,8 @@ def pow(input, exponent):
         dt = result_dtype(input, exponent)
         if dt == np.bool_:
             raise NotImplementedError('"pow" not implemented for \'Bool\'')
-        out = Tensor._make(np.power(np.asarray(input, dt), cast(exponent, dt)))
+        with quiet_fp():  # (0 ** -1 is inf, (-1) ** 0.5 nan: silently, as in PyTorch)
+            out = Tensor._make(np.power(np.asarray(input, dt), cast(exponent, dt)))
         node = record(PowBackward2, out, (exponent,), input, exponent)
         if node:
             node._save("result", out, is_output=True)
@@ -397,7 +416,7 @@ def pow(input, exponent):
         out = Tensor._make(res)
         record(PowBackward0, out, (input,), input, exponent)
         return out
-    a, b, x, y = _binary(input, exponent)
+    a, b, x, y = _binary(input, exponent, _both)
     if x.dtype == np.bool_:  # (bool ** Python bool is allowed: the scalar branch above)
         raise NotImplementedError('"pow" not implemented for \'Bool\'')
     out = _result(quietly(np.power, x, y), a, b, x, y)
@@ -856,7 +875,7 @@ class MinimumBackward0(MaximumBackward0):
 
 def maximum(input, other):
     """Elementwise maximum of two tensors (``torch.maximum``); node ``MaximumBackward0``."""
-    a, b, x, y = _binary(input, other)
+    a, b, x, y = _binary(input, other, _both)
     out = _result(np.maximum(y, x), a, b, x, y)  # (a tie: input's value, e.g. -0.0)
     record(MaximumBackward0, out, (a, b), a, b)
     return out
@@ -864,7 +883,7 @@ def maximum(input, other):
 
 def minimum(input, other):
     """Elementwise minimum of two tensors (``torch.minimum``); node ``MinimumBackward0``."""
-    a, b, x, y = _binary(input, other)
+    a, b, x, y = _binary(input, other, _both)
     out = _result(np.minimum(y, x), a, b, x, y)  # (a tie: input's value, e.g. -0.0)
     record(MinimumBackward0, out, (a, b), a, b)
     return out

@@ -311,6 +311,12 @@ class AdaptiveAvgPool2DBackward0(Node):
 
     def backward(self, g):
         no_double_backward(self)
+        for i in range(1, g.ndim):  # (PyTorch's check: the forward accepted such an input)
+            if g.shape[i] == 0:
+                raise RuntimeError(
+                    "adaptive_avg_pool2d_backward(): Expected grad_output to have non-zero size "
+                    f"for non-batch dimensions, but grad_output has sizes {list(g.shape)} with "
+                    f"dimension {i} being empty")
         x = self._get("self")
         h, w = x.shape[-2:]
         oh, ow = g.shape[-2:]

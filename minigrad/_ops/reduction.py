@@ -290,7 +290,8 @@ def _extreme(input, dim, keepdim, largest: bool):
         vals = np.take_along_axis(input._data, idx, axis=d)
         if not keepdim:
             vals, idx = np.squeeze(vals, d), np.squeeze(idx, d)
-    values, indices = Tensor._make(vals), Tensor._make(idx.astype(np.int64))
+    values = Tensor._make(np.asarray(vals, order="C"))  # (contiguous, as PyTorch's)
+    indices = Tensor._make(np.asarray(idx, dtype=np.int64, order="C"))
     node = record(MaxBackward0 if largest else MinBackward0, [values, indices], (input,), input,
                   dim, d, keepdim)
     if node:
@@ -340,7 +341,7 @@ def _amax(input, dim, keepdim, largest):
     given = dim if isinstance(dim, (int, np.integer)) or len(dim) else None
     _check_nonempty("amax" if largest else "amin", input, given, dims)
     fn = np.max if largest else np.min
-    out = Tensor._make(np.asarray(fn(input._data, axis=dims, keepdims=keepdim)))
+    out = Tensor._make(np.asarray(fn(input._data, axis=dims, keepdims=keepdim), order="C"))
     node = record(AmaxBackward0 if largest else AminBackward0, out, (input,), input, dim, dims,
                   keepdim)
     if node:
@@ -367,7 +368,8 @@ def argmax(input, dim=None, keepdim: bool = False) -> Tensor:
     d = normalize_dim(dim, input.ndim)
     if input.ndim == 0:
         return Tensor._make(np.zeros((), np.int64))
-    return Tensor._make(np.argmax(input._data, axis=d, keepdims=keepdim).astype(np.int64))
+    return Tensor._make(np.asarray(np.argmax(input._data, axis=d, keepdims=keepdim),
+                                   dtype=np.int64, order="C"))
 
 
 def argmin(input, dim=None, keepdim: bool = False) -> Tensor:
@@ -379,7 +381,8 @@ def argmin(input, dim=None, keepdim: bool = False) -> Tensor:
     d = normalize_dim(dim, input.ndim)
     if input.ndim == 0:
         return Tensor._make(np.zeros((), np.int64))
-    return Tensor._make(np.argmin(input._data, axis=d, keepdims=keepdim).astype(np.int64))
+    return Tensor._make(np.asarray(np.argmin(input._data, axis=d, keepdims=keepdim),
+                                   dtype=np.int64, order="C"))
 
 
 # ----------------------------------------------------------------------------- var / std
@@ -460,7 +463,7 @@ def _var(input, dim, unbiased, keepdim, correction, std):
     fn = np.std if std else np.var
     with quiet_numpy():
         out = Tensor._make(np.asarray(fn(widened(input._data), axis=dims, ddof=correction,
-                                         keepdims=keepdim), dtype=input._data.dtype))
+                                         keepdims=keepdim), dtype=input._data.dtype, order="C"))
     node = record(StdBackward0 if std else VarBackward0, out, (input,), input, dim, dims,
                   correction, keepdim, saved_corr)
     if node and std:
@@ -513,7 +516,7 @@ def logsumexp(input, dim, keepdim: bool = False) -> Tensor:
             res = np.log(np.sum(np.exp(a - m), axis=dims, keepdims=True)) + m
     if not keepdim:
         res = np.squeeze(res, dims)
-    out = Tensor._make(np.asarray(res, dtype=out_dtype))
+    out = Tensor._make(np.asarray(res, dtype=out_dtype, order="C"))
     node = record(LogsumexpBackward0, out, (input,), input, dim, dims, keepdim)
     if node:
         node._save("result", out, is_output=True)

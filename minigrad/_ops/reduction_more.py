@@ -229,7 +229,7 @@ def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
                 res = np.expand_dims(res, d) if keepdim else res
             else:
                 res = np.prod(arr, axis=d, keepdims=keepdim) if arr.ndim else arr.copy()
-        out = Tensor._make(np.asarray(res, dtype=arr.dtype))
+        out = Tensor._make(np.asarray(res, dtype=arr.dtype, order="C"))  # (contiguous)
         node = record(ProdBackward1, out, (input,), input, dim, d, keepdim)
     if node:
         node._save("result", out, is_output=True)
@@ -305,8 +305,10 @@ def _cumprod_grad_differentiable(s: Tensor, g: Tensor) -> Tensor:
 def _cumprod_grad_with_zeros(s: Tensor, r: Tensor, g: Tensor) -> Tensor:
     """The cumprod gradient along the last dim when ``s`` has zeros, in O(n) (PyTorch's
     case split at the first zero ``z`` of each slice): for i < z, reversed_cumsum(grad *
-    result over k < z) / self; for i = z, prod_{j<z} self * sum_{k>=z} grad[k] *
-    prod_{z<j<=k} self[j]; for i > z, 0 (every product holds self[z] = 0)."""
+    result over k < z) / self; for i = z, prod_{j<z} self * sum_{z<=k<z2} grad[k] *
+    prod_{z<j<=k} self[j], z2 the second zero (as PyTorch, the terms past it, 0 in exact
+    arithmetic, are left out: an inf gradient there does not make a nan); for i > z, 0
+    (every product holds self[z] = 0)."""
     zero_at = s._data == 0
     n = s.shape[-1]
     z = np.where(zero_at.any(-1, keepdims=True), zero_at.argmax(-1)[..., None], n)
@@ -317,7 +319,8 @@ def _cumprod_grad_with_zeros(s: Tensor, r: Tensor, g: Tensor) -> Tensor:
     safe = P.where(before, s, one)  # (no 0 / 0 where the result is not used)
     part1 = P.where(before, _reversed_cumsum(w, -1) / safe, zero)
     tail = cumprod(P.where(Tensor._make(pos <= z), one, s), -1)  # prod_{z<j<=k} self[j]
-    total = P.where(Tensor._make(pos >= z), g * tail, zero).sum(-1, keepdim=True)
+    span = Tensor._make(np.cumsum(zero_at, axis=-1) == 1)  # [z, z2)
+    total = P.where(span, g * tail, zero).sum(-1, keepdim=True)
     part2 = P.where(at, _exclusive_cumprod(s) * total, zero)
     return part1 + part2
 
@@ -361,7 +364,8 @@ def _scan(name, node_cls, kernel, float_only=False):
         d = normalize_dim(dim, input.ndim)
         with quiet_fp():
             res = kernel(widened(arr), axis=d) if arr.ndim else arr.copy()
-        out = Tensor._make(np.asarray(res, dtype=arr.dtype))
+        # (contiguous, as PyTorch's result: NumPy's scan keeps a transposed input's layout)
+        out = Tensor._make(np.asarray(res, dtype=arr.dtype, order="C"))
         node = record(node_cls, out, (input,), input, dim, d)
         if node and node_cls is not CumsumBackward0:
             node._save("result", out, is_output=True)
@@ -578,7 +582,7 @@ def _vector_norm(input, ord, dim, keepdim, dtype, node_cls, fname="linalg.vector
     dims = _reduce_dims(dim, input.ndim)
     if dim is not None and not isinstance(dim, (int, np.integer)) and len(dim) == 0:
         dim = None
-    out = Tensor._make(_vector_norm_kernel(arr, ord, dims, keepdim))
+    out = Tensor._make(np.asarray(_vector_norm_kernel(arr, ord, dims, keepdim), order="C"))
     node = record(node_cls, out, (input,), input, ord, dim, dims, keepdim)
     if node:
         node._save("result", out, is_output=True)

@@ -408,7 +408,8 @@ def _expand_target(self, sizes: tuple) -> tuple:
                            f"({self.ndim})")
     lead = len(sizes) - self.ndim
     target = []
-    for i, s in enumerate(sizes):
+    for i in reversed(range(len(sizes))):  # (from the last dim, as PyTorch: which mismatch
+        s = sizes[i]  # its error names)
         cur = self.shape[i - lead] if i >= lead else None
         if s == -1:
             if cur is None:
@@ -420,7 +421,7 @@ def _expand_target(self, sizes: tuple) -> tuple:
                                f"size ({cur}) at non-singleton dimension {i}.  Target sizes: "
                                f"{list(sizes)}.  Tensor sizes: {list(self.shape)}")
         target.append(s)
-    return tuple(target)
+    return tuple(target[::-1])
 
 
 def expand_as(self, other) -> Tensor:
@@ -709,7 +710,8 @@ def repeat(self, *repeats) -> Tensor:
     if len(reps) < self.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
-    out = Tensor._make(np.tile(self._data, reps))
+    # (C order, as PyTorch's result: np.tile copies a transposed input in its layout)
+    out = Tensor._make(np.asarray(np.tile(self._data, reps), order="C"))
     record(RepeatBackward0, out, (self,), reps, self.shape)
     return out
 

@@ -23,7 +23,7 @@ import numpy as np
 from .. import return_types as R
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
-from ._util import attach, normalize_dim, saved_int
+from ._util import attach, empty_for, normalize_dim, saved_int
 from .reduction import MaxBackward1
 
 
@@ -108,9 +108,23 @@ def _stable_order(a: np.ndarray, axis: int, descending: bool) -> np.ndarray:
     return np.flip(n - 1 - order, axis)
 
 
-def _picked(input, dim, node_cls, vals, idx, result_cls, *extra):
-    values = Tensor._make(np.require(vals, requirements="C"))
-    indices = Tensor._make(np.require(idx.astype(np.int64), requirements="C"))
+def _like_input(arr: np.ndarray, input) -> np.ndarray:
+    """``arr`` (of ``input``'s shape) laid out as PyTorch's ``sort`` lays out its results:
+    with the input's strides when it is dense, else dense in the order of its strides."""
+    out = empty_for(arr.shape, arr.dtype, input._data)
+    out[...] = arr
+    return out
+
+
+def _picked(input, dim, node_cls, vals, idx, result_cls, *extra, like_input=False):
+    """The ``(values, indices)`` result: C-contiguous (``topk``, ``median`` ...) or, with
+    ``like_input``, laid out as the input (``sort``)."""
+    if like_input:
+        values, indices = Tensor._make(_like_input(vals, input)), Tensor._make(
+            _like_input(idx.astype(np.int64), input))
+    else:
+        values = Tensor._make(np.require(vals, requirements="C"))
+        indices = Tensor._make(np.require(idx.astype(np.int64), requirements="C"))
     node = record(node_cls, [values, indices], (input,), dim, *extra)
     if node is not None:
         node._save("indices", indices)
@@ -128,7 +142,7 @@ def sort(input, dim: int = -1, descending: bool = False, *, stable=None):
                        R.sort, d, ())
     order = _stable_order(input._data, d, descending)
     vals = np.take_along_axis(input._data, order, d)
-    return _picked(input, dim, node_cls, vals, order, R.sort, d, input.shape)
+    return _picked(input, dim, node_cls, vals, order, R.sort, d, input.shape, like_input=True)
 
 
 def argsort(input, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:

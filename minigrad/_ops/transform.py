@@ -15,7 +15,15 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, record
-from ._util import attach, normalize_dim, normalize_dims, saved_dims, saved_int, sum_dtype
+from ._util import (
+    attach,
+    empty_for,
+    normalize_dim,
+    normalize_dims,
+    saved_dims,
+    saved_int,
+    sum_dtype,
+)
 from .shape import SqueezeBackward0, SqueezeBackward2, SqueezeBackward4, TransposeBackward1
 
 
@@ -43,9 +51,11 @@ def flip(input, *dims) -> Tensor:
     ``FlipBackward0``. IndexError for a dim out of range, RuntimeError for a repeated dim."""
     dims = _dims_arg(dims)
     norm = normalize_dims(dims, input.ndim)
-    # (always a new array: np.require keeps a flipped view that happens to be C-contiguous,
-    # e.g. the flip of a size-1 dim, which would share memory with the input)
-    arr = np.flip(input._data, norm).copy(order="C")
+    # (always a new array, laid out as the input, as PyTorch's empty_like: np.require would
+    # keep a flipped view that happens to be C-contiguous, e.g. the flip of a size-1 dim,
+    # which would share memory with the input)
+    arr = empty_for(input._data.shape, input._data.dtype, input._data)
+    arr[...] = np.flip(input._data, norm)
     out = Tensor._make(arr)
     record(FlipBackward0, out, (input,), dims, norm)
     return out
@@ -306,8 +316,10 @@ def diag(input, diagonal: int = 0) -> Tensor:
 
 
 class TraceBackward0(Node):
-    """z = self.trace().  dz/dself = zeros(numel).index_fill(0, arange(0, numel, ncols + 1),
-    grad).view(self_sym_sizes) (PyTorch's ``trace_backward``). Saves: self_sym_sizes."""
+    """z = self.trace().  dz/dself = zeros(numel).index_fill(0, the flat indices k * (ncols +
+    1) of the min(nrows, ncols) diagonal elements, grad).view(self_sym_sizes) (PyTorch's
+    ``trace_backward``; a step of ncols + 1 through the whole matrix would go past the
+    diagonal of a tall one). Saves: self_sym_sizes."""
 
     def __init__(self, sizes):
         Node.__init__(self)
@@ -318,7 +330,7 @@ class TraceBackward0(Node):
 
         rows, cols = self._saved["self_sym_sizes"]
         zeros = Tensor._make(np.zeros(rows * cols, dtype=g._data.dtype))
-        where = Tensor._make(np.arange(0, rows * cols, cols + 1, dtype=np.int64))
+        where = Tensor._make(np.arange(min(rows, cols), dtype=np.int64) * (cols + 1))
         return (index_fill(zeros, 0, where, g).view(rows, cols),)
 
 

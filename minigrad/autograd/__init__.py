@@ -84,7 +84,13 @@ def _seed_grads(outputs, grad_outputs):
     if len(given) != len(outputs):
         raise RuntimeError(f"got {len(outputs)} tensors and {len(given)} gradients")
     for i, out in enumerate(outputs):
-        if not isinstance(out, GradientEdge) and not out.requires_grad:
+        if isinstance(out, GradientEdge):
+            continue
+        # the engine takes each root's gradient edge in turn: its grad_fn first (which raises
+        # for a view made in inference mode whose base was modified since), then the check,
+        # before it looks at the next root
+        out.grad_fn  # noqa: B018
+        if not out.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
                                "a grad_fn")
     return grads

@@ -792,6 +792,34 @@ def record(node_cls, outputs, inputs, *args):
     return node
 
 
+def check_saveable(inputs, saved) -> None:
+    """Raise the inference-tensor error now if recording the op would save an inference tensor.
+
+    PyTorch's autograd layer (``VariableType``) makes the node and saves its tensors *before*
+    the op's kernel checks the arguments, so ``dot(x, s)`` with ``x`` requiring grad and ``s``
+    a 0-D inference tensor raises "Inference tensors cannot be saved for backward", not
+    "1D tensors expected". An op whose node saves inputs calls this ahead of its checks, when
+    one of them is an inference tensor (``_inference``: the check costs nothing otherwise).
+
+    Args:
+        inputs: the op's differentiable inputs, as for ``record`` (None for an empty slot).
+        saved: the tensors its node would save, given which inputs require grad (None where
+            nothing is saved), e.g. `crossed` for a product.
+    """
+    if not grad_mode.is_grad_enabled() or grad_mode.inference_active():
+        return  # (no node is made: nothing is saved)
+    if not any(t is not None and t.requires_grad for t in inputs):
+        return
+    if any(t is not None and t._inference for t in saved):
+        raise RuntimeError(INFERENCE_SAVE_MSG)
+
+
+def crossed(a, b) -> tuple:
+    """What a product's node saves (``MulBackward0``, ``MmBackward0``, ``DotBackward0`` ...):
+    each operand when the *other* one requires grad (its gradient is grad times that one)."""
+    return (a if b.requires_grad else None, b if a.requires_grad else None)
+
+
 def zeros_grad(shape, dtype):
     """A zero gradient (used to materialise gradients of unused outputs); ``dtype`` a NumPy
     dtype."""

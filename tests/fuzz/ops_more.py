@@ -3,7 +3,8 @@ index_select), flips and rolls, triangles and diagonals, einsum, normalisations,
 and a few more activations and losses.
 
 ``OPS_MORE`` (name -> ``fn(runner, params, *tensors)``) joins ``program.OPS``; ``MORE``
-(family -> op names) joins the families of ``generate``; :class:`MoreOpsGen` draws their
+(family -> op names) joins the families of ``generate`` (by default; ``MINIGRAD_FUZZ_OPS=base``
+leaves them out, see ``generate.OP_POOL``); :class:`MoreOpsGen` draws their
 arguments (a mixin of ``generate.Gen``: ``op_<name>`` returns ``(ids, params)``). Params are
 plain data (a printed program pastes into ``test_regressions.py``): index tensors are nested
 lists, infinity is the string ``"inf"``.
@@ -135,6 +136,33 @@ def _distinct_along(t, dim: int) -> bool:
     a = np.moveaxis(t.detach().numpy(), dim, -1).reshape(-1, t.shape[dim])
     s = np.sort(a, axis=-1)
     return not np.isnan(a).any() and bool((np.diff(s, axis=-1) != 0).all())
+
+
+def _groups_spread(t, groups=None) -> bool:
+    """Whether every normalisation group of ``t`` has a spread clear of 0: group_norm's
+    (N x ``groups``) or, with ``groups`` None, batch_norm's (one per channel). Not needed in
+    float64, nor for tensors the op refuses anyway, nor for empty groups. PyTorch's CPU
+    kernels normalise float32 as ``x * scale + shift`` (``scale = rstd * weight``, ``shift =
+    -mean * scale + bias``): in a group of equal values (one element, or ties) rstd is
+    1/sqrt(eps) ~ 316 and the cancellation leaves a few 1e-6 to 1e-5 where minigrad, which
+    normalises in float64, gives 0; a group's std at least 1% of its largest magnitude
+    (or of 1) keeps that rounding inside the float32 tolerance."""
+    try:
+        if str(t.dtype).split(".")[-1] != "float32" or t.ndim < 2 or t.numel() == 0:
+            return True  # (float64, or refused: nothing to avoid)
+        a = t.detach().double().numpy()
+        if groups is None:
+            a = np.moveaxis(a, 1, 0).reshape(a.shape[1], -1)
+        elif a.shape[1] % groups:
+            return True
+        else:
+            a = a.reshape(a.shape[0] * groups, -1)
+        if a.shape[-1] == 0:
+            return True
+        scale = np.maximum(1.0, np.abs(a).max(axis=-1))
+        return bool((a.std(axis=-1) >= 0.01 * scale).all())
+    except Exception:  # noqa: BLE001 - an argument the op refuses: any will do
+        return True
 
 
 class MoreOpsGen:
@@ -311,13 +339,27 @@ class MoreOpsGen:
         return [i, *self._weight_bias(tuple(shape))], {"shape": shape}
 
     def op_group_norm(self):
-        i, x = self.one(lambda t: t.ndim >= 2, loose=20, ndims=(2, 4))
+        # (the groups of a float32 input have a spread: see _groups_spread)
+        i, x = self.one(lambda t: t.ndim >= 2 and any(_groups_spread(t, g) for g in (1, 2)),
+                        loose=20, ndims=(2, 4))
         c = x.shape[1] if x.ndim >= 2 else 1
-        groups = self.d(st.sampled_from([g for g in (1, 2, 3) if c % g == 0] or [1]))
+        options = [g for g in (1, 2, 3) if c % g == 0] or [1]
+        spread = [g for g in options if _groups_spread(x, g)]
+        if not spread:  # (a new leaf without one: the same shape in float64)
+            i = self.leaf(tuple(x.shape), dtype="float64")
+            x, spread = self.env[i], options
+        groups = self.d(st.sampled_from(spread))
+        from .generate import KNOWN_GAPS
+
+        if "group_norm_weight_grad_graph" in KNOWN_GAPS and not x.requires_grad:
+            return [i], {"groups": groups}  # (see the gap)
         return [i, *self._weight_bias((c,))], {"groups": groups}
 
     def op_batch_norm(self):
-        i, x = self.one(lambda t: t.ndim >= 2, loose=20, ndims=(2, 4))
+        i, x = self.one(lambda t: t.ndim >= 2 and _groups_spread(t), loose=20, ndims=(2, 4))
+        if not _groups_spread(x):  # (a new leaf without a spread: see _groups_spread)
+            i = self.leaf(tuple(x.shape), dtype="float64")
+            x = self.env[i]
         c = x.shape[1] if x.ndim >= 2 else 1
         return [i, *self._weight_bias((c,))], {}
 

@@ -21,15 +21,15 @@ the culprit). A failure prints the shrunk program: fix the difference and add th
 ``test_regressions.py``; ``python -m tests.fuzz.triage``
 groups many failures at once. A difference that cannot be fixed at once is listed in
 ``generate.KNOWN_GAPS`` (the generator steers around it) or ``program.KNOWN_GAPS`` (the
-comparison leaves it out), with its program in ``test_regressions.KNOWN``; all three are empty
-now. The boolean switches at the top of ``generate.py`` steer around engine differences that
-are open (False, each with a script in ``tests/fuzz/pending/``; none now), were fixed since
-(True), or are deliberate (``DATA_INFERENCE``: minigrad refuses ``.data =`` between an inference
-tensor and a normal one, see ``test_review.py``). ``tests/fuzz/pending/`` also keeps programs the
-long profile found and nobody fixed yet (04: the output layout of binary ops whose operands
-disagree; 05: what the CI profile finds with the new ops). The op pool is ``program.OPS``;
-``MINIGRAD_FUZZ_OPS=more`` joins the ops of ``ops_more.py`` (scans, sorting, gather/scatter,
-einsum, normalisations, embedding ...) to its families (opt-in until 05 is fixed).
+comparison leaves it out), with its program in ``test_regressions.KNOWN`` (one now:
+``group_norm_weight_grad_graph``). The boolean switches at the top of ``generate.py`` steer
+around engine differences that are open (False, each with a script in ``tests/fuzz/pending/``;
+none now), were fixed since (True), or are deliberate (``DATA_INFERENCE``: minigrad refuses
+``.data =`` between an inference tensor and a normal one, see ``test_review.py``).
+``tests/fuzz/pending/`` keeps programs nobody fixed yet (06: the CI profile of the base pool).
+The op pool is ``program.OPS``, the ops of ``ops_more.py`` (scans, sorting, gather/scatter,
+einsum, normalisations, embedding ...) included since session 9; ``MINIGRAD_FUZZ_OPS=base``
+leaves those out (``generate.OP_POOL``).
 """
 
 import os

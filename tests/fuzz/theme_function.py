@@ -149,6 +149,11 @@ def _backward(kind, ctx, grads, save):
     raise ValueError(kind)  # pragma: no cover
 
 
+def _base(t):
+    """The tensor whose version counter ``t`` uses (its base when it is a view)."""
+    return t if t._base is None else t._base
+
+
 def make_function(L, spec, log):
     """The custom Function class of ``spec`` for library ``L``."""
     name, kind, save, bw = spec["name"], spec["kind"], spec["save"], spec["bw"]
@@ -228,6 +233,14 @@ class FunctionSteps:
         if any(v.is_inference() for v in vals if hasattr(v, "grad_fn")) and not \
                 self.L.is_inference_mode_enabled():  # (see Runner._op: not compared)
             self.unversioned.update(range(len(self.env), len(self.env) + len(tensors)))
+        # an output that shares the version counter of an input whose version is not compared
+        # (a dirty input returned as itself, an input returned as a view of it) is not compared
+        # either: abs(inference tensor) is at version 1 in PyTorch (its abs_out call passes
+        # ADInplaceOrView), so the dirty Function's x.mul_ leaves it at 3 there, 2 in minigrad
+        bases = [_base(self.env[j]) for j in ids if j in self.unversioned]
+        if bases:
+            self.unversioned.update(len(self.env) + k for k, o in enumerate(tensors)
+                                    if any(_base(o) is b for b in bases))
         return {"tensors": self._push(tensors, ids), "others": others,
                 "same": [any(o is v for v in vals) for o in tensors]}
 
