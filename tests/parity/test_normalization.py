@@ -282,7 +282,10 @@ def test_functional_instance_norm(device, shape, affine, stats, use_input_stats)
 
 
 def test_functional_float64(device):
-    xa, wa = rand(4, 3, 2, dtype=np.float64), rand(3, dtype=np.float64)
+    # (its own draws: group_norm over 2 elements amplifies rounding where they are close, so
+    # the shared RNG's order-dependent data put near-zero gradients 6e-12 apart on some orders)
+    rng = np.random.default_rng(284)
+    xa, wa = rng.standard_normal((4, 3, 2)), rng.standard_normal(3)
 
     def scenario(lib, device):
         F = lib.nn.functional
