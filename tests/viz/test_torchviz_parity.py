@@ -10,6 +10,7 @@ torchviz re-declares a node (a saved tensor that is also a leaf), ours declares 
 """
 
 import difflib
+import re
 
 import pytest
 
@@ -47,6 +48,20 @@ def _assert_same(ours, ref, who: str) -> None:
         assert ours_src == ref_src, f"{who}: statements differ from torchviz:\n{diff}"
 
 
+_WORKSPACE = re.compile(r"result3\n \((\d+)\)")  # the label: "result3", newline, " (28672)"
+
+
+def _workspace_sizes(dot) -> list:
+    return [m for line in dot.body for m in _WORKSPACE.findall(line)]
+
+
+def _without_workspace_size(dot):
+    """``dot`` with the size in each result3 box's label replaced by one placeholder."""
+    dot = dot.copy()
+    dot.body = [_WORKSPACE.sub("result3\n (workspace)", line) for line in dot.body]
+    return dot
+
+
 @pytest.mark.parametrize("opts", list(OPTIONS), ids=list(OPTIONS))
 @pytest.mark.parametrize("graph", list(GRAPHS))
 def test_make_dot_matches_torchviz(graph, opts, device):
@@ -56,15 +71,23 @@ def test_make_dot_matches_torchviz(graph, opts, device):
             "mirrors the CPU graph"
         )
     kw = OPTIONS[opts]
-    if graph == "fused_lstm" and kw.get("show_saved"):
-        pytest.skip(
-            "the fused LSTM node saves oneDNN's workspace (result3), whose size is the "
-            "kernel's own: the saved-tensor boxes differ in that one shape"
-        )
     t_out, t_params = GRAPHS[graph](torch, device)
     ref = torchviz.make_dot(t_out, params=t_params, **kw)
     m_out, m_params = GRAPHS[graph](minigrad)
-    _assert_same(make_dot(m_out, params=m_params, **kw), ref, "minigrad graph")
+    ours = make_dot(m_out, params=m_params, **kw)
+    if graph == "fused_lstm" and kw.get("show_saved"):
+        # Deliberate difference: the fused LSTM node saves a workspace (result3) whose size is
+        # the kernel's own (oneDNN's layout vs minigrad's gates and cell states); the boxes
+        # differ in that size, and in nothing else.
+        ref_sizes, ours_sizes = _workspace_sizes(ref), _workspace_sizes(ours)
+        assert ref_sizes and len(ref_sizes) == len(ours_sizes) and ref_sizes != ours_sizes
+        _assert_same(_without_workspace_size(ours), _without_workspace_size(ref),
+                     "minigrad graph")
+        pytest.skip(
+            "not yet matched: minigrad's make_dot of torch's fused LSTM graph draws the saved "
+            "weights as named parameters where torchviz draws weight0..3 as saved tensors"
+        )
+    _assert_same(ours, ref, "minigrad graph")
     _assert_same(make_dot(t_out, params=t_params, **kw), ref, "torch graph")
 
 
