@@ -210,6 +210,8 @@ class Tensor:
     _inference = False  # created in inference mode
     _own_vc = False  # an inference tensor with a version counter (see detach)
     _wrapped_number = False  # a Python scalar operand wrapped as a 0-dim tensor
+    _fw_grad = None  # the tangent inside a forward-AD level (autograd/forward_ad.py)
+    _fw_view = True  # a view's tangent is a view of its base's (not make_dual's/unpack_dual's)
     _vc = _MadeOnFirstUse()  # the version counter, shared with views: made when first needed
 
     def _init(self, arr: np.ndarray) -> None:
@@ -933,6 +935,12 @@ def _format(t: Tensor) -> str:
         suffixes.append(f"grad_fn=<{type(t._grad_fn).__name__}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
+    if graph.fw_on or t._fw_grad is not None:
+        from .autograd.forward_ad import fw_grad
+
+        tangent = fw_grad(t)
+        if tangent is not None:
+            suffixes.append(f"tangent={tangent}")
     out = [prefix + body]
     last_len = len(out[0]) - out[0].rfind("\n") + 1
     for sfx in suffixes:

@@ -166,6 +166,10 @@ def _apply_inplace(self: Tensor, compute, others=(), overlap_ok=False, where=Non
             node._saved["self"] = SavedTensor(self.clone(), node, False)
     _write(self, r, overlap_ok, where)
     bump(self)
+    if _graph.fw_on:  # (forward AD: the new tangent goes into self's)
+        from ..autograd import forward_ad
+
+        forward_ad.after_inplace(self, r)
     if node is not None:
         for sv in node._saved.values():
             if isinstance(sv, SavedTensor) and sv._is_output:
@@ -503,6 +507,11 @@ class CopyBackwards(Node):
                 gs = gs.to(self._src_dtype)
         return (Tensor._make(np.zeros_like(g._data)) if self.next_functions[0][0] is not None
                 else None, gs)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, src):
+        """dz = src_t (self's tangent is overwritten: a zero one when src has none)."""
+        return tangents[1]
 
 
 class IndexPutBackward0(_IndexNode):

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import _defaults
 from .._tensor import _SCALAR_NAMES, Tensor
+from ..autograd.forward_ad import tangent_sum
 from ..autograd.graph import Node, check_saveable, crossed, record
 from ._util import (
     _HALF,
@@ -123,6 +124,12 @@ class AddBackward0(_Binary):
         alpha = self._saved["alpha"]
         return self._pair(g, g if alpha == 1 else g * alpha)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, b, alpha):
+        """dz = self_t + alpha * other_t."""
+        ta, tb = tangents
+        return tangent_sum(ta, tb if tb is None or alpha == 1 else tb * alpha)
+
 
 class SubBackward0(_Binary):
     """z = self - alpha * other.  dz/dself = grad; dz/dother = -alpha * grad. Saves: alpha."""
@@ -134,6 +141,12 @@ class SubBackward0(_Binary):
     def backward(self, g):
         alpha = self._saved["alpha"]
         return self._pair(g, -g if alpha == 1 else g * (-alpha))
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, b, alpha):
+        """dz = self_t - alpha * other_t."""
+        ta, tb = tangents
+        return tangent_sum(ta, None if tb is None else -tb if alpha == 1 else tb * (-alpha))
 
 
 class RsubBackward1(Node):
@@ -224,6 +237,12 @@ class MulBackward0(_Binary):
         ga = g * self._get("other") if self._needs(0) else None
         gb = g * self._get("self") if self._needs(1) else None
         return self._pair(ga, gb)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, b):
+        """dz = self_t * other + other_t * self."""
+        ta, tb = tangents
+        return tangent_sum(None if ta is None else ta * b, None if tb is None else tb * a)
 
 
 class DivBackward0(_Binary):
@@ -447,6 +466,16 @@ class _Unary(Node):
 
     def _val(self):
         return self._get(self._saves)
+
+    @classmethod
+    def jvp(cls, inputs, tangents, outputs, *args):
+        """Forward AD of an elementwise op of one real input: the tangent is the backward
+        formula applied to the input's tangent (``dz = f'(self) * self_t``; PyTorch's
+        ``auto_element_wise``), computed by a node made for the purpose."""
+        node = cls(*args)
+        if cls._saves == "result" or cls._also_result:
+            node._saved["result"] = outputs[0]  # (as is: a SavedTensor of an output would
+        return node.backward(tangents[0])[0]  # come back attached to this throwaway node)
 
 
 class NegBackward0(_Unary):

@@ -18,6 +18,7 @@ from .. import _dtype as _dt
 from .._memory_format import contiguous_format, preserve_format
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd import graph as _graph
 from ..autograd.graph import Node, record
 from ._util import (
     attach,
@@ -70,8 +71,8 @@ def _try_view(arr: np.ndarray, shape: tuple):
 
 def _view_of(base: Tensor, arr: np.ndarray, node_cls, *args) -> Tensor:
     out = base._make_view(arr)
-    if grad_mode._tls.grad_enabled:  # (else record() does nothing: views in derivative
-        record(node_cls, out, (base,), *args)  # formulas skip the call)
+    if grad_mode._tls.grad_enabled or _graph.fw_on:  # (else record() does nothing: views in
+        record(node_cls, out, (base,), *args)  # derivative formulas skip the call)
     return out
 
 

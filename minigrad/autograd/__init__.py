@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from . import anomaly_mode, functional, graph, profiler
+from . import anomaly_mode, forward_ad, functional, graph, profiler
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import run_backward
 from .profiler import _profiler_enabled  # noqa: F401  (PyTorch's private query)
@@ -32,7 +32,7 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
            "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "is_inference_mode_enabled", "graph", "gradcheck", "gradgradcheck",
            "detect_anomaly", "set_detect_anomaly", "anomaly_mode", "Variable",
-           "functional", "profiler"]
+           "functional", "profiler", "forward_ad"]
 
 CREATE_GRAPH_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the parameter "

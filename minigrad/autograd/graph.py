@@ -45,6 +45,7 @@ INFERENCE_SAVE_MSG = (
 )
 
 _sequence = itertools.count()
+fw_on = False  # a forward-AD level is active and no forward formula is running (forward_ad)
 _TENSOR = None
 # The shared "nothing registered" value of the hook and retain_grad tables of nodes and
 # tensors: read-only, so a registration must go through ``own_table`` and can never write into
@@ -592,6 +593,21 @@ class Node:
     def backward(self, *grad_outputs):  # pragma: no cover - abstract
         raise NotImplementedError
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, *args):
+        """The op's forward-mode derivative: its outputs' tangents from its inputs' (forward AD).
+
+        Called by `record` inside a ``dual_level`` when an input has a tangent, with the
+        arguments ``record`` got: ``inputs`` (the differentiable inputs, in slot order),
+        ``tangents`` (theirs, None for none: a zero tangent), the computed ``outputs`` (a
+        tuple) and the node constructor's ``args``. Returns one tangent (or None) per output,
+        or a tensor for a one-output op. Each op states its formula in its docstring.
+
+        Raises:
+            NotImplementedError: the op has no forward formula in minigrad.
+        """
+        raise NotImplementedError
+
     def __call__(self, *grad_outputs):
         """Apply the node's derivative directly (as ``grad_fn(grad)`` does in PyTorch)."""
         out = self.backward(*grad_outputs)
@@ -753,6 +769,8 @@ def record(node_cls, outputs, inputs, *args):
     view state is synced, so a constructor may read an input's ``_requires_grad`` directly.
     """
     # (is_grad_enabled() and inference_active(), inlined)
+    if fw_on:  # inside a forward-AD level: the outputs' tangents (forward_ad.propagate)
+        return _record_dual(node_cls, outputs, inputs, args)
     if (grad_mode._grad_off_threads and not grad_mode._tls.grad_enabled) or (
             grad_mode._inference_blocks and grad_mode._tls.inference):
         return None  # (enable_grad inside inference_mode still records nothing, as PyTorch)
@@ -789,6 +807,21 @@ def record(node_cls, outputs, inputs, *args):
             node._out_meta += ((arr.shape, arr.dtype),)
     if anomaly_mode._enabled:
         anomaly_mode.on_outputs(node, outs)
+    return node
+
+
+def _record_dual(node_cls, outputs, inputs, args):
+    """`record` inside a forward-AD level: the node first (PyTorch makes it before the forward
+    grads), then the outputs' tangents."""
+    global fw_on
+    fw_on = False
+    try:
+        node = record(node_cls, outputs, inputs, *args)
+    finally:
+        fw_on = True
+    from . import forward_ad
+
+    forward_ad.propagate(node_cls, outputs, inputs, args)
     return node
 
 

@@ -1,0 +1,335 @@
+"""Forward-mode AD: dual tensors (``torch.autograd.forward_ad``).
+
+Mirrors ``torch/autograd/forward_ad.py`` (the Python API) and the forward-grad half of
+``torch/csrc/autograd/autograd_meta.cpp`` / ``VariableTypeUtils.h`` (how tangents are stored
+and flow). Inside a ``dual_level``, a tensor may carry a *tangent* (its forward gradient): a
+tensor of its shape. Each op whose input carries one computes its output's tangent right after
+the output, with the op's forward-derivative formula (the ``jvp`` static method of its backward
+node; its docstring states the formula), so ``unpack_dual(f(make_dual(x, v))).tangent`` is the
+Jacobian-vector product ``J_f(x) @ v`` after one forward pass.
+
+How tangents are kept (PyTorch's rules, measured):
+
+* A tangent has the **layout of its primal** (same strides, in elements; its dtype may differ:
+  a float64 tangent on a float32 primal stays float64). `make_dual` uses the given tangent
+  as-is when its layout matches, or copies it into the primal's layout; an op's tangent is
+  copied likewise.
+* A **view** of a tensor with a tangent gets the same view of that tangent (its ``_base`` is
+  the base tangent): one rule for every view op, replayed on the tangent's memory
+  (`_view_of_tangent`). A view made *before* its base got a tangent finds it when read.
+* An **in-place** op writes the new tangent into the old one (its ``_version`` counts); on a
+  view whose base had no tangent, the base gets a zero tangent first, and the view's is a view
+  of it.
+* ``no_grad`` does not stop forward AD; leaving the level deletes every tangent made in it.
+* One level only: PyTorch does not support nesting ``dual_level``.
+
+Costs nothing outside a level: ``graph.record`` reads one module flag (`graph.fw_on`).
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import NamedTuple
+
+import numpy as np
+
+from . import graph as _graph
+
+__all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
+           "unpack_dual", "dual_level"]
+
+_current_level = -1
+# every tensor that got a tangent in the level, to delete them all when it is left (ids as keys:
+# a Tensor's ``==`` is elementwise, so the tensors cannot be set members)
+_duals: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
+def enter_dual_level() -> int:
+    """Enter a new forward-grad level and return it (``0``: there is only one).
+
+    Raises:
+        RuntimeError: a level is already active ("Nested forward mode AD is not supported").
+    """
+    global _current_level
+    if _current_level >= 0:
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
+    _current_level = 0
+    _graph.fw_on = True
+    return _current_level
+
+
+def exit_dual_level(*, level=None) -> None:
+    """Leave the forward-grad level ``level`` (default: the current one), deleting every
+    tangent made in it.
+
+    Raises:
+        RuntimeError: ``level`` is not the last level entered, or no level is active.
+    """
+    global _current_level
+    if level is None:
+        level = _current_level
+    if level != _current_level:
+        raise RuntimeError("Trying to exit a forward AD level that was not the last one that "
+                           "was created. This is not supported.")
+    if level < 0:
+        raise RuntimeError("Dual level must be a positive number.")
+    for t in list(_duals.values()):
+        t._fw_grad = None
+    _duals.clear()
+    _current_level = level - 1
+    _graph.fw_on = False
+
+
+class dual_level:
+    """Context manager (and decorator) for a forward-AD level: ``with dual_level(): ...``.
+
+    ``__enter__`` returns the level (``enter_dual_level``); ``__exit__`` leaves it, deleting the
+    tangents made inside. Mirrors ``torch.autograd.forward_ad.dual_level``.
+    """
+
+    def __enter__(self) -> int:
+        return enter_dual_level()
+
+    def __exit__(self, *exc) -> None:
+        exit_dual_level()
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with dual_level():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class UnpackedDualTensor(NamedTuple):
+    """What `unpack_dual` returns: ``(primal, tangent)``; ``tangent`` is None without one."""
+
+    primal: object
+    tangent: object
+
+
+def make_dual(tensor, tangent, *, level=None):
+    """A dual tensor: a new view of ``tensor`` carrying ``tangent`` as its forward gradient.
+
+    The tangent is kept as-is when its strides match ``tensor``'s, else copied into
+    ``tensor``'s layout. Backward-differentiable: the result's ``grad_fn`` is
+    ``ViewBackward0`` when ``tensor`` requires grad.
+
+    Args:
+        tensor: the primal, floating point (any shape).
+        tangent: same shape, floating point, itself without a tangent.
+        level: the level (default: the current one).
+
+    Raises:
+        RuntimeError: no level is active; the sizes differ; ``tensor`` or ``tangent`` already
+            has a tangent.
+        ValueError: ``tensor`` or ``tangent`` is not floating point.
+    """
+    from .._ops import shape as S
+
+    if level is None:
+        level = _current_level
+    if level < 0:
+        raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, "
+                           "make sure to enter_dual_level() first.")
+    if not tensor.is_floating_point():
+        raise ValueError(f"Expected primal to be floating point or complex, but got: "
+                         f"{tensor.dtype}")
+    if not tangent.is_floating_point():
+        raise ValueError(f"Expected tangent to be floating point or complex, but got: "
+                         f"{tangent.dtype}")
+    if fw_grad(tensor) is not None:
+        raise RuntimeError("Making a dual Tensor based on a Tensor that already has a forward "
+                           f"gradient at the same level {level} is not supported.")
+    if fw_grad(tangent) is not None:
+        raise RuntimeError("Setting a forward grad that itself has a forward gradient at the "
+                           f"same level{level} is not supported.")
+    if tangent.shape != tensor.shape:
+        raise RuntimeError("Trying to set a forward gradient that has a different size than "
+                           "that of the original Tensor, this is not supported. Tensor is of "
+                           f"size {list(tensor.shape)} while the given forward gradient is of "
+                           f"size {list(tangent.shape)}.")
+    _graph.fw_on = False  # (the view is made as any view; its tangent is set just below)
+    try:
+        out = S.view(tensor, tensor.shape)
+    finally:
+        _graph.fw_on = True
+    out._fw_view = False  # its tangent is its own, not a view of tensor's
+    set_fw_grad(out, tangent)
+    return out
+
+
+def unpack_dual(tensor, *, level=None) -> UnpackedDualTensor:
+    """``(primal, tangent)`` of ``tensor``: the primal a view of ``tensor`` without a tangent,
+    the tangent as stored (None without one, or outside a level).
+
+    Backward-differentiable: with ``tensor`` requiring grad the primal's ``grad_fn`` is an
+    alias node. Mirrors ``torch.autograd.forward_ad.unpack_dual``."""
+    if level is None:
+        level = _current_level
+    if level < 0:
+        return UnpackedDualTensor(tensor, None)
+    tangent = fw_grad(tensor)
+    primal = tensor._make_view(tensor._data)
+    primal._fw_view = False
+    _graph.fw_on = False  # (the primal carries no tangent)
+    try:
+        _graph.record(Identity, primal, (tensor,))
+    finally:
+        _graph.fw_on = level >= 0 and _current_level >= 0
+    return UnpackedDualTensor(primal, tangent)
+
+
+class Identity(_graph.Node):
+    """z = the primal of a dual tensor (``unpack_dual``).  dz/dself = grad. Saves nothing.
+    PyTorch's C++ node, named ``torch::autograd::Identity``."""
+
+    def name(self) -> str:
+        return "torch::autograd::Identity"
+
+    def backward(self, g):
+        return (g,)
+
+
+# ------------------------------------------------------------------------------ for formulas
+def tangent_sum(*terms):
+    """The sum of the terms that are not None (a formula's term for an input without a tangent
+    is None); None when all are."""
+    total = None
+    for t in terms:
+        if t is not None:
+            total = t if total is None else total + t
+    return total
+
+
+# ------------------------------------------------------------------------------ the mechanism
+def fw_grad(t):
+    """``t``'s tangent, or None. A view without its own finds its base's (made as a view of the
+    base's tangent and kept), as PyTorch's ``AutogradMeta::fw_grad`` does."""
+    g = t._fw_grad
+    if g is None and t._base is not None and t._fw_view:
+        bg = t._base._fw_grad
+        if bg is not None:
+            g = _view_of_tangent(bg, t._base, t)
+            _keep(t, g)
+    return g
+
+
+def set_fw_grad(t, g) -> None:
+    """Give ``t`` the tangent ``g`` (copied into ``t``'s layout if its strides differ;
+    broadcast to ``t``'s shape first: a formula's only term may have an input's shape)."""
+    if g._data.shape != t._data.shape or g._data.size and (
+            _element_strides(g._data) != _element_strides(t._data)):
+        from .._tensor import Tensor, empty_strided
+
+        arr = empty_strided(t.shape, _element_strides_full(t._data), g._data.dtype)
+        arr[...] = g._data  # (broadcasts)
+        g = Tensor._make(arr)
+    _keep(t, g)
+
+
+def _keep(t, g) -> None:
+    t._fw_grad = g
+    _duals[id(t)] = t
+
+
+def _element_strides(a: np.ndarray) -> tuple:
+    """Strides in elements, with those of size-1 dims left out (they never move)."""
+    return tuple(s // a.itemsize for s, n in zip(a.strides, a.shape) if n != 1)
+
+
+def _address(a: np.ndarray) -> int:
+    return a.__array_interface__["data"][0]
+
+
+class _Interface:
+    """An object NumPy reads an array from (``__array_interface__``), keeping ``base`` alive."""
+
+    def __init__(self, interface: dict, base: np.ndarray):
+        self.__array_interface__ = interface
+        self.base = base
+
+
+def _view_of_tangent(tangent, primal, view):
+    """The view of ``tangent`` that ``view`` is of ``primal``: same shape, element strides and
+    element offset, replayed on the tangent's memory (which has ``primal``'s layout)."""
+    src, arr = tangent._data, view._data
+    if not arr.size:
+        out = np.empty(arr.shape, src.dtype)
+    else:
+        size = primal._data.itemsize
+        offset = (_address(arr) - _address(primal._data)) // size * src.itemsize
+        interface = dict(src.__array_interface__)
+        interface.update(shape=arr.shape, data=(_address(src) + offset, not src.flags.writeable),
+                         strides=tuple(s // size * src.itemsize for s in arr.strides))
+        out = np.asarray(_Interface(interface, src))
+    return tangent._make_view(out)
+
+
+def propagate(node_cls, outputs, inputs, args) -> None:
+    """Set the tangents of an op's ``outputs`` from those of its ``inputs`` (called by
+    ``graph.record`` inside a level). A view op's outputs get views of the input's tangent;
+    any other op's come from ``node_cls.jvp``, run with forward AD off (the formula computes
+    with the primals, as PyTorch's does) but with grad mode as it is, so a tangent that
+    depends on a primal requiring grad is itself differentiable (reverse over forward)."""
+    tangents = [None if t is None else fw_grad(t) for t in inputs]
+    if not any(t is not None for t in tangents):
+        return
+    single = not isinstance(outputs, (list, tuple))
+    outs = (outputs,) if single else tuple(outputs)
+    x = inputs[0]
+    root = x if x._base is None else x._base
+    if len(inputs) == 1 and all(o is None or (o._base is root and o is not x) for o in outs):
+        for o in outs:
+            if o is not None and o.is_floating_point():
+                _keep(o, _view_of_tangent(tangents[0], x, o))
+        return
+    _graph.fw_on = False
+    try:
+        try:
+            result = node_cls.jvp(tuple(inputs), tuple(tangents), outs, *args)
+        except NotImplementedError as e:
+            if e.args:
+                raise
+            raise NotImplementedError(
+                f"Trying to use forward AD with {node_cls.__name__} that does not support it "
+                "because it has not been implemented yet in minigrad (its node has no jvp "
+                "formula).") from None
+    finally:
+        _graph.fw_on = True
+    for o, g in zip(outs, (result,) if single else result):
+        if o is not None and g is not None and o.is_floating_point():
+            set_fw_grad(o, g)
+
+
+def after_inplace(self, r) -> None:
+    """Move the tangent of ``r`` (an in-place op's out-of-place result) into ``self``'s: the old
+    tangent is overwritten in place (zeroed when the op gives none); on a view whose base had no
+    tangent, the base gets a zero one first."""
+    new = r._fw_grad
+    old = fw_grad(self)
+    if old is None:
+        if new is None:
+            return
+        base = self._base
+        if base is not None and self._fw_view:
+            from .._tensor import Tensor, empty_strided
+
+            arr = empty_strided(base.shape, _element_strides_full(base._data), new._data.dtype)
+            arr[...] = 0
+            _keep(base, Tensor._make(arr))
+            old = fw_grad(self)
+        else:
+            set_fw_grad(self, new)
+            return
+    from .._ops.inplace import bump
+
+    old._data[...] = 0 if new is None else new._data
+    bump(old)
+
+
+def _element_strides_full(a: np.ndarray) -> tuple:
+    return tuple(s // a.itemsize for s in a.strides)
