@@ -92,6 +92,11 @@ class UnsafeViewBackward0(ViewBackward0):
     """z = _unsafe_view(self, shape) (reshape of a fresh copy).  dz/dself = grad.reshape(sizes).
     Saves: self_sym_sizes."""
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, *args):
+        """dz = _unsafe_view(self_t, sizes) (the fresh copy's tangent reshaped)."""
+        return reshape(tangents[0], outputs[0].shape)
+
 
 class ReshapeAliasBackward0(ViewBackward0):
     """z = _reshape_alias(self, shape, strides): ``reshape`` of a non-contiguous tensor whose
@@ -104,6 +109,11 @@ class CloneBackward0(Node):
 
     def backward(self, g):
         return (g,)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, *args):
+        """dz = self_t.clone() (a fresh tangent, never the input's)."""
+        return clone(tangents[0])
 
 
 class AliasBackward0(CloneBackward0):
@@ -119,6 +129,11 @@ class ToCopyBackward0(Node):
 
     def backward(self, g):
         return (to_dtype(g, self._dtype),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, *args):
+        """dz = _to_copy(self_t, dtype): the tangent converted to the result's dtype."""
+        return to_dtype(tangents[0], outputs[0].dtype, copy=True)
 
 
 class TransposeBackward0(Node):
@@ -213,6 +228,12 @@ class ExpandBackward0(Node):
 
     def backward(self, g):
         return (sum_to(g, self._saved["self_sym_sizes"]),)
+
+
+def zero_tangent(x: Tensor) -> Tensor:
+    """A zero tangent for an input of a multi-input forward formula that has none (PyTorch
+    uses zeros of the primal's sizes and dtype)."""
+    return Tensor._make(np.zeros(x._data.shape, x._data.dtype))
 
 
 # ----------------------------------------------------------------------------- view functions
@@ -597,6 +618,16 @@ class UnsafeSplitBackward0(SplitBackward0):
     then modify the chunks in place). dz/dself = cat(grads, dim). Saves: dim, self_sym_sizes,
     split_size."""
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, dim, d, sizes, step):
+        """dz_i = unsafe_split(self_t, split_size, dim)[i]."""
+        t, start, out = tangents[0], 0, []
+        for o in outputs:
+            n = o.shape[d]
+            out.append(Tensor._make(t._data[(slice(None),) * d + (slice(start, start + n),)]))
+            start += n
+        return tuple(out)
+
 
 class UnbindBackward0(Node):
     """outs = self.unbind(dim).  dz/dself = stack(grads, dim). Saves: dim (as given)."""
@@ -704,6 +735,11 @@ class RepeatBackward0(Node):
         gs = g.reshape(split_shape).sum(list(range(0, 2 * len(reps), 2)))
         return (gs.reshape(sizes),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, reps, sizes):
+        """dz = self_t.repeat(repeats)."""
+        return repeat(tangents[0], reps)
+
 
 def repeat(self, *repeats) -> Tensor:
     """Tile the tensor (``Tensor.repeat``); node ``RepeatBackward0``."""
@@ -756,6 +792,12 @@ class CatBackward0(Node):
             start += size
         return tuple(out)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, dim, d, sizes):
+        """dz = cat(tensors_t, dim), zeros for the inputs without a tangent."""
+        return cat([zero_tangent(x) if t is None else t
+                    for x, t in zip(inputs, tangents)], d)
+
 
 class StackBackward0(Node):
     """z = stack(tensors, dim).  Each input gets grad.select(dim, i). Saves: dim (as given)."""
@@ -769,6 +811,12 @@ class StackBackward0(Node):
         d = self._d
         return tuple(g.select(d, i) if nf[0] is not None else None
                      for i, nf in enumerate(self.next_functions))
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, dim, d):
+        """dz = stack(tensors_t, dim), zeros for the inputs without a tangent."""
+        return stack([zero_tangent(x) if t is None else t
+                      for x, t in zip(inputs, tangents)], d)
 
 
 def _tensors_arg(tensors, name):
@@ -835,6 +883,11 @@ def stack(tensors, dim: int = 0) -> Tensor:
 class TransposeBackward1(TransposeBackward0):
     """self.transpose_(dim0, dim1) (in place).  dz/dself = grad.transpose(dim0, dim1).
     Saves: dim0, dim1."""
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, dim0, dim1, d0, d1):
+        """dz = self_t.transpose(dim0, dim1) (a fresh intermediate transposed in place)."""
+        return transpose(tangents[0], d0, d1)
 
 
 def _transpose_fresh(self, dim0: int, dim1: int) -> Tensor:

@@ -39,6 +39,11 @@ class FlipBackward0(Node):
     def backward(self, g):
         return (flip(g, self._dims),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, dims, norm):
+        """dz = self_t.flip(dims)."""
+        return flip(tangents[0], norm)
+
 
 def _dims_arg(dims) -> tuple:
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
@@ -87,6 +92,11 @@ class Rot90Backward0(Node):
     def backward(self, g):
         return (rot90(g, -self._k, self._dims),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, k, dims):
+        """dz = self_t.rot90(k, dims)."""
+        return rot90(tangents[0], k, dims)
+
 
 def rot90(input, k: int = 1, dims=(0, 1)) -> Tensor:
     """Rotate by 90 degrees ``k`` times in the plane ``dims``, from the first towards the
@@ -101,8 +111,12 @@ def rot90(input, k: int = 1, dims=(0, 1)) -> Tensor:
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
                            f"dim1 = {d1}")
-    out = Tensor._make(np.require(np.rot90(input._data, int(k), (d0, d1)).copy(),
-                                  requirements="C"))
+    arr = np.rot90(input._data, int(k), (d0, d1))
+    if int(k) % 2:  # (PyTorch transposes a flipped copy: the result's strides are swapped)
+        arr = np.ascontiguousarray(arr.swapaxes(d0, d1)).swapaxes(d0, d1)
+    else:
+        arr = np.require(arr.copy(), requirements="C")
+    out = Tensor._make(arr)
     record(Rot90Backward0, out, (input,), k, dims)
     return out
 
@@ -119,6 +133,11 @@ class RollBackward0(Node):
 
     def backward(self, g):
         return (roll(g, tuple(-s for s in self._shifts), self._dims),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, shifts, dims):
+        """dz = self_t.roll(shifts, dims)."""
+        return roll(tangents[0], shifts, dims or None)
 
 
 def roll(input, shifts, dims=None) -> Tensor:
@@ -153,6 +172,11 @@ class TrilBackward0(Node):
 
     def backward(self, g):
         return ((triu if self._upper else tril)(g, self._k),)
+
+    @classmethod
+    def jvp(cls, inputs, tangents, outputs, k):
+        """dz = self_t.tril(diagonal) (``triu`` for TriuBackward0)."""
+        return (triu if cls._upper else tril)(tangents[0], k)
 
 
 class TriuBackward0(TrilBackward0):
@@ -234,6 +258,11 @@ class DiagonalBackward0_copy(DiagonalBackward0):  # noqa: N801  (PyTorch's name)
     """z = diag(self) for a matrix (``diagonal_copy``: a copy).  dz/dself = zeros with grad on
     the diagonal. Saves: dim1, dim2, offset, self_sym_sizes."""
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, offset, *args):
+        """dz = diag(self_t, diagonal) (a copy of the tangent's diagonal)."""
+        return diag(tangents[0], offset)
+
 
 class DiagonalBackwardBackward0(Node):
     """z = diagonal_backward(grad, sizes, offset, dim1, dim2).  dz/dgrad =
@@ -272,6 +301,13 @@ class DiagEmbedBackward0(Node):
 
     def backward(self, g):
         return (diagonal(g, *self._args),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, offset, dim1=None, dim2=None):
+        """dz = diag_embed(self_t, offset, dim1, dim2) (``diag`` of a vector: diag(self_t))."""
+        if dim1 is None:
+            return diag(tangents[0], offset)
+        return diag_embed(tangents[0], offset, dim1, dim2)
 
 
 def diag_embed(input, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
@@ -332,6 +368,11 @@ class TraceBackward0(Node):
         zeros = Tensor._make(np.zeros(rows * cols, dtype=g._data.dtype))
         where = Tensor._make(np.arange(min(rows, cols), dtype=np.int64) * (cols + 1))
         return (index_fill(zeros, 0, where, g).view(rows, cols),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, sizes):
+        """dz = self_t.trace()."""
+        return trace(tangents[0])
 
 
 def trace(input) -> Tensor:
