@@ -85,6 +85,11 @@ class IndexSelectBackward0(Node):
         zeros = Tensor._make(np.zeros(self._saved["self_sym_sizes"], dtype=g._data.dtype))
         return (index_add(zeros, self._d, index, g),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, dim, d, index, sizes):
+        """dz = self_t.index_select(dim, index)."""
+        return index_select(tangents[0], d, index)
+
 
 def index_select(input, dim: int, index) -> Tensor:
     """The slices of ``input`` at ``index`` (a 0-/1-D int64/int32 tensor) along ``dim``
@@ -134,6 +139,14 @@ class IndexAddBackward0(Node):
             if self._alpha != 1:
                 gsrc = gsrc * self._alpha
         return gself, gsrc
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, dim, d, index, source, alpha=1):
+        """dz = self_t.index_add(dim, index, source_t, alpha) (zeros for a missing one)."""
+        from .shape import tangent_pair
+
+        ta, tb = tangent_pair(inputs, tangents)
+        return index_add(ta, d, index, tb, alpha=alpha)
 
 
 def _check_source(fn, self, d, idx, source, exc=RuntimeError, sep=": "):
@@ -185,6 +198,14 @@ class IndexCopyBackward0(IndexAddBackward0):
         gsrc = self._source_grad(g) if nf[1][0] is not None else None
         return gself, gsrc
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, dim, d, index, source):
+        """dz = self_t.index_copy(dim, index, source_t) (zeros for a missing one)."""
+        from .shape import tangent_pair
+
+        ta, tb = tangent_pair(inputs, tangents)
+        return index_copy(ta, d, index, tb)
+
 
 def index_copy(input, dim: int, index, source) -> Tensor:
     """``input`` with the slices at ``index`` along ``dim`` replaced by ``source``
@@ -229,6 +250,17 @@ class IndexFillBackward0(Node):
         if self.next_functions[1][0] is not None:
             gval = index_select(g, self._d, index).sum()
         return gself, gval
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, dim, d, index):
+        """dz = self_t.index_fill(dim, index, 0) (a number ``value``), or
+        self_t.index_fill(dim, index, value_t) (a 0-dim tensor ``value``)."""
+        from .shape import tangent_pair
+
+        if len(inputs) == 1:
+            return index_fill(tangents[0], d, index, 0)
+        ta, tb = tangent_pair(inputs, tangents)
+        return index_fill(ta, d, index, tb)
 
 
 class IndexFillBackward1(IndexFillBackward0):
@@ -284,6 +316,11 @@ class MaskedSelectBackward0(Node):
         mask_b = mask if mask.shape == shape else mask.expand(shape)
         return (sum_to(masked_scatter(zeros, mask_b, g), s.shape),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, self_, mask):
+        """dz = self_t.masked_select(mask)."""
+        return masked_select(tangents[0], mask)
+
 
 def masked_select(input, mask) -> Tensor:
     """The elements of ``input`` where the bool ``mask`` (broadcast with it) is True, as a
@@ -323,6 +360,14 @@ class MaskedScatterBackward0(Node):
                 picked = cat([picked, Tensor._make(np.zeros(missing, dtype=g._data.dtype))])
             gsrc = picked.view(sizes)
         return gself, gsrc
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, mask, source):
+        """dz = self_t.masked_scatter(mask, source_t) (zeros for a missing one)."""
+        from .shape import tangent_pair
+
+        ta, tb = tangent_pair(inputs, tangents)
+        return masked_scatter(ta, mask, tb)
 
 
 def masked_scatter(input, mask, source) -> Tensor:
@@ -365,6 +410,11 @@ class TakeBackward0(Node):
         zeros = Tensor._make(np.zeros(s.numel(), dtype=g._data.dtype))
         out = index_add(zeros, 0, Tensor._make(self._flat), g.reshape(-1))
         return (out.view(s.shape),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, self_, index, flat):
+        """dz = self_t.take(index)."""
+        return take(tangents[0], index)
 
 
 def take(input, index) -> Tensor:
@@ -409,6 +459,14 @@ class PutBackward0(Node):
         if nf[1][0] is not None:
             gsrc = take(g, index).reshape(source.shape)
         return gself, gsrc
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, index, source, accumulate, flat):
+        """dz = self_t.put(index, source_t, accumulate) (zeros for a missing one)."""
+        from .shape import tangent_pair
+
+        ta, tb = tangent_pair(inputs, tangents)
+        return put(ta, index, tb, accumulate)
 
 
 def put(input, index, source, accumulate: bool = False) -> Tensor:

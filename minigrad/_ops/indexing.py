@@ -117,6 +117,11 @@ class IndexBackward0(_IndexNode):
         record(IndexPutImplBackward0, out, (zeros, g), indices, self._np_index)
         return (out,)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, indices, np_index, sizes):
+        """dz = self_t[indices] (``index``: the same index tensors, None a dim taken whole)."""
+        return getitem(tangents[0], tuple(slice(None) if i is None else i for i in indices))
+
 
 # Nodes of the backward formulas above, recorded when the backward pass itself is recorded
 # (``create_graph=True``), so that second derivatives flow through them.

@@ -471,6 +471,11 @@ class ZeroBackward0(Node):
     def backward(self, g):
         return (Tensor._make(np.zeros_like(g._data)),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, *args):
+        """dz = zeros (the tangent of a constant fill)."""
+        return Tensor._make(np.zeros_like(tangents[0]._data))
+
 
 class FillBackward2(ZeroBackward0):
     """z = self filled with a Python scalar, in place.  dz/dself = 0. Saves nothing."""
@@ -484,6 +489,14 @@ class FillBackward3(Node):
         return (Tensor._make(np.zeros_like(g._data)) if self.next_functions[0][0] is not None
                 else None,
                 g.sum() if self.next_functions[1][0] is not None else None)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, *args):
+        """dz = value_t expanded to self's shape (zeros without one)."""
+        tv = tangents[1]
+        if tv is None:
+            return Tensor._make(np.zeros(outputs[0].shape, tangents[0]._data.dtype))
+        return tv.expand(outputs[0].shape)
 
 
 class CopyBackwards(Node):
@@ -543,6 +556,15 @@ class IndexPutBackward0(_IndexNode):
             record(IndexBackward0, picked, (g,), self._saved["indices"], self._np_index, g.shape)
             gvals = sum_to(picked, self._values_shape)
         return gself, gvals
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, np_index, saved_indices, values, accumulate=False):
+        """dz = self_t.index_put(indices, values_t, accumulate) (zeros for a missing one)."""
+        from .index_ops import index_put
+        from .shape import tangent_pair
+
+        ta, tb = tangent_pair(inputs, tangents)
+        return index_put(ta, saved_indices, tb, accumulate)
 
 
 def _constant_like(self, value, node_cls, inputs=None, *args):
@@ -694,8 +716,8 @@ def setitem(self, index, value) -> None:
     if index is False:  # PyTorch writes nothing and checks nothing more (no version bump)
         return
     split = _split_index(self, index)
-    needs_graph = grad_mode.is_grad_enabled() and (
-        self.requires_grad or (isinstance(value, Tensor) and value.requires_grad))
+    needs_graph = _graph.fw_on or grad_mode.is_grad_enabled() and (  # (forward AD: the
+        self.requires_grad or (isinstance(value, Tensor) and value.requires_grad))  # tangent)
     try:
         _check_setitem(self, index, value)
     except (IndexError, RuntimeError) as e:

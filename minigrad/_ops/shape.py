@@ -236,6 +236,17 @@ def zero_tangent(x: Tensor) -> Tensor:
     return Tensor._make(np.zeros(x._data.shape, x._data.dtype))
 
 
+def tangent_pair(inputs, tangents) -> tuple:
+    """Both tangents of a two-input forward formula, the missing one zeros of its primal's
+    shape (and of the other tangent's dtype, so the formula's op accepts the pair)."""
+    ta, tb = tangents
+    if ta is None:
+        ta = Tensor._make(np.zeros(inputs[0]._data.shape, tb._data.dtype))
+    if tb is None:
+        tb = Tensor._make(np.zeros(inputs[1]._data.shape, ta._data.dtype))
+    return ta, tb
+
+
 # ----------------------------------------------------------------------------- view functions
 def view(self, *shape) -> Tensor:
     """A view with a new shape (``Tensor.view``); ``-1`` is inferred.
