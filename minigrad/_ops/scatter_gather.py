@@ -89,6 +89,11 @@ class GatherBackward0(Node):
         zeros = Tensor._make(np.zeros(s.shape, dtype=g._data.dtype))
         return (scatter_add(zeros, self._d, index, g),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, self_, dim, d, index, sparse_grad):
+        """dz = self_t.gather(dim, index)."""
+        return gather(tangents[0], d, index)
+
 
 def gather(input, dim: int, index, *, sparse_grad: bool = False) -> Tensor:
     """``out[i][j] = input[index[i][j]][j]`` for ``dim=0`` (``torch.gather``); node
@@ -125,6 +130,17 @@ class ScatterBackward0(Node):
         gsrc = gather(g, d, index) if self.next_functions[1][0] is not None else None
         return gs, gsrc
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, dim, d, index):
+        """dz = self_t.scatter(dim, index, src_t) (zeros for a missing one); with a number
+        ``value`` (ScatterBackward1), self_t.scatter(dim, index, 0)."""
+        from .shape import tangent_pair
+
+        if len(inputs) == 1:
+            return scatter(tangents[0], d, index, value=0)
+        ta, tb = tangent_pair(inputs, tangents)
+        return scatter(ta, d, index, tb)
+
 
 class ScatterBackward1(ScatterBackward0):
     """z = self.scatter(dim, index, value) (a number).  dz/dself = grad.scatter(dim, index, 0).
@@ -140,6 +156,14 @@ class ScatterAddBackward0(ScatterBackward0):
         gs = g if self.next_functions[0][0] is not None else None
         gsrc = gather(g, d, index) if self.next_functions[1][0] is not None else None
         return gs, gsrc
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, dim, d, index):
+        """dz = self_t.scatter_add(dim, index, src_t) (zeros for a missing one)."""
+        from .shape import tangent_pair
+
+        ta, tb = tangent_pair(inputs, tangents)
+        return scatter_add(ta, d, index, tb)
 
 
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
@@ -207,6 +231,29 @@ class ScatterReduceBackward0(Node):
             gs = share * self_hit
             gsrc = gather(share, d, index) * src_hit
         return (gs if nf[0][0] is not None else None, gsrc if nf[1][0] is not None else None)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, self_, dim, d, index, src, reduce, include_self):
+        """``sum``/``mean``: dz = self_t.scatter_reduce(dim, index, src_t, reduce,
+        include_self) (linear). ``amax``/``amin``: the tangents of the elements equal to the
+        result, averaged over them. ``prod``: no tangent (PyTorch gives none)."""
+        from .pointwise import eq
+        from .shape import tangent_pair
+
+        if reduce == "prod":
+            return None
+        ta, tb = tangent_pair(inputs, tangents)
+        if reduce in ("sum", "mean"):
+            return scatter_reduce(ta, d, index, tb, reduce, include_self=include_self)
+        result = outputs[0]
+        dt = ta.dtype
+        self_is = eq(self_, result).to(dt)
+        if not include_self:
+            self_is = scatter(self_is, d, index, value=0)
+        src_is = eq(src, gather(result, d, index)).to(dt)
+        count = scatter_add(self_is, d, index, src_is)
+        total = scatter_add(ta * self_is, d, index, tb * src_is)
+        return total / count
 
 
 def _touched(self, d, index) -> np.ndarray:
@@ -296,6 +343,12 @@ class NotImplemented(Node):  # noqa: A001  (PyTorch's node: torch::autograd::Not
 
     def backward(self, *grads):
         raise RuntimeError(f"derivative for {self._op} is not implemented")
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, op):
+        """No forward formula: PyTorch's NotImplementedError names the op."""
+        raise NotImplementedError(f"Trying to use forward AD with {op} that does not support "
+                                  "it.")
 
 
 def _scatter_legacy_reduce(input, src, d, index, arr, reduce) -> Tensor:
