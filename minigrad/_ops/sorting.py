@@ -53,6 +53,19 @@ class SortBackward0(Node):
         zeros = Tensor._make(np.zeros(sizes, dtype=g._data.dtype))
         return (scatter(zeros, self._d, idx, g),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, dim, d, sizes, keepdim=True):
+        """values_t = self_t.gather(dim, indices) (indices unsqueezed at dim without keepdim;
+        PyTorch's ``gather_with_keepdimed_indices``); the indices get none."""
+        from .scatter_gather import gather
+
+        t, idx = tangents[0], outputs[1]
+        if not sizes:  # a 0-dim input: its only element
+            return t.clone(), None
+        if not keepdim:
+            return gather(t, d, idx.unsqueeze(d)).squeeze(d), None
+        return gather(t, d, idx), None
+
 
 class SortBackward1(SortBackward0):
     """(values, indices) = self.sort(stable=..., dim, descending).  dz/dself = zeros with grad
@@ -90,10 +103,21 @@ class MedianBackward0(MaxBackward1):
     """z = self.median() (all elements, the lower median).  dz/dself = grad spread evenly over
     the elements equal to the result (the NaNs when it is NaN). Saves: result, self."""
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, self_):
+        """dz = (self_t * mask).sum() / mask.sum() with mask = (self == result): the tangents
+        of the elements equal to the median, averaged (PyTorch's ``evenly_read_jvp``)."""
+        from .pointwise import eq
+
+        mask = eq(self_, outputs[0]).to(tangents[0].dtype)
+        return (tangents[0] * mask).sum() / mask.sum()
+
 
 class NanmedianBackward0(MaxBackward1):
     """z = self.nanmedian() (all elements, NaNs ignored).  dz/dself = grad spread evenly over
     the elements equal to the result. Saves: result, self."""
+
+    jvp = MedianBackward0.jvp
 
 
 def _stable_order(a: np.ndarray, axis: int, descending: bool) -> np.ndarray:
