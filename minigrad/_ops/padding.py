@@ -56,6 +56,12 @@ class _PadNode(Node):
             gx = acc
         return (Tensor._make(gx),)
 
+    @classmethod
+    def jvp(cls, inputs, tangents, outputs, input, padding, maps):
+        """dz = the same padding of self_t (reflection/replication pads are linear)."""
+        mode = "reflect" if cls.__name__.startswith("Reflection") else "replicate"
+        return pad_nonconstant(tangents[0], padding, mode)
+
 
 class ReflectionPad1DBackward0(_PadNode):
     """z[..., j] = self[..., reflect(j - left)]. dz/dself = grad summed into each source cell.

@@ -32,6 +32,13 @@ class _ZeroGradient(Node):
             out.append(None if fn is None else Tensor._make(np.zeros(shape, g._data.dtype)))
         return tuple(out)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, *args):
+        """dz = 0: a random result does not move with its inputs (PyTorch's tangent is
+        zeros)."""
+        dt = next(t for t in tangents if t is not None)._data.dtype
+        return Tensor._make(np.zeros(outputs[0]._data.shape, dt))
+
 
 class UniformBackward0(_ZeroGradient):
     """self.uniform_(from, to).  dz/dself = 0. Saves nothing."""
