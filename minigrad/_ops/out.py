@@ -17,6 +17,7 @@ exact dtype and each says so in its own words).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import warnings
@@ -218,7 +219,7 @@ def write_out(fn, args, kwargs, out, *, public: str, autograd_name: str, rule: s
     _watch_write(out)
     if reduce_dtype is not None:
         kwargs = _reduce_dtype(kwargs, out, float_only=reduce_dtype == "float")
-    with grad_mode.no_grad():
+    with grad_mode.no_grad(), _no_tangents():
         r = fn(*args, **kwargs)
     if isinstance(resize_first, str):  # a check the kernel makes before resizing
         error = DTYPE_RULES[resize_first](r, out, inputs[0] if inputs else r, public)
@@ -245,6 +246,9 @@ def write_out(fn, args, kwargs, out, *, public: str, autograd_name: str, rule: s
         with quiet_fp():
             out._data[...] = r._data
     bump(out)
+    if _graph.fw_on:
+        _refuse_tangents(inputs + [out], autograd_name if differentiable == "out"
+                         else autograd_name + "_out")
     if differentiable == "out":  # (PyTorch gives out the op's NotImplemented history)
         from ..autograd.graph import record
         from .pointwise_binary import NotImplemented
@@ -311,7 +315,7 @@ def write_out_pair(fn, args, kwargs, out, *, public: str, rule: str = "expected"
     inputs = _tensors(args, kwargs)
     if grad_mode.is_grad_enabled() and any(t.requires_grad for t in list(out) + inputs):
         raise RuntimeError(AUTOGRAD_MSG.format(name=autograd_name or public))
-    with grad_mode.no_grad():
+    with grad_mode.no_grad(), _no_tangents():
         result = fn(*args, **kwargs)
     x = inputs[0] if inputs else result[0]
     if size == 2:
@@ -334,7 +338,35 @@ def write_out_pair(fn, args, kwargs, out, *, public: str, rule: str = "expected"
         if o._data.size:
             o._data[...] = r._data
         bump(o)
+    if _graph.fw_on:
+        _refuse_tangents(inputs + list(out), (autograd_name or public) + "_out")
     return type(result)(*out)
+
+
+@contextlib.contextmanager
+def _no_tangents():
+    """Forward AD off while an ``out=`` form computes its result (PyTorch's out kernels make
+    no tangent; `_refuse_tangents` then refuses dual arguments)."""
+    on = _graph.fw_on
+    _graph.fw_on = False
+    try:
+        yield
+    finally:
+        _graph.fw_on = on
+
+
+def _refuse_tangents(tensors, name: str) -> None:
+    """Forward AD has no ``out=`` forms: PyTorch's NotImplementedError (raised once the result
+    is written) when an input or ``out`` carries a tangent. ``name``: ``sin_out``, or the
+    ``aten::`` name of an op without a derivative (``floor_divide``)."""
+    from ..autograd.forward_ad import fw_grad
+
+    if any(fw_grad(t) is not None for t in tensors):
+        if name.startswith("aten::"):
+            raise NotImplementedError(f"Trying to use forward AD with {name} that does not "
+                                      "support it.")
+        raise NotImplementedError(f"Trying to use forward AD with {name} that does not support "
+                                  "it because it is an out= function")
 
 
 def write_out_copy(fn, args, kwargs, out, *, public: str, kernel: str,

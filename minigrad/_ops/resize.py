@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd import graph as _graph
 from ..autograd.graph import _is_dense
 from ._util import attach
 
@@ -78,6 +79,11 @@ def _sizes(args) -> tuple:
 def _check_resizable(t: Tensor) -> None:
     if t.requires_grad:
         raise RuntimeError(RESIZE_GRAD_MSG)
+    if _graph.fw_on:
+        from ..autograd.forward_ad import fw_grad
+
+        if fw_grad(t) is not None:
+            raise RuntimeError("cannot resize variables that has a forward grad")
 
 
 def resize_(self, *sizes, memory_format=None) -> Tensor:

@@ -17,6 +17,7 @@ import numpy as np
 from .._memory_format import contiguous_format
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd import graph as _graph
 from ..autograd.graph import edge_of
 from ._util import attach, normalize_dim
 from .indexing import slice_dim
@@ -256,7 +257,23 @@ def as_strided(input, size, stride, storage_offset=None) -> Tensor:
             node._input_index = _base_index(owner, input)
             node.next_functions = (edge_of(input),)
         out._set_history(node)
+    if _graph.fw_on:  # (forward AD: the same as_strided of input's tangent, as PyTorch)
+        _as_strided_tangent(input, out, size, stride, storage_offset)
     return out
+
+
+def _as_strided_tangent(input, out, size, stride, storage_offset) -> None:
+    from ..autograd import forward_ad
+
+    g = forward_ad.fw_grad(input)
+    if g is None or not out.is_floating_point():
+        return
+    _graph.fw_on = False
+    try:
+        tangent = as_strided(g, size, stride, storage_offset)
+    finally:
+        _graph.fw_on = True
+    forward_ad._keep(out, tangent)
 
 
 class AsStridedBackward1(AsStridedBackward0):
@@ -277,7 +294,8 @@ def as_strided_(self, size, stride, storage_offset=None) -> Tensor:
     from .transform import _metadata_inplace
 
     arr = _strided_array(self, size, stride, storage_offset)
-    return _metadata_inplace(self, arr, AsStridedBackward1, self, arr, storage_offset)
+    return _metadata_inplace(self, arr, AsStridedBackward1, self, arr, storage_offset,
+                             tangent_fn=lambda g: as_strided(g, size, stride, storage_offset))
 
 
 attach(Tensor, split_with_sizes=split_with_sizes, tensor_split=tensor_split, hsplit=hsplit,

@@ -14,6 +14,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd import graph as _graph
 from ..autograd.graph import Node, record
 from ._util import (
     attach,
@@ -422,13 +423,17 @@ class SqueezeBackward5(SqueezeBackward2):
     self_sym_sizes). Saves: dim (a tuple, as given), self_sym_sizes."""
 
 
-def _metadata_inplace(self, arr: np.ndarray, node_cls, *args) -> Tensor:
+def _metadata_inplace(self, arr: np.ndarray, node_cls, *args, tangent_fn=None) -> Tensor:
     """Give ``self`` the new layout ``arr`` (a view of its own memory) in place: PyTorch's
     in-place view ops bump the version and rebase the history onto ``node_cls`` (the leaf
-    errors of in-place ops apply)."""
+    errors of in-place ops apply). Inside a forward-AD level, self's tangent takes the same
+    new layout in place (``tangent_fn(tangent)`` gives it; default: ``arr``'s view replayed
+    on the tangent's memory)."""
     from .inplace import bump, check_inplace
 
     check_inplace(self)
+    if _graph.fw_on:
+        _tangent_metadata_inplace(self, arr, tangent_fn)
     node = None
     if grad_mode.is_grad_enabled() and self.requires_grad:
         if self._base is not None:
@@ -441,6 +446,25 @@ def _metadata_inplace(self, arr: np.ndarray, node_cls, *args) -> Tensor:
         self._set_history(node)
         self._view_version = self._vc.value
     return self
+
+
+def _tangent_metadata_inplace(self, arr: np.ndarray, tangent_fn) -> None:
+    from ..autograd import forward_ad
+    from .inplace import bump
+
+    g = forward_ad.fw_grad(self)
+    if g is None:
+        return
+    if tangent_fn is None:
+        new = forward_ad._view_of_tangent(g, Tensor._make(self._data), Tensor._make(arr))
+    else:
+        _graph.fw_on = False
+        try:
+            new = tangent_fn(g)
+        finally:
+            _graph.fw_on = True
+    g._data = new._data
+    bump(g)
 
 
 def t_(self) -> Tensor:
