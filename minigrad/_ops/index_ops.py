@@ -585,6 +585,26 @@ def unique(input, sorted: bool = True, return_inverse: bool = False,  # noqa: A0
 
 # ----------------------------------------------------------------------------- index_put
 def index_put(input, indices, values, accumulate: bool = False) -> Tensor:
+    """``torch.index_put`` (see `index_put_any`); TypeError for an entry of ``indices`` that
+    is not a tensor (PyTorch's argument parser: None is refused here)."""
+    _check_index_list(indices, 1)
+    return index_put_any(input, indices, values, accumulate)
+
+
+def _index_put_method(self, indices, values, accumulate: bool = False) -> Tensor:
+    """``Tensor.index_put`` (see `index_put_any`)."""
+    _check_index_list(indices, 0)
+    return index_put_any(self, indices, values, accumulate)
+
+
+def _check_index_list(indices, position: int) -> None:
+    for i, t in enumerate(indices):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument {position}, but got "
+                            f"{type(t).__name__}")
+
+
+def index_put_any(input, indices, values, accumulate: bool = False) -> Tensor:
     """``input`` with ``values`` written (``accumulate``: added, repeated indices summing) at
     the integer/bool index tensors ``indices`` (a tuple, one per leading dim, None to skip a
     dim) (``torch.index_put``); node ``IndexPutBackward0`` (slots self, values). IndexError
@@ -672,6 +692,6 @@ attach(Tensor, index_select=index_select, index_add=index_add, index_copy=index_
        index_copy_=_inplace(index_copy, "index_copy_", True),
        index_fill_=_inplace(index_fill, "index_fill_", True),
        masked_scatter_=_inplace(masked_scatter, "masked_scatter_", True),
-       fill_diagonal_=fill_diagonal_, index_put=index_put, put=put,
+       fill_diagonal_=fill_diagonal_, index_put=_index_put_method, put=put,
        put_=_inplace(put, "put_", True),
-       index_put_=_inplace(index_put, "index_put_", True))
+       index_put_=_inplace(_index_put_method, "index_put_", True))

@@ -95,7 +95,7 @@ class UnsafeViewBackward0(ViewBackward0):
     @staticmethod
     def jvp(inputs, tangents, outputs, *args):
         """dz = _unsafe_view(self_t, sizes) (the fresh copy's tangent reshaped)."""
-        return reshape(tangents[0], outputs[0].shape)
+        return _unsafe_view(tangents[0], outputs[0].shape)  # (not a view, as PyTorch's)
 
 
 class ReshapeAliasBackward0(ViewBackward0):
@@ -488,7 +488,14 @@ def contiguous(self, memory_format=contiguous_format) -> Tensor:
 
 
 def _alias(self) -> Tensor:
-    return _view_of(self, self._data.view(), AliasBackward0)
+    out = _view_of(self, self._data.view(), AliasBackward0)
+    if _graph.fw_on:  # (PyTorch: an alias's tangent is self's tangent itself, not a view)
+        from ..autograd import forward_ad
+
+        tangent = forward_ad.fw_grad(self)
+        if tangent is not None and out.is_floating_point():
+            forward_ad._keep(out, tangent)
+    return out
 
 
 def to_dtype(self, dtype, copy: bool = False) -> Tensor:
