@@ -14,6 +14,7 @@ import numpy as np
 
 from .._tensor import Tensor, empty_strided
 from ..autograd import grad_mode
+from ..autograd import graph as _graph
 from ..autograd.graph import Node, record
 from ._util import attach, broadcast_shapes, normalize_dim, saved_int, sum_to
 
@@ -682,6 +683,12 @@ def _fill_strided(self, start: np.ndarray, n: int, step: int, value) -> None:
                                                            writeable=True))
     if grad_mode.is_grad_enabled() and self.requires_grad:
         view._set_history(AsStridedBackward0(self, view))
+    if _graph.fw_on:  # (the view skips record: its tangent, the same view of self's, here)
+        from ..autograd import forward_ad
+
+        tangent = forward_ad.fw_grad(self)
+        if tangent is not None:
+            forward_ad._keep(view, forward_ad._view_of_tangent(tangent, self, view))
     fill_(view, value)
 
 

@@ -445,6 +445,12 @@ INPLACE = [
         "into_non_dual",
         lambda L, x, y: L.zeros(3, 4, dtype=x.dtype).index_copy_(1, L.tensor([3, 1]), y[:, :2]),
     ),
+    ("fill_diagonal_", lambda L, x, y: _base_of(x, lambda v: v.fill_diagonal_(2.0)) * y),
+    ("fill_diagonal_of_view", lambda L, x, y: _base_of(x, lambda v: v.t().fill_diagonal_(1.0))),
+    (
+        "fill_diagonal_wrap",
+        lambda L, x, y: _base_of(L.cat([x, y]), lambda v: v.fill_diagonal_(0.0, wrap=True)),
+    ),
     ("t_", lambda L, x, y: x.clone().t_() + y.t()),
     ("transpose_", lambda L, x, y: x.clone().unsqueeze_(0).transpose_(0, -1).squeeze_(-1)),
     ("as_strided_", lambda L, x, y: x.clone().as_strided_((2, 3), (1, 2), 1)),
@@ -563,9 +569,35 @@ def test_random_ops_give_zero_tangents(fn):
 
 
 def test_dropout():
-    check_jvp(lambda L, x: L.nn.functional.dropout(x, 0.0), [A], [VA])
-    check_jvp(lambda L, x: L.nn.functional.dropout(x, 0.5, training=False), [A], [VA])
-    check_jvp(lambda L, x: L.nn.functional.dropout(x, 1.0), [A], [VA])
+    for name, p, training in [
+        ("dropout", 0.0, True),
+        ("dropout", 0.5, False),
+        ("dropout", 1.0, True),
+        ("dropout1d", 0.0, True),
+        ("dropout2d", 1.0, True),
+        ("dropout2d", 0.3, False),
+    ]:
+
+        def fn(L, x, name=name, p=p, training=training):
+            f = getattr(L.nn.functional, name)
+            return f(x[None, None] if name == "dropout2d" else x, p, training=training)
+
+        check_jvp(fn, [A], [VA])
+
+
+def _dropout_tangent_follows_its_mask(lib):
+    """A random dropout: the tangent is the input's, masked and scaled as the value."""
+    fwAD = lib.autograd.forward_ad
+    with fwAD.dual_level():
+        d = fwAD.make_dual(lib.tensor(A), lib.tensor(VA))
+        z = lib.nn.functional.dropout(d, 0.4)
+        t = to_numpy(fwAD.unpack_dual(z).tangent)
+        kept = to_numpy(z) != 0
+        return bool(np.allclose(t, np.where(kept, VA / 0.6, 0.0))), t.shape
+
+
+def test_dropout_random_mask():
+    assert_parity(_dropout_tangent_follows_its_mask)
 
 
 # ------------------------------------------------------------------------------ errors
