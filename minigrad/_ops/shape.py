@@ -112,7 +112,11 @@ class CloneBackward0(Node):
 
     @staticmethod
     def jvp(inputs, tangents, outputs, *args):
-        """dz = self_t.clone() (a fresh tangent, never the input's)."""
+        """dz = self_t.clone(memory_format) (a fresh tangent, never the input's; laid out as
+        the result: contiguous when it is)."""
+        out = outputs[0]
+        if out._data.flags.c_contiguous and not tangents[0]._data.flags.c_contiguous:
+            return clone(tangents[0], memory_format=contiguous_format)
         return clone(tangents[0])
 
 
@@ -644,6 +648,7 @@ class UnsafeSplitBackward0(SplitBackward0):
             n = o.shape[d]
             out.append(Tensor._make(t._data[(slice(None),) * d + (slice(start, start + n),)]))
             start += n
+        record(UnsafeSplitBackward0, out, (t,), dim, d, sizes, step)
         return tuple(out)
 
 

@@ -226,9 +226,25 @@ def set_fw_grad(t, g) -> None:
         from .._tensor import Tensor, empty_strided
 
         arr = empty_strided(t.shape, _element_strides_full(t._data), g._data.dtype)
-        arr[...] = g._data  # (broadcasts)
-        g = Tensor._make(arr)
+        if g.requires_grad:  # (a differentiable copy, as PyTorch's copy_: CopyBackwards)
+            new = Tensor._make(arr)
+            _differentiable_copy(new, g)
+            g = new
+        else:
+            arr[...] = g._data  # (broadcasts)
+            g = Tensor._make(arr)
     _keep(t, g)
+
+
+def _differentiable_copy(dst, src) -> None:
+    """``dst.copy_(src)`` recorded (a tangent that requires grad: reverse over forward), with
+    forward AD off (tangents have no tangents)."""
+    on = _graph.fw_on
+    _graph.fw_on = False
+    try:
+        dst.copy_(src)
+    finally:
+        _graph.fw_on = on
 
 
 def _keep(t, g) -> None:
@@ -266,7 +282,12 @@ def _view_of_tangent(tangent, primal, view):
         interface.update(shape=arr.shape, data=(_address(src) + offset, not src.flags.writeable),
                          strides=tuple(s // size * src.itemsize for s in arr.strides))
         out = np.asarray(_Interface(interface, src))
-    return tangent._make_view(out)
+    result = tangent._make_view(out)
+    if tangent.requires_grad and _grad_enabled():  # (reverse over forward: differentiable,
+        from .._ops.inplace import AsStridedBackward0  # as an as_strided view of the tangent)
+
+        result._set_history(AsStridedBackward0(tangent, result))
+    return result
 
 
 def propagate(node_cls, outputs, inputs, args) -> None:
@@ -289,6 +310,8 @@ def propagate(node_cls, outputs, inputs, args) -> None:
         return
     _graph.fw_on = False
     try:
+        if _inplace_self is not None:
+            inputs, args = _old_self(inputs, args)
         try:
             result = node_cls.jvp(tuple(inputs), tuple(tangents), outs, *args)
         except NotImplementedError as e:
@@ -298,11 +321,34 @@ def propagate(node_cls, outputs, inputs, args) -> None:
                 f"Trying to use forward AD with {node_cls.__name__} that does not support it "
                 "because it has not been implemented yet in minigrad (its node has no jvp "
                 "formula).") from None
+        result = (result,) if single else result
+        if any(g is t for g in result if g is not None for t in tangents):
+            # a formula's term that is an input's tangent as is (``dz = other_t``): the output
+            # gets its own copy, or an in-place op on it would write the input's tangent
+            result = [g.clone() if g is not None and any(g is t for t in tangents) else g
+                      for g in result]
     finally:
         _graph.fw_on = True
-    for o, g in zip(outs, (result,) if single else result):
+    for o, g in zip(outs, result):
         if o is not None and g is not None and o.is_floating_point():
             set_fw_grad(o, g)
+
+
+# the tensor an in-place op is about to overwrite (set by ``_ops.inplace._apply_inplace`` with
+# grad mode on and self requiring grad): formulas get a clone of it (`_old_self`)
+_inplace_self = None
+
+
+def _old_self(inputs, args) -> tuple:
+    """``inputs`` and ``args`` with the in-place op's self replaced by a clone (PyTorch's
+    ``original_self_p``): a formula saving self for backward must not save the tensor the
+    op then overwrites."""
+    target = _inplace_self
+    if not any(t is target for t in (*inputs, *args)):
+        return inputs, args
+    old = target.clone()
+    return ([old if t is target else t for t in inputs],
+            tuple(old if t is target else t for t in args))
 
 
 def after_inplace(self, r) -> None:
@@ -325,10 +371,19 @@ def after_inplace(self, r) -> None:
         else:
             set_fw_grad(self, new)
             return
+    if new is not None and new.requires_grad and _grad_enabled():
+        _differentiable_copy(old, new)  # (old's history: CopyBackwards / CopySlices)
+        return
     from .._ops.inplace import bump
 
     old._data[...] = 0 if new is None else new._data
     bump(old)
+
+
+def _grad_enabled() -> bool:
+    from . import grad_mode
+
+    return grad_mode.is_grad_enabled()
 
 
 def _element_strides_full(a: np.ndarray) -> tuple:

@@ -692,3 +692,91 @@ def test_index_put_refuses_entries_that_are_not_tensors():
 def test_rot90_strides():
     """Regression: an odd ``k`` gives PyTorch's transposed layout (was C-contiguous)."""
     assert_parity(_rot90_layout)
+
+
+_AFTER_SIN = [
+    c[0] for c in VIEWS + COPIES + INDEXING + SORTING if c[0] not in ("to_int", "argsort")
+]
+
+
+@pytest.mark.parametrize("name", _AFTER_SIN)
+def test_tangent_requires_grad_after_sin(name):
+    """The op applied to ``sin(x)`` of a primal requiring grad: the incoming tangent
+    ``cos(x) * v`` requires grad, so each formula must keep it differentiable (reverse over
+    forward): the tangent's ``requires_grad`` is compared."""
+    fn, primals, tangents = _ALL[name]
+
+    def after_sin(lib, x, *rest):
+        return fn(lib, x.sin(), *rest)
+
+    check_jvp(after_sin, primals, tangents, primal_grad=True)
+
+
+def _differentiable_tangent_copies(lib):
+    """Core regressions: a tangent copied into its primal's layout (``set_fw_grad``) or
+    written into an in-place op's old tangent (``after_inplace``) was copied in NumPy, so a
+    tangent that requires grad lost its history; PyTorch copies with ``copy_``."""
+    fwAD = lib.autograd.forward_ad
+    x = lib.tensor(A, requires_grad=True)
+    tt = lib.tensor(np.ascontiguousarray(VA.T), requires_grad=True)
+    out = {}
+
+    def info(t):
+        fn = t.grad_fn
+        return [
+            t.requires_grad,
+            None if fn is None else fn.name().rsplit("::", 1)[-1],
+            tuple(t.stride()),
+            to_numpy(t),
+        ]
+
+    with fwAD.dual_level():
+        d = fwAD.make_dual(lib.tensor(A), (tt * 2).t())  # another layout: copied
+        out["make_dual"] = info(fwAD.unpack_dual(d).tangent)
+        s = fwAD.make_dual(x, lib.tensor(VA)).sin()
+        out["sort_layout"] = info(fwAD.unpack_dual(s.t().sort(stable=True, dim=0)[0]).tangent)
+        z = lib.zeros(3, 4, dtype=lib.float64)
+        z.copy_(s)
+        out["copy_into_non_dual"] = info(fwAD.unpack_dual(z).tangent)
+        w = lib.zeros(3, 4, dtype=lib.float64)
+        w[1:].copy_(s[:2])
+        out["copy_into_view"] = info(fwAD.unpack_dual(w).tangent)
+        q = fwAD.make_dual(lib.zeros(3, 4, dtype=lib.float64), lib.ones(3, 4, dtype=lib.float64))
+        q.mul_(s)
+        out["inplace_on_dual"] = info(fwAD.unpack_dual(q).tangent)
+        total = sum(fwAD.unpack_dual(t).tangent.sum() for t in (d, z, w, q))
+        gx, gt = lib.autograd.grad(total, (x, tt))
+        out["grads"] = [to_numpy(gx), to_numpy(gt)]
+    return out
+
+
+def test_tangent_copies_stay_differentiable():
+    assert_parity(_differentiable_tangent_copies)
+
+
+def _tangents_not_shared(lib):
+    """Core regression: a formula returning an input's tangent as is (``x + dual``,
+    ``z.copy_(dual)``) gave the output that very tensor, so an in-place op on the output
+    rewrote the input's tangent."""
+    fwAD = lib.autograd.forward_ad
+    with fwAD.dual_level():
+        t = lib.ones(3, 4, dtype=lib.float64)
+        d = fwAD.make_dual(lib.ones(3, 4, dtype=lib.float64), t)
+        w = lib.zeros(3, 4, dtype=lib.float64) + d
+        shared = [fwAD.unpack_dual(w).tangent is t]
+        w.mul_(2)
+        z = lib.zeros(3, 4, dtype=lib.float64)
+        z.copy_(d)
+        shared.append(fwAD.unpack_dual(z).tangent is t)
+        z.mul_(3)
+        c = lib.cat([d])
+        c.add_(1.0)
+        return shared + [
+            to_numpy(t),
+            to_numpy(fwAD.unpack_dual(w).tangent),
+            to_numpy(fwAD.unpack_dual(z).tangent),
+        ]
+
+
+def test_outputs_do_not_share_input_tangents():
+    assert_parity(_tangents_not_shared)
