@@ -746,6 +746,7 @@ class Tensor:
         graph.detached_in_place = True  # (saved tensors now check for it: SavedTensor._detached)
         self._grad_fn = None
         self._requires_grad = False
+        self._fw_grad = None  # (its forward-AD tangent goes too, as PyTorch's)
         return self
 
     def _detached_copy(self, dtype=None) -> Tensor:

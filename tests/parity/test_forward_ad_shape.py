@@ -522,6 +522,8 @@ def _view_structure(lib):
         ]
         out["detach"] = fwAD.unpack_dual(d.detach()).tangent is None
         out["data"] = fwAD.unpack_dual(d.data).tangent is None
+        dc = d.clone()
+        out["detach_"] = fwAD.unpack_dual(dc.detach_()).tangent is None
         c = d.clone()
         out["clone_fresh"] = fwAD.unpack_dual(c).tangent is not t
         r = d.transpose(0, 2).reshape(-1)  # a copy: its tangent is its own
@@ -780,3 +782,14 @@ def _tangents_not_shared(lib):
 
 def test_outputs_do_not_share_input_tangents():
     assert_parity(_tangents_not_shared)
+
+
+@pytest.mark.parametrize("fn", [c[1] for c in INPLACE], ids=[c[0] for c in INPLACE])
+def test_inplace_under_no_grad(fn):
+    """``no_grad`` does not stop forward AD: the in-place forms still write the tangent."""
+
+    def under_no_grad(lib, x, y):
+        with lib.no_grad():
+            return fn(lib, x, y)
+
+    check_jvp(under_no_grad, [A, C], [VA, VC], fd=False)
