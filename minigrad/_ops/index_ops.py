@@ -540,6 +540,16 @@ class Unique2Backward0(Node):
     def backward(self, *grads):
         raise NotImplementedError(f"the derivative for '{self._aten}' is not implemented.")
 
+    @classmethod
+    def jvp(cls, inputs, tangents, outputs, *args):
+        """No forward formula in PyTorch either: its NotImplementedError, naming the op."""
+        raise NotImplementedError(
+            f"Trying to use forward AD with {cls._aten} that does not support it because it has "
+            "not been implemented yet.\nPlease file an issue to PyTorch at "
+            "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so "
+            "that we can prioritize its implementation or submit a PR adding the "
+            "implementation to derivatives.yaml")
+
 
 class UniqueDimBackward0(Unique2Backward0):
     """z = unique(self, dim): not differentiable (backward raises NotImplementedError)."""

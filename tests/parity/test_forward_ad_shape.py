@@ -793,3 +793,25 @@ def test_inplace_under_no_grad(fn):
             return fn(lib, x, y)
 
     check_jvp(under_no_grad, [A, C], [VA, VC], fd=False)
+
+
+def _unique_error(lib, fn):
+    fwAD = lib.autograd.forward_ad
+    with fwAD.dual_level():
+        d = fwAD.make_dual(lib.tensor(T), lib.tensor(VA))
+        return capture_error(lambda: fn(lib, d))
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda L, d: L.unique(d),
+        lambda L, d: L.unique(d, return_inverse=True, return_counts=True),
+        lambda L, d: L.unique(d, dim=1),
+        lambda L, d: L.unique_consecutive(d),
+    ],
+    ids=["unique", "unique_inverse", "unique_dim", "unique_consecutive"],
+)
+def test_unique_has_no_forward_formula(fn):
+    """PyTorch has none: its NotImplementedError, naming the aten op."""
+    assert_parity(_unique_error, fn)
