@@ -815,3 +815,51 @@ def _unique_error(lib, fn):
 def test_unique_has_no_forward_formula(fn):
     """PyTorch has none: its NotImplementedError, naming the aten op."""
     assert_parity(_unique_error, fn)
+
+
+N = A.copy()
+N[1, 2] = np.nan
+TIE = np.array([[1.0, 1, 2, 2], [0, 0, 0, 0], [3, 1, 3, 1]])
+Z, VZ = np.array(1.5), np.array(0.3)  # 0-dim
+EDGES = [
+    ("median_nan", lambda L, x: x.median(), [N], [VA]),
+    ("nanmedian_nan", lambda L, x: x.nanmedian(), [N], [VA]),
+    ("median_dim_nan", lambda L, x: x.median(1), [N], [VA]),
+    ("median_ties", lambda L, x: x.median(), [TIE], [VA]),
+    ("sort_ties", lambda L, x: x.sort(1, descending=True), [TIE], [VA]),
+    ("mode_ties", lambda L, x: x.mode(1), [TIE], [VA]),
+    ("topk_0", lambda L, x: x.topk(0, 1), [A], [VA]),
+    ("kthvalue_0d", lambda L, x: x.kthvalue(1), [Z], [VZ]),
+    ("topk_0d", lambda L, x: x.topk(1), [Z], [VZ]),
+    ("median_0d_dim", lambda L, x: x.median(0), [Z], [VZ]),
+    ("mode_0d", lambda L, x: x.mode(), [Z], [VZ]),
+    ("sort_empty", lambda L, x: x.sort(0), [E], [VE]),
+    ("gather_empty_index", lambda L, x: x.gather(1, L.zeros(3, 0, dtype=L.int64)), [A], [VA]),
+    (
+        "scatter_empty_index",
+        lambda L, x, y: x.scatter(1, L.zeros(3, 0, dtype=L.int64), y),
+        [A, C],
+        [VA, VC],
+    ),
+    ("index_select_0d", lambda L, x: x.index_select(0, L.tensor([0])), [Z], [VZ]),
+    ("take_0d", lambda L, x: x.take(L.tensor([0, 0])), [Z], [VZ]),
+    ("cat_0d_error", lambda L, x: L.cat([x, x]), [Z], [VZ]),
+    ("stack_0d", lambda L, x: L.stack([x, x * 2]), [Z], [VZ]),
+    ("flip_0d", lambda L, x: x.flip(()), [Z], [VZ]),
+    ("repeat_0d", lambda L, x: x.repeat(3), [Z], [VZ]),
+    ("roll_0d", lambda L, x: x.roll(1), [Z], [VZ]),
+    (
+        "masked_scatter_broadcast",
+        lambda L, x, y: x[0].masked_scatter(L.tensor([[True, False, True, False]] * 3), y),
+        [A, C],
+        [VA, VC],
+    ),
+    ("index_put_mask_0d_value", lambda L, x, y: x.index_put((x > 0,), y[0, 0]), [A, C], [VA, VC]),
+    ("index_add_0d", lambda L, x, y: x.index_add(0, L.tensor([0]), y), [Z, Z], [VZ, VZ]),
+]
+
+
+@pytest.mark.parametrize("fn,primals,tangents", [c[1:] for c in EDGES], ids=[c[0] for c in EDGES])
+def test_edge_cases(fn, primals, tangents):
+    """NaNs and ties (median's evenly read tangent), 0-dim and empty inputs."""
+    check_jvp(fn, primals, tangents, fd=False)
