@@ -571,8 +571,11 @@ def _norm_jvp(s: Tensor, t: Tensor, p: float, norm: Tensor, dims, keepdim: bool)
     if p == 1:
         return (s.sgn() * t).sum(dims, keepdim)
     with quiet_fp():
-        if p == 2:
-            return P.masked_fill((s * t).sum(dims, keepdim) / norm, norm == 0, 0)
+        if p == 2:  # (PyTorch divides in place: the tangent keeps the numerator's dtype)
+            total = (s * t).sum(dims, keepdim)
+            out = total / norm
+            return P.masked_fill(out if out.dtype is total.dtype else out.to(total.dtype),
+                                 norm == 0, 0)
         if math.isinf(p):
             n = norm if keepdim or not s.ndim else _unsqueeze_dims(norm, dims, False)
             is_max = ((s.abs() == n) | (s.isnan() & n.isnan())).to(norm.dtype)

@@ -5,6 +5,7 @@ finite differences (`check_jvp`)."""
 import numpy as np
 import pytest
 
+from minigrad.parity import assert_parity, to_numpy
 from tests.parity._forward_ad import check_jvp
 
 R = np.random.default_rng(2313)
@@ -161,3 +162,215 @@ def test_reductions_no_grad_and_primal_grad():
     check_jvp(fn, [X], [V])
     check_jvp(lambda lib, x: [x.sum(1), x.mean(), x.max(), x.max(0)[0], x.amin(1), x.var(0),
                               x.std(), x.logsumexp(1)], [X], [V], primal_grad=True)
+
+
+# ------------------------------------------------------------------------ prod and scans
+ZEROS1 = X.copy()
+ZEROS1[1, 2] = 0.0
+ZEROS2 = ZEROS1.copy()
+ZEROS2[1, 0] = 0.0
+
+
+@pytest.mark.parametrize("x", [X, ZEROS1, ZEROS2], ids=["plain", "one_zero", "two_zeros"])
+def test_prod(x):
+    check_jvp(lambda lib, x: [x.prod(), x.prod(1), x.prod(-2, keepdim=True), x.t().prod(0)],
+              [x], [V])
+
+
+def test_prod_0dim_empty_and_dtypes():
+    check_jvp(lambda lib, x: [x.prod(), x.prod(0), x.prod(-1, keepdim=True)], [np.array(1.5)],
+              [np.array(-2.0)])
+    check_jvp(lambda lib, x: [x.prod(), x.prod(0), x.prod(1)], [E], [EV])
+    check_jvp(lambda lib, x: [x.prod(), x.prod(1)], [X], [V], dtype="float32", rtol=1e-5,
+              atol=1e-6)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, x: x.cumsum(0),
+    lambda lib, x: x.cumsum(-1),
+    lambda lib, x: x.transpose(0, 2).cumsum(1),
+    lambda lib, x: lib.cumsum(x, 1, dtype=lib.float64),
+    lambda lib, x: x.logcumsumexp(-1),
+    lambda lib, x: x.logcumsumexp(0),
+    lambda lib, x: x.transpose(1, 2).logcumsumexp(1),
+], ids=["cumsum0", "cumsum_neg", "cumsum_noncontig", "cumsum_dtype", "logcumsumexp_neg",
+        "logcumsumexp0", "logcumsumexp_noncontig"])
+def test_scans(fn):
+    check_jvp(fn, [X3], [V3])
+
+
+def test_scans_edge_cases():
+    check_jvp(lambda lib, x: [x.cumsum(0), x.logcumsumexp(0)], [np.array(0.5)], [np.array(2.0)])
+    check_jvp(lambda lib, x: [x.cumsum(0), x.cumsum(1)], [E], [EV])
+    check_jvp(lambda lib, x: x.logcumsumexp(0), [E], [EV])  # (PyTorch's max over an empty dim)
+    check_jvp(lambda lib, x: [x.cumsum(1), x.logcumsumexp(1)], [X], [V], dtype="float32",
+              rtol=1e-5, atol=1e-6)
+    check_jvp(lambda lib, x: lib.cumsum(x, 1, dtype=lib.float32), [X], [V], fd=False)
+
+    def inplace(lib, x):
+        y = x * 1
+        y.cumsum_(1)
+        return y
+
+    check_jvp(inplace, [X], [V])
+
+
+# ------------------------------------------------------------------------ norms
+@pytest.mark.parametrize("ord", [2, 1, 0, 3, 1.5, 0.5, -1, float("inf"), -float("inf")])
+def test_vector_norm(ord):
+    check_jvp(lambda lib, x: [lib.linalg.vector_norm(x, ord), lib.linalg.vector_norm(x, ord, -1),
+                              lib.linalg.vector_norm(x, ord, (0, 2), keepdim=True),
+                              lib.linalg.vector_norm(x.transpose(0, 1), ord, 0)], [X3], [V3],
+              fd=ord != 0)
+
+
+def test_norms_zero_vector_ties_and_functions():
+    z = X.copy()
+    z[0] = 0.0
+    check_jvp(lambda lib, x: [lib.linalg.vector_norm(x, o, 1) for o in (2, 1, 3, 1.5, 0.5)],
+              [z], [V], fd=False)
+    check_jvp(lambda lib, x: [lib.linalg.vector_norm(x, float("inf"), 1), x.norm(float("inf"))],
+              [TIES], [V], fd=False)
+    check_jvp(lambda lib, x: [x.norm(), x.norm(dim=1), x.norm(1, dim=0, keepdim=True),
+                              lib.norm(x, 3, dim=(0, 1)), lib.linalg.norm(x),
+                              lib.linalg.norm(x, dim=1), lib.linalg.matrix_norm(x)], [X], [V])
+    check_jvp(lambda lib, x: [lib.linalg.vector_norm(x), lib.linalg.vector_norm(x, 1, 0)],
+              [X], [V], dtype="float32", rtol=1e-5, atol=1e-6)
+    check_jvp(lambda lib, x: [lib.linalg.vector_norm(x), lib.linalg.vector_norm(x, 2, 0)],
+              [E], [EV], fd=False)
+    check_jvp(lambda lib, x: lib.linalg.vector_norm(x, dtype=lib.float64), [X], [V],
+              dtype="float32", fd=False, rtol=1e-5, atol=1e-6)
+
+
+# ------------------------------------------------------------------------ products
+A, B, C = _r(3, 4), _r(4, 5), _r(3, 5)
+At, Bt, Ct = _r(3, 4), _r(4, 5), _r(3, 5)
+u, w, uu = _r(4), _r(5), _r(3)
+ut, wt, uut = _r(4), _r(5), _r(3)
+B1, B2, B0 = _r(2, 3, 4), _r(2, 4, 5), _r(2, 3, 5)
+B1t, B2t, B0t = _r(2, 3, 4), _r(2, 4, 5), _r(2, 3, 5)
+
+
+@pytest.mark.parametrize("which", [(1, 1), (1, 0), (0, 1)], ids=["both", "left", "right"])
+def test_mm_bmm_dot_mv(which):
+    def t(v, i):
+        return v if which[i] else None
+
+    check_jvp(lambda lib, a, b: a.mm(b), [A, B], [t(At, 0), t(Bt, 1)])
+    check_jvp(lambda lib, a, b: a.t().mm(b.t()), [B, C], [t(Bt, 0), t(Ct, 1)])
+    check_jvp(lambda lib, a, b: lib.bmm(a, b), [B1, B2], [t(B1t, 0), t(B2t, 1)])
+    check_jvp(lambda lib, a, b: lib.dot(a, b), [u, ut * 2], [t(ut, 0), t(u, 1)])
+    check_jvp(lambda lib, a, b: lib.mv(a, b), [A, u], [t(At, 0), t(ut, 1)])
+    check_jvp(lambda lib, a, b: lib.outer(a, b), [u, w], [t(ut, 0), t(wt, 1)])
+
+
+@pytest.mark.parametrize("shapes", [
+    ((4,), (4,)), ((3, 4), (4,)), ((4,), (4, 5)), ((3, 4), (4, 5)), ((2, 3, 4), (4,)),
+    ((2, 3, 4), (4, 5)), ((4,), (2, 4, 5)), ((3, 4), (2, 4, 5)), ((2, 3, 4), (2, 4, 5)),
+    ((2, 1, 3, 4), (5, 4, 2)), ((1, 3, 4), (2, 4, 5)),
+], ids=lambda s: "x".join(map(str, s[0])) + "@" + "x".join(map(str, s[1])))
+def test_matmul_rank_combinations(shapes):
+    a, b = _r(*shapes[0]), _r(*shapes[1])
+    check_jvp(lambda lib, x, y: x @ y, [a, b], [_r(*shapes[0]), _r(*shapes[1])])
+    check_jvp(lambda lib, x, y: lib.matmul(x, y), [a, b], [None, _r(*shapes[1])])
+    check_jvp(lambda lib, x, y: x.matmul(y), [a, b], [_r(*shapes[0]), None], primal_grad=True)
+
+
+@pytest.mark.parametrize("coef", [(1, 1), (0.5, 2.0), (0, -1)], ids=["plain", "scaled", "beta0"])
+def test_addmm_family(coef):
+    beta, alpha = coef
+    kw = {"beta": beta, "alpha": alpha}
+    check_jvp(lambda lib, s, a, b: lib.addmm(s, a, b, **kw), [C, A, B], [Ct, At, Bt])
+    check_jvp(lambda lib, s, a, b: lib.addmm(s, a, b, **kw), [w, A, B], [wt, None, Bt])
+    check_jvp(lambda lib, s, a, b: lib.addmv(s, a, b, **kw), [uu, A, u], [uut, At, ut])
+    check_jvp(lambda lib, s, a, b: lib.addmv(s, a, b, **kw), [uu, A, u], [None, At, None])
+    check_jvp(lambda lib, s, a, b: lib.baddbmm(s, a, b, **kw), [B0, B1, B2], [B0t, B1t, B2t])
+    check_jvp(lambda lib, s, a, b: lib.baddbmm(s, a, b, **kw), [C, B1, B2], [Ct, None, B2t])
+    check_jvp(lambda lib, s, a, b: lib.addbmm(s, a, b, **kw), [C, B1, B2], [Ct, B1t, B2t])
+    check_jvp(lambda lib, s, a, b: lib.addbmm(s, a, b, **kw), [w, B1, B2], [wt, B1t, None])
+
+
+def test_addmm_family_inplace_and_dtypes():
+    def inplace(lib, s, a, b):
+        s = s * 1
+        s.addmm_(a, b, beta=0.5)
+        r = s * 1
+        r.baddbmm_(a.unsqueeze(0), b.unsqueeze(0), alpha=2)
+        return [s, r]
+
+    check_jvp(inplace, [C, A, B], [Ct, At, None])
+    check_jvp(lambda lib, s, a, b: [lib.addmm(s, a, b), a @ b], [C, A, B], [Ct, At, Bt],
+              dtype="float32", rtol=1e-5, atol=1e-6)
+
+
+def test_cross():
+    x, y, xt, yt = _r(2, 3), _r(2, 3), _r(2, 3), _r(2, 3)
+    check_jvp(lambda lib, a, b: lib.linalg.cross(a, b), [x, y], [xt, yt])
+    check_jvp(lambda lib, a, b: lib.cross(a, b, dim=-1), [x, y], [None, yt])
+    check_jvp(lambda lib, a, b: lib.linalg.cross(a.t(), b.t(), dim=0), [x, y], [xt, None])
+    check_jvp(lambda lib, a, b: lib.linalg.cross(a, b), [x, _r(1, 3)], [xt, _r(1, 3)])
+
+
+def test_products_empty_no_grad_and_primal_grad():
+    check_jvp(lambda lib, a, b: [a.mm(b), a @ b], [np.zeros((0, 4)), B], [np.zeros((0, 4)), Bt])
+    check_jvp(lambda lib, a, b: a.mm(b), [np.zeros((3, 0)), np.zeros((0, 5))],
+              [np.zeros((3, 0)), np.zeros((0, 5))])
+
+    def fn(lib, a, b):
+        with lib.no_grad():
+            return [a.mm(b), a @ b, lib.addmm(a @ b, a, b), lib.einsum("ij,jk->ik", a, b)]
+
+    check_jvp(fn, [A, B], [At, Bt])
+    check_jvp(lambda lib, a, b: [a.mm(b), lib.addmm(a @ b, a, b, beta=2)], [A, B], [At, None],
+              primal_grad=True)
+
+
+@pytest.mark.parametrize("eq,shapes", [
+    ("ij,jk->ik", ((3, 4), (4, 5))),
+    ("bij,bjk->bik", ((2, 3, 4), (2, 4, 5))),
+    ("ii->i", ((4, 4),)),
+    ("ij->", ((3, 4),)),
+    ("i,j->ij", ((4,), (5,))),
+    ("...ij,...j->...i", ((2, 3, 4), (2, 4))),
+])
+def test_einsum_and_tensordot(eq, shapes):
+    ps = [_r(*s) for s in shapes]
+    ts = [_r(*s) for s in shapes]
+    check_jvp(lambda lib, *xs: lib.einsum(eq, *xs), ps, ts)
+
+
+
+def _reverse_over_view_of_tangent(lib):
+    # the tangent of a view of a computed tensor is a view of a tangent with a history: its
+    # gradient must reach the primal (core: forward_ad._view_of_tangent)
+    x = lib.tensor(X, requires_grad=True)
+    fwAD = lib.autograd.forward_ad
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, lib.tensor(V))
+        t1 = fwAD.unpack_dual((d * d).t()[1:]).tangent
+        t2 = fwAD.unpack_dual((d @ d.t()).diagonal()).tangent
+        out = [t1.requires_grad, t2.requires_grad]
+        (g,) = lib.autograd.grad((t1 * t1).sum() + t2.sum(), x)
+    return out + [to_numpy(g)]
+
+
+def test_reverse_over_forward_through_views_of_tangents():
+    assert_parity(_reverse_over_view_of_tangent, rtol=1e-9, atol=1e-12)
+
+
+def _reverse_over_copied_tangent(lib):
+    # a tangent requiring grad in another layout than its primal is copied into the primal's
+    # layout by a recorded copy_ (core: forward_ad.set_fw_grad), keeping its history
+    v = lib.tensor(np.ascontiguousarray(V.T), requires_grad=True)
+    fwAD = lib.autograd.forward_ad
+    with fwAD.dual_level():
+        d = fwAD.make_dual(lib.tensor(X), v.t())
+        t = fwAD.unpack_dual(d).tangent
+        t2 = fwAD.unpack_dual(d.sin()).tangent
+        out = [t.requires_grad, t.grad_fn.name(), tuple(t.stride())]
+        (g,) = lib.autograd.grad((t2 * t2).sum() + t.sum(), v)
+    return out + [to_numpy(g)]
+
+
+def test_reverse_over_forward_through_copied_tangent():
+    assert_parity(_reverse_over_copied_tangent, rtol=1e-9, atol=1e-12)
