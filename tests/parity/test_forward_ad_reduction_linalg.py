@@ -374,3 +374,31 @@ def _reverse_over_copied_tangent(lib):
 
 def test_reverse_over_forward_through_copied_tangent():
     assert_parity(_reverse_over_copied_tangent, rtol=1e-9, atol=1e-12)
+
+
+# ------------------------------------------------------------------------ svd
+def _svd_invariants(lib, a, full):
+    # singular vectors are defined up to sign: compare what does not depend on it
+    U, S, Vh = lib.linalg.svd(a, full_matrices=full)
+    k = S.shape[-1]
+    Uk, Vk = U[..., :k], Vh[..., :k, :]
+    return [S, Uk @ Uk.mT, Vk.mT @ Vk, Uk * Vk.mT[..., : Uk.shape[-2], :]
+            if Uk.shape[-2] <= Vk.shape[-1] else (Uk[..., : Vk.shape[-1], :] * Vk.mT),
+            (Uk * S.unsqueeze(-2)) @ Vk]
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (2, 4, 3)], ids=str)
+@pytest.mark.parametrize("full", [False, True], ids=["reduced", "full"])
+def test_svd(shape, full):
+    check_jvp(lambda lib, a: _svd_invariants(lib, a, full), [_r(*shape)], [_r(*shape)],
+              rtol=1e-6, atol=1e-8)
+
+
+def test_svdvals_and_spectral_norms():
+    a, t = _r(2, 4, 3), _r(2, 4, 3)
+    check_jvp(lambda lib, a: [lib.linalg.svdvals(a), lib.linalg.matrix_norm(a, "nuc"),
+                              lib.linalg.matrix_norm(a, 2), lib.linalg.matrix_norm(a, -2),
+                              lib.linalg.matrix_norm(a.transpose(0, 2), "nuc", dim=(0, 1))],
+              [a], [t], rtol=1e-6, atol=1e-8)
+    check_jvp(lambda lib, a: [lib.linalg.svdvals(a), lib.linalg.matrix_norm(a, "nuc")],
+              [a], [t], dtype="float32", rtol=1e-4, atol=1e-5)
