@@ -307,6 +307,25 @@ class CumprodBackward0(Node):
             return (_to_last(_cumprod_grad_differentiable(st, gt), d),)
         return (_to_last(_cumprod_grad_with_zeros(st, rt, gt), d),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, dim, d):
+        """dz = cumsum(self_t / self, dim) * result where no zero of self comes before; from
+        the first zero z of a slice on, dz[i] = self_t[z] * prod_{k <= i, k != z} self[k] (the
+        product past a second zero is 0) (PyTorch's ``cumprod_jvp``)."""
+        t, r = tangents[0], outputs[0]
+        with quiet_fp():
+            z = cumsum(t / a, d) * r
+        zeros = a._data == 0
+        if not zeros.any():
+            return _as_result_dtype(z, r)
+        seen = np.cumsum(zeros, axis=d) if a.ndim else zeros.astype(np.int64)
+        first = Tensor._make(zeros & (seen == 1))
+        t_first = P.masked_fill(t, ~first, 0)
+        t_first = t_first.sum(d, keepdim=True) if a.ndim else t_first
+        part = t_first * cumprod(P.masked_fill(a, first, 1), d)
+        return _as_result_dtype(P.where(Tensor._make(seen >= 1), part, z), r)
+
+
 
 def _cumprod_grad_differentiable(s: Tensor, g: Tensor) -> Tensor:
     """The cumprod gradient along the last dim as written, differentiable at zeros (the O(n)
@@ -342,6 +361,10 @@ def _cumprod_grad_with_zeros(s: Tensor, r: Tensor, g: Tensor) -> Tensor:
     total = P.where(span, g * tail, zero).sum(-1, keepdim=True)
     part2 = P.where(at, _exclusive_cumprod(s) * total, zero)
     return part1 + part2
+
+def _as_result_dtype(t: Tensor, result: Tensor) -> Tensor:
+    return t if t.dtype is result.dtype else t.to(result.dtype)
+
 
 
 class LogcumsumexpBackward0(Node):

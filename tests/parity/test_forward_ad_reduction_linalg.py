@@ -402,3 +402,30 @@ def test_svdvals_and_spectral_norms():
               [a], [t], rtol=1e-6, atol=1e-8)
     check_jvp(lambda lib, a: [lib.linalg.svdvals(a), lib.linalg.matrix_norm(a, "nuc")],
               [a], [t], dtype="float32", rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("x", [X3, None], ids=["plain", "zeros"])
+def test_cumprod(x):
+    if x is None:  # one zero in some slices, two in another, a zero first
+        x = X3.copy()
+        x[0, 1, 2] = 0.0
+        x[1, 0, 1] = x[1, 0, 3] = 0.0
+        x[1, 2, 0] = 0.0
+    check_jvp(lambda lib, x: [x.cumprod(-1), x.cumprod(0), x.transpose(0, 2).cumprod(1),
+                              lib.cumprod(x, 2, dtype=lib.float64)], [x], [V3])
+
+
+def test_cumprod_edge_cases():
+    check_jvp(lambda lib, x: [x.cumprod(0), x.cumprod(-1)], [np.array(1.5)], [np.array(-2.0)])
+    check_jvp(lambda lib, x: x.cumprod(0), [np.array(0.0)], [np.array(-2.0)])
+    check_jvp(lambda lib, x: [x.cumprod(0), x.cumprod(1)], [E], [EV])
+    check_jvp(lambda lib, x: x.cumprod(1), [ZEROS2], [V], dtype="float32", rtol=1e-5,
+              atol=1e-6)
+    check_jvp(lambda lib, x: x.cumprod(1), [ZEROS2], [V], primal_grad=True)
+
+    def inplace(lib, x):
+        y = x * 1
+        y.cumprod_(1)
+        return y
+
+    check_jvp(inplace, [ZEROS1], [V])
