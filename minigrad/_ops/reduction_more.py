@@ -581,7 +581,11 @@ def _norm_grad(g, s, r, ord, dims, keepdim, all_dims):
 
 def _prod_weights(node, a: Tensor, result: Tensor) -> Tensor:
     """``prod_backward(ones, self, result)``: the product of the other elements, for each
-    element (prod's jvp weights), from a node made for the purpose."""
+    element (prod's jvp weights), from a node made for the purpose; ``self`` in the result's
+    dtype (``prod(dtype=)``), as PyTorch's formula casts it."""
+    if a.dtype is not result.dtype:
+        a = a.to(result.dtype)
+        node._dtype = result.dtype
     node._saved["result"] = result
     node._saved["self"] = a
     return node.backward(Tensor._make(np.ones(result.shape, result._data.dtype)))[0]

@@ -183,6 +183,10 @@ def test_prod_0dim_empty_and_dtypes():
     check_jvp(lambda lib, x: [x.prod(), x.prod(0), x.prod(1)], [E], [EV])
     check_jvp(lambda lib, x: [x.prod(), x.prod(1)], [X], [V], dtype="float32", rtol=1e-5,
               atol=1e-6)
+    check_jvp(lambda lib, x: [x.prod(dtype=lib.float64), x.prod(1, dtype=lib.float64),
+                              lib.cumprod(x, 1, dtype=lib.float64),
+                              lib.cumsum(x, 0, dtype=lib.float64)], [ZEROS1], [V],
+              dtype="float32", fd=False, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("fn", [
@@ -429,3 +433,12 @@ def test_cumprod_edge_cases():
         return y
 
     check_jvp(inplace, [ZEROS1], [V])
+
+
+def test_linear_layers_through_the_products():  # F.linear: addmm / mm / _unsafe_view paths
+    w, b = _r(5, 4), _r(5)
+    check_jvp(lambda lib, x, w, b: lib.nn.functional.linear(x, w, b), [A, w, b],
+              [At, _r(5, 4), _r(5)])
+    check_jvp(lambda lib, x, w: lib.nn.functional.linear(x, w), [B1, w], [B1t, None])
+    check_jvp(lambda lib, x, w, b: lib.nn.functional.linear(x, w, b), [B1, w, b],
+              [None, _r(5, 4), _r(5)], primal_grad=True)
