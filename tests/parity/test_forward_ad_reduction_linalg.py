@@ -442,3 +442,9 @@ def test_linear_layers_through_the_products():  # F.linear: addmm / mm / _unsafe
     check_jvp(lambda lib, x, w: lib.nn.functional.linear(x, w), [B1, w], [B1t, None])
     check_jvp(lambda lib, x, w, b: lib.nn.functional.linear(x, w, b), [B1, w, b],
               [None, _r(5, 4), _r(5)], primal_grad=True)
+
+
+def test_trace():
+    check_jvp(lambda lib, x: [x.trace(), x.t().trace(), lib.trace(x[:, :3])], [X], [V])
+    check_jvp(lambda lib, x: x.trace(), [X], [V], dtype="float32", rtol=1e-5, atol=1e-6)
+    check_jvp(lambda lib, x: x.trace(), [X], [V], primal_grad=True)
