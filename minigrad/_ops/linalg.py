@@ -85,8 +85,11 @@ def _addmm_like_jvp(tangents, bias, m1, m2, beta, alpha, product, reduce=None):
         out = product(x, y)
         return _scaled_t(out if reduce is None else reduce(out), alpha)
 
-    return tangent_sum(_scaled_t(tb, beta), None if t1 is None else term(t1, m2),
-                       None if t2 is None else term(m1, t2))
+    # (the terms right to left, as PyTorch's compiled formula evaluates them: the same error
+    # comes first for mismatched dtypes)
+    last = None if t2 is None else term(m1, t2)
+    middle = None if t1 is None else term(t1, m2)
+    return tangent_sum(_scaled_t(tb, beta), middle, last)
 
 
 
@@ -110,7 +113,8 @@ class MmBackward0(Node):
     def jvp(inputs, tangents, outputs, a, b):
         """dz = mm(self_t, mat2) + mm(self, mat2_t)."""
         ta, tb = tangents
-        return tangent_sum(None if ta is None else mm(ta, b), None if tb is None else mm(a, tb))
+        right = None if tb is None else mm(a, tb)  # (first, as PyTorch's compiled formula:
+        return tangent_sum(None if ta is None else mm(ta, b), right)  # which error comes)
 
 
 class AddmmBackward0(Node):
@@ -162,7 +166,8 @@ class BmmBackward0(Node):
     def jvp(inputs, tangents, outputs, a, b):
         """dz = bmm(self_t, mat2) + bmm(self, mat2_t)."""
         ta, tb = tangents
-        return tangent_sum(None if ta is None else bmm(ta, b), None if tb is None else bmm(a, tb))
+        right = None if tb is None else bmm(a, tb)  # (first, as PyTorch's compiled formula:
+        return tangent_sum(None if ta is None else bmm(ta, b), right)  # which error comes)
 
 
 class DotBackward0(Node):
@@ -183,7 +188,8 @@ class DotBackward0(Node):
     def jvp(inputs, tangents, outputs, a, b):
         """dz = dot(self_t, tensor) + dot(self, tensor_t)."""
         ta, tb = tangents
-        return tangent_sum(None if ta is None else dot(ta, b), None if tb is None else dot(a, tb))
+        right = None if tb is None else dot(a, tb)  # (first, as PyTorch's compiled formula:
+        return tangent_sum(None if ta is None else dot(ta, b), right)  # which error comes)
 
 
 class MvBackward0(Node):
@@ -204,7 +210,8 @@ class MvBackward0(Node):
     def jvp(inputs, tangents, outputs, a, b):
         """dz = mv(self_t, vec) + mv(self, vec_t)."""
         ta, tb = tangents
-        return tangent_sum(None if ta is None else mv(ta, b), None if tb is None else mv(a, tb))
+        right = None if tb is None else mv(a, tb)  # (first, as PyTorch's compiled formula:
+        return tangent_sum(None if ta is None else mv(ta, b), right)  # which error comes)
 
 
 def _cannot(a_shape, b_shape):

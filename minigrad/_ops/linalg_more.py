@@ -237,8 +237,8 @@ class LinalgCrossBackward0(Node):
     def jvp(inputs, tangents, outputs, a, b, dim, d):
         """dz = cross(self_t, other, dim) + cross(self, other_t, dim)."""
         ta, tb = tangents
-        return tangent_sum(None if ta is None else _cross(ta, b, dim),
-                           None if tb is None else _cross(a, tb, dim))
+        right = None if tb is None else _cross(a, tb, dim)  # (first: see MmBackward0.jvp)
+        return tangent_sum(None if ta is None else _cross(ta, b, dim), right)
 
 
 def _cross(a, b, dim) -> Tensor:

@@ -600,9 +600,13 @@ class LogsumexpBackward0(Node):
     @staticmethod
     def jvp(inputs, tangents, outputs, a, dim, dims, keepdim):
         """dz = sum(e * self_t, dim) / sum(e, dim), e = exp(self - amax(self, dim)) (exp(self)
-        for an empty input) (PyTorch's ``logsumexp_jvp``)."""
+        for an empty input) (PyTorch's ``logsumexp_jvp``). As PyTorch's, e is multiplied by
+        self_t in place (the tangent has self's dtype; a reverse pass through it fails, e being
+        saved by ExpBackward0) and the division is in place."""
         e = (a - amax(a, dims, True)).exp() if a.numel() else a.exp()
-        return sum(e * tangents[0], dims, keepdim) / sum(e, dims, keepdim)
+        total = sum(e, dims, keepdim)
+        e.mul_(tangents[0])
+        return sum(e, dims, keepdim).div_(total)
 
 
 def logsumexp(input, dim, keepdim: bool = False) -> Tensor:

@@ -401,7 +401,9 @@ class LogcumsumexpBackward0(Node):
         """dz = cumsum(e * self_t, dim) / (cumsum(e, dim) + 1e-13), e = exp(self - max(self,
         dim)) (PyTorch's ``logcumsumexp_jvp``)."""
         e = (a - a.max(d, keepdim=True)[0]).exp()
-        return cumsum(e * tangents[0], d) / (cumsum(e, d) + 1e-13)
+        total = cumsum(e, d)
+        e.mul_(tangents[0])  # (in place, as PyTorch's: see LogsumexpBackward0.jvp)
+        return cumsum(e, d).div_(total.add_(1e-13))
 
 
 def _scan(name, node_cls, kernel, float_only=False):

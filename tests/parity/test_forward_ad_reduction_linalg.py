@@ -5,7 +5,7 @@ finite differences (`check_jvp`)."""
 import numpy as np
 import pytest
 
-from minigrad.parity import assert_parity, to_numpy
+from minigrad.parity import assert_parity, capture_error, to_numpy
 from tests.parity._forward_ad import check_jvp
 
 R = np.random.default_rng(2313)
@@ -448,3 +448,67 @@ def test_trace():
     check_jvp(lambda lib, x: [x.trace(), x.t().trace(), lib.trace(x[:, :3])], [X], [V])
     check_jvp(lambda lib, x: x.trace(), [X], [V], dtype="float32", rtol=1e-5, atol=1e-6)
     check_jvp(lambda lib, x: x.trace(), [X], [V], primal_grad=True)
+
+
+def _hvp(fn, primal, tangent):
+    """The gradient wrt the primal of the tangent's sum (reverse over forward), per lib."""
+
+    def run(lib):
+        x = lib.tensor(primal, requires_grad=True)
+        fwAD = lib.autograd.forward_ad
+        with fwAD.dual_level():
+            jv = fwAD.unpack_dual(fn(lib, fwAD.make_dual(x, lib.tensor(tangent)))).tangent
+        # (outside the level: the backward pass computes no tangents of its own)
+        got = []
+        err = capture_error(lambda: got.extend(lib.autograd.grad((jv * jv).sum(), x)))
+        if err:  # (logsumexp, logcumsumexp: PyTorch's formula works in place on a saved exp)
+            return [jv.requires_grad, err[0], err[1].replace("minigrad.", "torch.")]
+        return [jv.requires_grad, to_numpy(got[0])]
+
+    return run
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, x: x.sum(1) * x.mean(0).sum(),
+    lambda lib, x: (x.amax(1) + x.max(0)[0].sum()) * x.sum(),
+    lambda lib, x: x.var(1) + x.std(),
+    lambda lib, x: x.logsumexp(1),
+    lambda lib, x: x.prod(1),
+    lambda lib, x: x.cumprod(1) + x.logcumsumexp(0),
+    lambda lib, x: lib.linalg.vector_norm(x, 3, 1) + x.norm(),
+    lambda lib, x: (x @ x.t()).diagonal() + lib.addmm(x[:, :3], x, x.t()[:, :3]).sum(),
+    lambda lib, x: lib.linalg.svdvals(x),
+], ids=["sum_mean", "max", "var_std", "logsumexp", "prod", "scans", "norms", "products",
+        "svdvals"])
+def test_reverse_over_forward(fn):
+    assert_parity(_hvp(fn, X, V), rtol=1e-7, atol=1e-10)
+
+
+def _mixed_dtype_tangents(lib):
+    # a float64 tangent on a float32 primal: the in-place steps of logsumexp's and
+    # logcumsumexp's formulas keep the primal's dtype, the others promote
+    fwAD = lib.autograd.forward_ad
+    with fwAD.dual_level():
+        d = fwAD.make_dual(lib.tensor(X, dtype=lib.float32), lib.tensor(V))
+        fns = [lambda: d.logsumexp(1), lambda: d.logcumsumexp(0), lambda: d.sum(1),
+               lambda: d.amax(0), lambda: d.var(), lambda: d.prod(1), lambda: d.cumprod(1),
+               lambda: lib.linalg.vector_norm(d), lambda: d @ d.t(), lambda: d.max(1)[0],
+               # (products: which operand's dtype error comes first, PyTorch's term order)
+               lambda: lib.addmm(d[:, :3], d, d.t()[:, :3]),
+               lambda: lib.addmm(d[:, :3], d, d.t()[:, :3].detach()),
+               lambda: lib.mv(d, d[0]), lambda: lib.bmm(d[None], d.t()[None]),
+               lambda: lib.dot(d[0], d[1]), lambda: lib.linalg.cross(d[:, :3], d[:, 1:]),
+               lambda: lib.addmv(d[:, 0], d, d[0]),
+               lambda: lib.baddbmm(d[None, :, :3], d[None], d.t()[None, :, :3]),
+               lambda: lib.addbmm(d[:, :3], d[None], d.t()[None, :, :3])]
+        out = []
+        for f in fns:
+            got = []
+            err = capture_error(lambda f=f, got=got: got.append(f()))
+            out.append(err and (err[0], err[1].replace("minigrad.", "torch.")) or
+                       str(fwAD.unpack_dual(got[0]).tangent.dtype).split(".")[-1])
+        return out
+
+
+def test_mixed_dtype_tangents():
+    assert_parity(_mixed_dtype_tangents)
