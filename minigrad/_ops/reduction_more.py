@@ -597,8 +597,8 @@ def _norm_jvp(s: Tensor, t: Tensor, p: float, norm: Tensor, dims, keepdim: bool)
     """PyTorch's ``norm_jvp`` (see `LinalgVectorNormBackward0.jvp`)."""
     if p == 0:
         return Tensor._make(np.zeros(norm.shape, norm._data.dtype))
-    if p == 1:
-        return (s.sgn() * t).sum(dims, keepdim)
+    if p == 1:  # (sgn(self) multiplied in place, as PyTorch's: self's dtype)
+        return s.sgn().mul_(t).sum(dims, keepdim)
     with quiet_fp():
         if p == 2:  # (PyTorch divides in place: the tangent keeps the numerator's dtype)
             total = (s * t).sum(dims, keepdim)

@@ -493,6 +493,9 @@ def _mixed_dtype_tangents(lib):
         fns = [lambda: d.logsumexp(1), lambda: d.logcumsumexp(0), lambda: d.sum(1),
                lambda: d.amax(0), lambda: d.var(), lambda: d.prod(1), lambda: d.cumprod(1),
                lambda: lib.linalg.vector_norm(d), lambda: d @ d.t(), lambda: d.max(1)[0],
+               lambda: lib.linalg.vector_norm(d, 1), lambda: lib.linalg.vector_norm(d, 3),
+               lambda: lib.linalg.vector_norm(d, float("inf"), 1),
+               lambda: lib.linalg.vector_norm(d, 0.5), lambda: d.std(1), lambda: d.mean(),
                # (products: which operand's dtype error comes first, PyTorch's term order)
                lambda: lib.addmm(d[:, :3], d, d.t()[:, :3]),
                lambda: lib.addmm(d[:, :3], d, d.t()[:, :3].detach()),
