@@ -353,8 +353,10 @@ def _reverse_over_view_of_tangent(lib):
         d = fwAD.make_dual(x, lib.tensor(V))
         t1 = fwAD.unpack_dual((d * d).t()[1:]).tangent
         t2 = fwAD.unpack_dual((d @ d.t()).diagonal()).tangent
-        out = [t1.requires_grad, t2.requires_grad]
-        (g,) = lib.autograd.grad((t1 * t1).sum() + t2.sum(), x)
+        dt = d.t() * d.t()  # (a tangent laid out column-major: the view's positions)
+        t3 = fwAD.unpack_dual(dt[1:, ::2]).tangent
+        out = [t1.requires_grad, t2.requires_grad, tuple(t3.stride())]
+        (g,) = lib.autograd.grad((t1 * t1).sum() + t2.sum() + (t3 * t3).sum(), x)
     return out + [to_numpy(g)]
 
 
@@ -515,3 +517,19 @@ def _mixed_dtype_tangents(lib):
 
 def test_mixed_dtype_tangents():
     assert_parity(_mixed_dtype_tangents)
+
+
+def _at_norm(lib, x, p, dim, keepdim=False):
+    """``at::norm`` (node NormBackward1; what F.pairwise_distance records) on each side."""
+    if lib.__name__ == "torch":
+        return lib._VF.norm(x, p, dim, keepdim)
+    from minigrad._ops.reduction_more import _at_norm as at_norm
+
+    return at_norm(x, p, dim, keepdim)
+
+
+@pytest.mark.parametrize("p", [2, 1, 3, 0.5, float("inf")])
+def test_at_norm(p):
+    check_jvp(lambda lib, x: [_at_norm(lib, x, p, [1]), _at_norm(lib, x, p, [0], True),
+                              type(_at_norm(lib, x, p, [1]).grad_fn).__name__], [X], [V],
+              primal_grad=True)
