@@ -93,9 +93,9 @@ class UnsafeViewBackward0(ViewBackward0):
     Saves: self_sym_sizes."""
 
     @staticmethod
-    def jvp(inputs, tangents, outputs, *args):
-        """dz = _unsafe_view(self_t, sizes) (the fresh copy's tangent reshaped)."""
-        return _unsafe_view(tangents[0], outputs[0].shape)  # (not a view, as PyTorch's)
+    def jvp(inputs, tangents, outputs, shape):
+        """dz = _unsafe_view(self_t, size) (auto_linear: not a view op, its output is no view)."""
+        return _unsafe_view(tangents[0], outputs[0].shape)
 
 
 class ReshapeAliasBackward0(ViewBackward0):
@@ -112,8 +112,8 @@ class CloneBackward0(Node):
 
     @staticmethod
     def jvp(inputs, tangents, outputs, *args):
-        """dz = self_t.clone(memory_format) (a fresh tangent, never the input's; laid out as
-        the result: contiguous when it is)."""
+        """dz = self_t.clone(memory_format) (auto_linear; laid out as the result: contiguous
+        when it is)."""
         out = outputs[0]
         if out._data.flags.c_contiguous and not tangents[0]._data.flags.c_contiguous:
             return clone(tangents[0], memory_format=contiguous_format)

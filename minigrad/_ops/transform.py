@@ -372,7 +372,7 @@ class TraceBackward0(Node):
 
     @staticmethod
     def jvp(inputs, tangents, outputs, sizes):
-        """dz = self_t.trace()."""
+        """dz = self_t.trace() (auto_linear)."""
         return trace(tangents[0])
 
 
