@@ -746,7 +746,10 @@ def _differentiable_tangent_copies(lib):
         q = fwAD.make_dual(lib.zeros(3, 4, dtype=lib.float64), lib.ones(3, 4, dtype=lib.float64))
         q.mul_(s)
         out["inplace_on_dual"] = info(fwAD.unpack_dual(q).tangent)
-        total = sum(fwAD.unpack_dual(t).tangent.sum() for t in (d, z, w, q))
+        q2 = fwAD.make_dual(lib.zeros(3, 4, dtype=lib.float64), lib.ones(3, 4, dtype=lib.float64))
+        q2[1:].mul_(s[1:])
+        out["inplace_on_view_of_dual"] = info(fwAD.unpack_dual(q2).tangent)
+        total = sum(fwAD.unpack_dual(t).tangent.sum() for t in (d, z, w, q, q2))
         gx, gt = lib.autograd.grad(total, (x, tt))
         out["grads"] = [to_numpy(gx), to_numpy(gt)]
     return out
