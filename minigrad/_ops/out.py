@@ -688,6 +688,14 @@ def creation_out(public: str, out, make, dtype=None, requires_grad: bool = False
             raise RuntimeError(RESIZE_GRAD_MSG)
     elif grad_mode.is_grad_enabled() and out.requires_grad:
         raise RuntimeError(AUTOGRAD_MSG.format(name=f"aten::{public}"))
+    if _graph.fw_on:
+        from ..autograd.forward_ad import fw_grad
+
+        if fw_grad(out) is not None:  # (PyTorch's errors, before anything is written)
+            if not fill or resize_first:
+                raise RuntimeError("cannot resize variables that has a forward grad")
+            raise NotImplementedError(f"Trying to use forward AD with aten::{public} that does "
+                                      "not support it.")
     arr = np.asarray(make(out._data.dtype))
     resized = tuple(out.shape) != arr.shape
     if public in ("arange", "linspace", "logspace") and out.numel() == arr.size:

@@ -642,6 +642,12 @@ ERRORS = [
     ("out_dtype_error_first", lambda L, d, x: L.sin(d, out=L.empty(3, 4, dtype=L.int64))),
     ("out_not_dual", lambda L, d, x: L.sin(x, out=_f64(L, 3, 4))),
     ("scatter_legacy_reduce", lambda L, d, x: d.scatter(1, L.tensor(IX), x, reduce="add")),
+    ("out_stack", lambda L, d, x: L.stack([d, x], out=_f64(L, 2, 3, 4))),
+    ("out_gather", lambda L, d, x: L.gather(d, 1, L.tensor(IX), out=_f64(L, 3, 2))),
+    ("out_nonzero", lambda L, d, x: L.nonzero(d, out=L.empty(0, dtype=L.int64))),
+    ("out_topk", lambda L, d, x: L.topk(d, 2, out=(_f64(L, 0), L.empty(0, dtype=L.int64)))),
+    ("out_vector_norm", lambda L, d, x: L.linalg.vector_norm(d, out=_f64(L, ()))),
+    ("out_matrix_norm_copies", lambda L, d, x: L.linalg.matrix_norm(d, out=_f64(L, ()))),
 ]
 
 
@@ -866,3 +872,35 @@ EDGES = [
 def test_edge_cases(fn, primals, tangents):
     """NaNs and ties (median's evenly read tangent), 0-dim and empty inputs."""
     check_jvp(fn, primals, tangents, fd=False)
+
+
+FACTORIES = [
+    ("zeros", lambda L, o: L.zeros(4, out=o)),
+    ("ones_resized", lambda L, o: L.ones(5, out=o)),
+    ("empty", lambda L, o: L.empty(4, out=o)),
+    ("full", lambda L, o: L.full((4,), 2.0, out=o)),
+    ("arange", lambda L, o: L.arange(4.0, out=o)),
+    ("linspace", lambda L, o: L.linspace(0, 1, 4, out=o)),
+    ("logspace", lambda L, o: L.logspace(0, 1, 4, out=o)),
+    ("eye", lambda L, o: L.eye(2, out=o.view(2, 2))),
+    ("randn", lambda L, o: L.randn(4, out=o)),
+    ("rand", lambda L, o: L.rand(4, out=o)),
+    ("randint", lambda L, o: L.randint(0, 3, (4,), out=o)),
+    ("randperm", lambda L, o: L.randperm(4, out=o)),
+    ("normal", lambda L, o: L.normal(0.0, 1.0, (4,), out=o)),
+]
+
+
+def _factory_out(lib, fn):
+    fwAD = lib.autograd.forward_ad
+    with fwAD.dual_level():
+        o = fwAD.make_dual(lib.full((4,), 7.0, dtype=lib.float64), lib.ones(4, dtype=lib.float64))
+        err = capture_error(lambda: fn(lib, o))
+        return err, to_numpy(o), o._version
+
+
+@pytest.mark.parametrize("fn", [c[1] for c in FACTORIES], ids=[c[0] for c in FACTORIES])
+def test_factory_out_into_a_dual(fn):
+    """A factory writing into a dual ``out``: PyTorch refuses before writing (``aten::zeros``
+    has no forward formula; ``empty``/``randn`` resize first: the resize error)."""
+    assert_parity(_factory_out, fn)
