@@ -306,7 +306,7 @@ from ._ops.index_ops import (  # noqa: E402
     index_add,
     index_copy,
     index_fill,
-    index_put,
+    index_put_function as index_put,
     index_select,
     masked_scatter,
     masked_select,

@@ -595,17 +595,23 @@ def unique(input, sorted: bool = True, return_inverse: bool = False,  # noqa: A0
 
 
 # ----------------------------------------------------------------------------- index_put
-def index_put(input, indices, values, accumulate: bool = False) -> Tensor:
-    """``torch.index_put`` (see `index_put_any`); TypeError for an entry of ``indices`` that
-    is not a tensor (PyTorch's argument parser: None is refused here)."""
+def index_put_function(input, indices, values, accumulate: bool = False) -> Tensor:
+    """``torch.index_put`` (see `index_put`); TypeError for an entry of ``indices`` that is
+    not a tensor (PyTorch's argument parser refuses None there)."""
     _check_index_list(indices, 1)
-    return index_put_any(input, indices, values, accumulate)
+    return index_put(input, indices, values, accumulate)
+
+
+index_put_function.__name__ = index_put_function.__qualname__ = "index_put"
 
 
 def _index_put_method(self, indices, values, accumulate: bool = False) -> Tensor:
-    """``Tensor.index_put`` (see `index_put_any`)."""
+    """``Tensor.index_put`` (see `index_put`); TypeError as `index_put_function`."""
     _check_index_list(indices, 0)
-    return index_put_any(self, indices, values, accumulate)
+    return index_put(self, indices, values, accumulate)
+
+
+_index_put_method.__name__ = _index_put_method.__qualname__ = "index_put"
 
 
 def _check_index_list(indices, position: int) -> None:
@@ -615,10 +621,11 @@ def _check_index_list(indices, position: int) -> None:
                             f"{type(t).__name__}")
 
 
-def index_put_any(input, indices, values, accumulate: bool = False) -> Tensor:
+def index_put(input, indices, values, accumulate: bool = False) -> Tensor:
     """``input`` with ``values`` written (``accumulate``: added, repeated indices summing) at
     the integer/bool index tensors ``indices`` (a tuple, one per leading dim, None to skip a
-    dim) (``torch.index_put``); node ``IndexPutBackward0`` (slots self, values). IndexError
+    dim: minigrad's internal form; the public ones refuse None) (``torch.index_put``); node
+    ``IndexPutBackward0`` (slots self, values). IndexError
     for an index out of range or of a float dtype; RuntimeError for a dtype or shape
     mismatch."""
     from .inplace import IndexPutBackward0, _array_index, _split_index

@@ -595,11 +595,11 @@ class IndexPutBackward0(_IndexNode):
     @staticmethod
     def jvp(inputs, tangents, outputs, np_index, saved_indices, values, accumulate=False):
         """dz = self_t.index_put(indices, values_t, accumulate) (zeros for a missing one)."""
-        from .index_ops import index_put_any
+        from .index_ops import index_put
         from .shape import tangent_pair
 
         ta, tb = tangent_pair(inputs, tangents)
-        return index_put_any(ta, saved_indices, tb, accumulate)
+        return index_put(ta, saved_indices, tb, accumulate)
 
 
 def _constant_like(self, value, node_cls, inputs=None, *args):
