@@ -594,12 +594,15 @@ class IndexPutBackward0(_IndexNode):
 
     @staticmethod
     def jvp(inputs, tangents, outputs, np_index, saved_indices, values, accumulate=False):
-        """dz = self_t.index_put(indices, values_t, accumulate) (zeros for a missing one)."""
+        """dz = self_t.index_put(indices, values_t, accumulate) (zeros for a missing
+        tangent)."""
         from .index_ops import index_put
-        from .shape import tangent_pair
 
-        ta, tb = tangent_pair(inputs, tangents)
-        return index_put(ta, saved_indices, tb, accumulate)
+        (s, v), (ts, tv) = inputs, tangents
+        dt = (ts if tv is None else tv)._data.dtype
+        ts = ts if ts is not None else Tensor._make(np.zeros(s.shape, dt))
+        tv = tv if tv is not None else Tensor._make(np.zeros(v.shape, dt))
+        return index_put(ts, tuple(saved_indices), tv, accumulate)
 
 
 def _constant_like(self, value, node_cls, inputs=None, *args):

@@ -241,17 +241,6 @@ def set_fw_grad(t, g) -> None:
     _keep(t, g)
 
 
-def _differentiable_copy(dst, src) -> None:
-    """``dst.copy_(src)`` recorded (a tangent that requires grad: reverse over forward), with
-    forward AD off (tangents have no tangents)."""
-    on = _graph.fw_on
-    _graph.fw_on = False
-    try:
-        dst.copy_(src)
-    finally:
-        _graph.fw_on = on
-
-
 def _keep(t, g) -> None:
     t._fw_grad = g
     _duals[id(t)] = t
@@ -344,11 +333,8 @@ def propagate(node_cls, outputs, inputs, args) -> None:
                 "because it has not been implemented yet in minigrad (its node has no jvp "
                 "formula).") from None
         result = (result,) if single else result
-        if any(g is t for g in result if g is not None for t in tangents):
-            # a formula's term that is an input's tangent as is (``dz = other_t``): the output
-            # gets its own copy, or an in-place op on it would write the input's tangent
-            result = [g.clone() if g is not None and any(g is t for t in tangents) else g
-                      for g in result]
+        if not getattr(node_cls, "_jvp_shares_tangent", False):
+            result = [_unshared(g, tangents) for g in result]
     finally:
         _graph.fw_on = True
     for o, g in zip(outs, result):
@@ -356,8 +342,19 @@ def propagate(node_cls, outputs, inputs, args) -> None:
             set_fw_grad(o, g)
 
 
-# the tensor an in-place op is about to overwrite (set by ``_ops.inplace._apply_inplace`` with
-# grad mode on and self requiring grad): formulas get a clone of it (`_old_self`)
+def _unshared(g, tangents):
+    """``g``, or a clone of it when it is one of the inputs' tangents: a formula's only term
+    (``a + b`` with ``a`` not dual, ``copy_``) must not make two tensors share one tangent,
+    which a later in-place op on either would write through. PyTorch's formulas give a new
+    tensor there; only nodes whose formula is the tangent itself (``frac``, ``fmod`` by a
+    number: ``_jvp_shares_tangent``) share it, in PyTorch as here."""
+    if g is not None and any(g is t for t in tangents):
+        return g.clone()
+    return g
+
+
+# the tensor an in-place op is about to overwrite (set by ``_ops.inplace._apply_inplace`` in a
+# level with grad mode on): formulas get a clone of it (`_old_self`)
 _inplace_self = None
 
 
@@ -393,19 +390,20 @@ def after_inplace(self, r) -> None:
         else:
             set_fw_grad(self, new)
             return
-    if new is not None and new.requires_grad and _grad_enabled():
-        _differentiable_copy(old, new)  # (old's history: CopyBackwards / CopySlices)
-        return
     from .._ops.inplace import bump
 
+    if _grad_mode.is_grad_enabled() and (old._requires_grad or
+                                         new is not None and new._requires_grad):
+        # a tangent with a history (reverse over forward): written by a recorded op, as
+        # PyTorch's ``self_t.copy_(...)``, so that the new tangent keeps it
+        _graph.fw_on = False
+        try:
+            old.zero_() if new is None else old.copy_(new)
+        finally:
+            _graph.fw_on = True
+        return
     old._data[...] = 0 if new is None else new._data
     bump(old)
-
-
-def _grad_enabled() -> bool:
-    from . import grad_mode
-
-    return grad_mode.is_grad_enabled()
 
 
 def _element_strides_full(a: np.ndarray) -> tuple:
