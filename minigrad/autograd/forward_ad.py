@@ -301,6 +301,23 @@ def _differentiable_view(tangent, view) -> None:
     view._set_history(node)
 
 
+# the tensor an in-place op is about to overwrite (set by ``_ops.inplace._apply_inplace`` in a
+# level with grad mode on): formulas get a clone of it (`_old_self`)
+_inplace_self = None
+
+
+def _old_self(inputs, args) -> tuple:
+    """``inputs`` and ``args`` with the in-place op's self replaced by a clone (PyTorch's
+    ``original_self_p``): a formula saving self for backward must not save the tensor the
+    op then overwrites."""
+    target = _inplace_self
+    if not any(t is target for t in (*inputs, *args)):
+        return inputs, args
+    old = target.clone()
+    return ([old if t is target else t for t in inputs],
+            tuple(old if t is target else t for t in args))
+
+
 def propagate(node_cls, outputs, inputs, args) -> None:
     """Set the tangents of an op's ``outputs`` from those of its ``inputs`` (called by
     ``graph.record`` inside a level). A view op's outputs get views of the input's tangent;
@@ -351,23 +368,6 @@ def _unshared(g, tangents):
     if g is not None and any(g is t for t in tangents):
         return g.clone()
     return g
-
-
-# the tensor an in-place op is about to overwrite (set by ``_ops.inplace._apply_inplace`` in a
-# level with grad mode on): formulas get a clone of it (`_old_self`)
-_inplace_self = None
-
-
-def _old_self(inputs, args) -> tuple:
-    """``inputs`` and ``args`` with the in-place op's self replaced by a clone (PyTorch's
-    ``original_self_p``): a formula saving self for backward must not save the tensor the
-    op then overwrites."""
-    target = _inplace_self
-    if not any(t is target for t in (*inputs, *args)):
-        return inputs, args
-    old = target.clone()
-    return ([old if t is target else t for t in inputs],
-            tuple(old if t is target else t for t in args))
 
 
 def after_inplace(self, r) -> None:
