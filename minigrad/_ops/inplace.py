@@ -151,24 +151,18 @@ def _apply_inplace(self: Tensor, compute, others=(), overlap_ok=False, where=Non
     if _graph.saved_hooks_open and _graph.SAVED_HOOKS.stack:  # (one global read otherwise)
         return _apply_inplace_hooked(self, compute, others, overlap_ok, where)
     check_inplace(self, *others)
+    if _graph.fw_on and grad_mode.is_grad_enabled():  # (forward AD: the formulas see clones
+        from ..autograd import forward_ad  # of self and its tangent: forward_ad._old_self)
+
+        forward_ad._inplace_self = self
     for o in others:  # PyTorch's TensorIterator refuses inputs partially overlapping self
         if isinstance(o, Tensor) and o._data is not self._data and np.shares_memory(
                 o._data, self._data):
             _check_overlap(self, o)
-    tangent = None
-    if _graph.fw_on and grad_mode.is_grad_enabled():  # (forward AD: the formulas get clones
-        from ..autograd import forward_ad  # of self and its tangent, see `_clone_tangent`)
-
-        tangent = _clone_tangent(self)
-        forward_ad._inplace_self = self
-        try:
-            r = _compute(self, compute)
-        finally:
-            forward_ad._inplace_self = None
+    if self._inference and not grad_mode.is_inference_mode_enabled():
+        r = _compute_on_inference(self, compute)
     else:
-        r = _compute(self, compute)
-    if tangent is not None:
-        self._fw_grad = tangent  # (the old tangent back: after_inplace writes into it)
+        r = compute()
     node = r._grad_fn
     if node is not None:
         sv = node._saved.get("self")  # PyTorch saves a clone of ``self`` (only under that name:
@@ -193,30 +187,6 @@ def _apply_inplace(self: Tensor, compute, others=(), overlap_ok=False, where=Non
             self._set_history(AsStridedBackward0(base, self))
             self._view_version = self._vc.value
     return self
-
-
-def _compute(self: Tensor, compute) -> Tensor:
-    if self._inference and not grad_mode.is_inference_mode_enabled():
-        return _compute_on_inference(self, compute)
-    return compute()
-
-
-def _clone_tangent(self: Tensor):
-    """Forward AD with grad mode on: the in-place op's formula sees a clone of self's tangent
-    (PyTorch's ``self_t.clone()``), so a formula that saves it for backward does not save the
-    tensor the new tangent is then written into (self itself is cloned for the formulas by
-    ``forward_ad._old_self``). Returns the old tangent (None: unchanged)."""
-    from ..autograd import forward_ad
-
-    old = forward_ad.fw_grad(self)
-    if old is None:
-        return None
-    _graph.fw_on = False
-    try:
-        self._fw_grad = old.clone()
-    finally:
-        _graph.fw_on = True
-    return old
 
 
 def _compute_on_inference(self: Tensor, compute) -> Tensor:

@@ -302,20 +302,23 @@ def _differentiable_view(tangent, view) -> None:
 
 
 # the tensor an in-place op is about to overwrite (set by ``_ops.inplace._apply_inplace`` in a
-# level with grad mode on): formulas get a clone of it (`_old_self`)
+# level with grad mode on, cleared by `after_inplace`): formulas get clones (`_old_self`)
 _inplace_self = None
 
 
-def _old_self(inputs, args) -> tuple:
-    """``inputs`` and ``args`` with the in-place op's self replaced by a clone (PyTorch's
-    ``original_self_p``): a formula saving self for backward must not save the tensor the
-    op then overwrites."""
+def _old_self(inputs, args, tangents) -> tuple:
+    """``inputs``, ``args`` and ``tangents`` with the in-place op's self and its tangent
+    replaced by clones (PyTorch's ``original_self_p`` and ``self_t.clone()``): a formula that
+    saves them for backward must not save the tensors the op then overwrites (self's data,
+    and its tangent, which `after_inplace` writes in place)."""
     target = _inplace_self
     if not any(t is target for t in (*inputs, *args)):
-        return inputs, args
+        return inputs, args, tangents
     old = target.clone()
+    tangents = [None if t is None else t.clone() if x is target else t
+                for x, t in zip(inputs, tangents)]
     return ([old if t is target else t for t in inputs],
-            tuple(old if t is target else t for t in args))
+            tuple(old if t is target else t for t in args), tangents)
 
 
 def propagate(node_cls, outputs, inputs, args) -> None:
@@ -339,7 +342,7 @@ def propagate(node_cls, outputs, inputs, args) -> None:
     _graph.fw_on = False
     try:
         if _inplace_self is not None:
-            inputs, args = _old_self(inputs, args)
+            inputs, args, tangents = _old_self(inputs, args, tangents)
         try:
             result = node_cls.jvp(tuple(inputs), tuple(tangents), outs, *args)
         except NotImplementedError as e:
@@ -374,6 +377,8 @@ def after_inplace(self, r) -> None:
     """Move the tangent of ``r`` (an in-place op's out-of-place result) into ``self``'s: the old
     tangent is overwritten in place (zeroed when the op gives none); on a view whose base had no
     tangent, the base gets a zero one first."""
+    global _inplace_self
+    _inplace_self = None
     new = r._fw_grad
     old = fw_grad(self)
     if old is None:
