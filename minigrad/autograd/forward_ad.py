@@ -167,19 +167,23 @@ def unpack_dual(tensor, *, level=None) -> UnpackedDualTensor:
     the tangent as stored (None without one, or outside a level).
 
     Backward-differentiable: with ``tensor`` requiring grad the primal's ``grad_fn`` is an
-    alias node. Mirrors ``torch.autograd.forward_ad.unpack_dual``."""
+    alias node. Mirrors ``torch.autograd.forward_ad.unpack_dual``.
+
+    While forward AD is off inside a level (in a custom Function's ``forward`` or ``jvp``, or
+    an op's formula), the tangent is None, as PyTorch's (its forward-grad mode is off there)."""
     if level is None:
         level = _current_level
     if level < 0:
         return UnpackedDualTensor(tensor, None)
-    tangent = fw_grad(tensor)
+    fw = _graph.fw_on
+    tangent = fw_grad(tensor) if fw else None
     primal = tensor._make_view(tensor._data)
     primal._fw_view = False
     _graph.fw_on = False  # (the primal carries no tangent)
     try:
         _graph.record(Identity, primal, (tensor,))
     finally:
-        _graph.fw_on = level >= 0 and _current_level >= 0
+        _graph.fw_on = fw
     return UnpackedDualTensor(primal, tangent)
 
 
