@@ -33,6 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import grad_mode
 from . import graph as _graph
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
@@ -54,7 +55,7 @@ def enter_dual_level() -> int:
     if _current_level >= 0:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
     _current_level = 0
-    _graph.fw_on = True
+    _graph.fw_on = _graph.fw_level = True
     return _current_level
 
 
@@ -77,7 +78,7 @@ def exit_dual_level(*, level=None) -> None:
         t._fw_grad = None
     _duals.clear()
     _current_level = level - 1
-    _graph.fw_on = False
+    _graph.fw_on = _graph.fw_level = False
 
 
 class dual_level:
@@ -270,7 +271,16 @@ def _view_of_tangent(tangent, primal, view):
         interface.update(shape=arr.shape, data=(_address(src) + offset, not src.flags.writeable),
                          strides=tuple(s // size * src.itemsize for s in arr.strides))
         out = np.asarray(_Interface(interface, src))
-    return tangent._make_view(out)
+    out = tangent._make_view(out)
+    if tangent.requires_grad and grad_mode.is_grad_enabled():
+        # a differentiable tangent (reverse over forward): the view is in the reverse graph,
+        # as an as_strided view of the tangent's base (PyTorch replays the view op itself, so
+        # its node is e.g. ViewBackward0 where this one is AsStridedBackward0; same gradients)
+        from .._ops.inplace import AsStridedBackward0
+
+        out._requires_grad, out._grad_fn = True, AsStridedBackward0(out._base, out)
+        out._output_nr = 0
+    return out
 
 
 def propagate(node_cls, outputs, inputs, args) -> None:

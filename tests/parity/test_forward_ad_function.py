@@ -524,3 +524,38 @@ def test_jvp_views(name):
 @pytest.mark.parametrize("name", list(DIRTY))
 def test_jvp_dirty(name):
     assert_parity(case_dirty, name, rtol=1e-10, atol=1e-12)
+
+
+def _reverse_over_forward_view(lib):
+    """Core: a view of a tangent that requires grad stays in the reverse graph (minigrad's
+    node is AsStridedBackward0 where PyTorch's is the view op's own, so only gradients and
+    requires_grad are compared)."""
+    fwAD = lib.autograd.forward_ad
+    x = _t(lib, X).requires_grad_()
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, _t(lib, V))
+        y = (d * d).view(3, 1)[1:]
+        t = fwAD.unpack_dual(y).tangent
+        (g,) = lib.autograd.grad(t[1, 0], x)
+        return t.requires_grad, t.grad_fn is not None, to_numpy(t), to_numpy(g)
+
+
+def test_reverse_over_forward_through_a_view():
+    assert_parity(_reverse_over_forward_view, rtol=1e-12, atol=1e-12)
+
+
+def _forward_over_reverse_saved_output(lib):
+    """Core: a node that saved its output (exp's result) gives it back with its tangent, so
+    the gradient computed with create_graph inside a level has the right tangent, also when
+    nothing else keeps the output alive."""
+    fwAD = lib.autograd.forward_ad
+    with fwAD.dual_level():
+        leaf = _t(lib, X).requires_grad_()
+        d = fwAD.make_dual(leaf, _t(lib, V))
+        y = _t(lib, Y).sin() * d.exp()
+        (g,) = lib.autograd.grad(y, d, _t(lib, np.ones(3)), create_graph=True)
+        return to_numpy(g), _tangent(lib, g)
+
+
+def test_forward_over_reverse_through_a_saved_output():
+    assert_parity(_forward_over_reverse_saved_output, rtol=1e-12, atol=1e-12)

@@ -1,0 +1,304 @@
+"""Parity of ``torch.func``'s transforms for functions of tensors (issue 23): ``grad``,
+``grad_and_value``, ``vjp``, ``jvp``, ``jacrev``, ``jacfwd``, ``hessian`` and
+``functional_call`` — values, structure (tuples, lists, dicts), ``requires_grad`` of the
+results (detached unless they depend on the caller's graph), composition (``grad(grad)``,
+``jacrev(jacrev)``, ``jacfwd(jacrev)``, ``jacrev(jacfwd)``), and PyTorch's error messages;
+also against hand-derived Jacobians so a wrong result on both sides cannot pass."""
+
+import numpy as np
+import pytest
+
+from minigrad.parity import assert_parity, to_numpy
+
+R = np.random.default_rng(1923)
+X = R.standard_normal(3)
+Y = R.standard_normal(3)
+V = R.standard_normal(3)
+M = R.standard_normal((2, 3))
+
+
+def _t(lib, a, **kw):
+    return lib.tensor(a, dtype=lib.float64, **kw)
+
+
+def _data(x):
+    """Results as plain data: tensors as (value, dtype, requires_grad), trees kept."""
+    if hasattr(x, "detach"):
+        return (to_numpy(x), str(x.dtype).split(".")[-1], x.requires_grad)
+    if isinstance(x, dict):
+        return {k: _data(v) for k, v in x.items()}
+    if isinstance(x, (tuple, list)):
+        return type(x)(_data(v) for v in x)
+    if callable(x):
+        return "function"
+    return x
+
+
+def _run(fn):
+    try:
+        return _data(fn())
+    except Exception as e:  # noqa: BLE001 - the error is compared
+        return ("error", type(e).__name__, str(e).replace("minigrad", "torch"))
+
+
+def _f(a):
+    return (a.sin() * a)[0] + (a * a)[2]
+
+
+CASES = {
+    # grad / grad_and_value
+    "grad": lambda lib, F: F.grad(_f)(_t(lib, X)),
+    "grad_argnums_tuple": lambda lib, F: F.grad(lambda a, b: (a * b.exp())[1], argnums=(0, 1))(
+        _t(lib, X), _t(lib, Y)
+    ),
+    "grad_argnums_negative": lambda lib, F: F.grad(lambda a, b: (a * b)[0], argnums=-1)(
+        _t(lib, X), _t(lib, Y)
+    ),
+    "grad_dict": lambda lib, F: F.grad(lambda d: (d["a"] * d["b"])[0])(
+        {"a": _t(lib, X), "b": _t(lib, Y)}
+    ),
+    "grad_list_kwargs": lambda lib, F: F.grad(lambda xs, k=1.0: (xs[0] * xs[1] * k)[2])(
+        [_t(lib, X), _t(lib, Y)], k=3.0
+    ),
+    "grad_has_aux": lambda lib, F: F.grad(lambda a: ((a * a)[0], {"s": a.sin()}), has_aux=True)(
+        _t(lib, X)
+    ),
+    "grad_and_value": lambda lib, F: F.grad_and_value(_f)(_t(lib, X)),
+    "grad_and_value_aux": lambda lib, F: F.grad_and_value(lambda a: ((a * a)[0], a), has_aux=True)(
+        _t(lib, X)
+    ),
+    "grad_independent": lambda lib, F: F.grad(lambda a: (_t(lib, Y) * 2)[0])(_t(lib, X)),
+    "grad_integer_output": lambda lib, F: F.grad(lambda a: a.long()[0])(_t(lib, X)),
+    "grad_of_grad": lambda lib, F: F.grad(lambda a: F.grad(_f)(a)[0])(_t(lib, X)),
+    "grad_input_requires_grad": lambda lib, F: F.grad(lambda a: (a * a)[0])(
+        _t(lib, X, requires_grad=True)
+    ),
+    "grad_captured_requires_grad": lambda lib, F: _captured(lib, F),
+    "grad_no_grad_mode": lambda lib, F: _no_grad(
+        lib, lambda: F.grad(lambda a: (a * a)[0])(_t(lib, X, requires_grad=True))
+    ),
+    "grad_not_scalar": lambda lib, F: F.grad(lambda a: a.sin())(_t(lib, X)),
+    "grad_not_tensor": lambda lib, F: F.grad(lambda a: 3.0)(_t(lib, X)),
+    "grad_aux_not_pair": lambda lib, F: F.grad(lambda a: a[0], has_aux=True)(_t(lib, X)),
+    "grad_aux_triple": lambda lib, F: F.grad(lambda a: (a[0], a, 5), has_aux=True)(_t(lib, X)),
+    "grad_and_value_tuple_output": lambda lib, F: F.grad_and_value(lambda a: (a[0], a))(_t(lib, X)),
+    "grad_argnum_too_big": lambda lib, F: F.grad(_f, argnums=1)(_t(lib, X)),
+    "grad_argnums_float": lambda lib, F: F.grad(_f, argnums=1.5)(_t(lib, X)),
+    "grad_argnums_empty": lambda lib, F: F.grad(_f, argnums=())(_t(lib, X)),
+    "grad_argnums_repeated": lambda lib, F: F.grad(lambda a, b: (a * b)[0], argnums=(0, 0))(
+        _t(lib, X), _t(lib, Y)
+    ),
+    "grad_keyword_only": lambda lib, F: F.grad(lambda a: a[0])(a=_t(lib, X)),
+    "grad_integer_input": lambda lib, F: F.grad(lambda a: a[0])(lib.tensor([1, 2])),
+    "grad_float_input": lambda lib, F: F.grad(lambda a: a[0])(3.0),
+    # vjp
+    "vjp": lambda lib, F: _vjp(lib, F, lambda a, b: a * b.sin(), _t(lib, X), _t(lib, Y)),
+    "vjp_tree_output": lambda lib, F: _vjp(
+        lib, F, lambda a: {"p": a * 2, "q": [a.exp()]}, _t(lib, X), cts={"p": 1, "q": [2]}
+    ),
+    "vjp_has_aux": lambda lib, F: F.vjp(lambda a: (a * 2, a.sin()), _t(lib, X), has_aux=True),
+    "vjp_aux_not_pair": lambda lib, F: F.vjp(lambda a: a * 2, _t(lib, X), has_aux=True),
+    "vjp_not_tensor": lambda lib, F: F.vjp(lambda a: 3, _t(lib, X)),
+    "vjp_wrong_structure": lambda lib, F: F.vjp(lambda a: a * 2, _t(lib, X))[1]((_t(lib, V),)),
+    "vjp_wrong_shape": lambda lib, F: F.vjp(lambda a: a * 2, _t(lib, X))[1](_t(lib, V[:2])),
+    "vjp_called_twice": lambda lib, F: _twice(lib, F),
+    # jvp
+    "jvp": lambda lib, F: F.jvp(
+        lambda a, b: a.sin() * b, (_t(lib, X), _t(lib, Y)), (_t(lib, V), _t(lib, V * 2))
+    ),
+    "jvp_tree": lambda lib, F: F.jvp(
+        lambda d: [d["a"].exp(), d["a"] * d["b"]],
+        ({"a": _t(lib, X), "b": _t(lib, Y)},),
+        ({"a": _t(lib, V), "b": _t(lib, V)},),
+    ),
+    "jvp_has_aux": lambda lib, F: F.jvp(
+        lambda a: (a.sin(), a * 2), (_t(lib, X),), (_t(lib, V),), has_aux=True
+    ),
+    "jvp_independent_output": lambda lib, F: F.jvp(
+        lambda a: (a.sin(), _t(lib, Y)), (_t(lib, X),), (_t(lib, V),)
+    ),
+    "jvp_float32_tangent": lambda lib, F: F.jvp(
+        lambda a: a.sin(), (_t(lib, X),), (lib.tensor(V, dtype=lib.float32),)
+    ),
+    "jvp_strict": lambda lib, F: F.jvp(
+        lambda a: a.tanh(), (_t(lib, X),), (_t(lib, V),), strict=True
+    ),
+    "jvp_primals_not_tuple": lambda lib, F: F.jvp(lambda a: a.sin(), _t(lib, X), _t(lib, V)),
+    "jvp_tangents_count": lambda lib, F: F.jvp(
+        lambda a: a.sin(), (_t(lib, X),), (_t(lib, V), _t(lib, V))
+    ),
+    "jvp_tangents_list": lambda lib, F: F.jvp(lambda a: a.sin(), (_t(lib, X),), [_t(lib, V)]),
+    "jvp_tangent_size": lambda lib, F: F.jvp(lambda a: a.sin(), (_t(lib, X),), (_t(lib, V[:2]),)),
+    "jvp_empty": lambda lib, F: F.jvp(lambda: 1, (), ()),
+    "jvp_non_tensor_primal": lambda lib, F: F.jvp(lambda a: a, (3.0,), (_t(lib, V),)),
+    "jvp_returns_float": lambda lib, F: F.jvp(lambda a: 3.0, (_t(lib, X),), (_t(lib, V),)),
+    "jvp_aux_not_pair": lambda lib, F: F.jvp(
+        lambda a: a * 2, (_t(lib, X),), (_t(lib, V),), has_aux=True
+    ),
+    "jvp_integer_primal": lambda lib, F: F.jvp(
+        lambda a: a * 2, (lib.tensor([1, 2]),), (lib.tensor([1, 2]),)
+    ),
+    "jvp_inside_dual_level": lambda lib, F: _in_level(
+        lib, lambda: F.jvp(lambda a: a.sin(), (_t(lib, X),), (_t(lib, V),))
+    ),
+    "jvp_primal_requires_grad": lambda lib, F: _jvp_rg(lib, F),
+    # jacobians
+    "jacrev": lambda lib, F: F.jacrev(lambda a: a.sin() * a)(_t(lib, X)),
+    "jacfwd": lambda lib, F: F.jacfwd(lambda a: a.sin() * a)(_t(lib, X)),
+    "jacrev_2d": lambda lib, F: F.jacrev(lambda m: m.exp() * m)(_t(lib, M)),
+    "jacfwd_2d": lambda lib, F: F.jacfwd(lambda m: m.exp() * m)(_t(lib, M)),
+    "jacrev_argnums": lambda lib, F: F.jacrev(lambda a, b: a.sin() * b, argnums=(0, 1))(
+        _t(lib, X), _t(lib, Y)
+    ),
+    "jacfwd_argnums": lambda lib, F: F.jacfwd(lambda a, b: a.sin() * b, argnums=(0, 1))(
+        _t(lib, X), _t(lib, Y)
+    ),
+    "jacfwd_argnum_1": lambda lib, F: F.jacfwd(lambda a, b: a.sin() * b, argnums=1)(
+        _t(lib, X), _t(lib, Y)
+    ),
+    "jacrev_tree_output": lambda lib, F: F.jacrev(lambda a: {"o": a * 2, "p": [a.sin()]})(
+        _t(lib, X)
+    ),
+    "jacfwd_tree_output": lambda lib, F: F.jacfwd(lambda a: {"o": a * 2, "p": [a.sin()]})(
+        _t(lib, X)
+    ),
+    "jacrev_has_aux": lambda lib, F: F.jacrev(lambda a: (a.sin(), a * 2), has_aux=True)(_t(lib, X)),
+    "jacfwd_has_aux": lambda lib, F: F.jacfwd(lambda a: (a.sin(), a * 2), has_aux=True)(_t(lib, X)),
+    "jacrev_scalar_output": lambda lib, F: F.jacrev(_f)(_t(lib, X)),
+    "jacfwd_scalar_output": lambda lib, F: F.jacfwd(_f)(_t(lib, X)),
+    "jacrev_requires_grad": lambda lib, F: [
+        F.jacrev(lambda a: a * 2)(_t(lib, X)).requires_grad,
+        F.jacrev(lambda a: a * a)(_t(lib, X, requires_grad=True)).requires_grad,
+    ],
+    "jacrev_of_jacrev": lambda lib, F: F.jacrev(F.jacrev(lambda a: a.sin() * a))(_t(lib, X)),
+    "jacrev_of_jacfwd": lambda lib, F: F.jacrev(F.jacfwd(lambda a: a.sin() * a))(_t(lib, X)),
+    "hessian": lambda lib, F: F.hessian(lambda a: a.sin() * a)(_t(lib, X)),
+    "hessian_scalar": lambda lib, F: F.hessian(_f)(_t(lib, X)),
+    "hessian_argnums": lambda lib, F: F.hessian(lambda a, b: a.sin() * b.exp(), argnums=1)(
+        _t(lib, X), _t(lib, Y)
+    ),
+    "jacfwd_of_jacfwd": lambda lib, F: F.jacfwd(F.jacfwd(lambda a: a.sin() * a))(_t(lib, X)),
+    "jvp_of_jvp": lambda lib, F: F.jvp(
+        lambda a: F.jvp(lambda b: b.sin() * b, (a,), (_t(lib, V),))[1], (_t(lib, X),), (_t(lib, Y),)
+    ),
+    "jacfwd_of_jacfwd_requires_grad": lambda lib, F: F.jacfwd(F.jacfwd(lambda a: a.exp() * a))(
+        _t(lib, X, requires_grad=True)
+    ),
+    "hessian_requires_grad": lambda lib, F: F.hessian(lambda a: a.sin() * a)(
+        _t(lib, X, requires_grad=True)
+    ),
+    "jacrev_not_tensor": lambda lib, F: F.jacrev(lambda a: 3.0)(_t(lib, X)),
+    "jacfwd_not_tensor": lambda lib, F: F.jacfwd(lambda a: 3.0)(_t(lib, X)),
+    "jacfwd_argnum_too_big": lambda lib, F: F.jacfwd(lambda a: a, argnums=2)(_t(lib, X)),
+    "jacrev_integer_output": lambda lib, F: F.jacrev(lambda a: a.long())(_t(lib, X)),
+    "jacfwd_integer_output": lambda lib, F: F.jacfwd(lambda a: a.long())(_t(lib, X)),
+    "jacfwd_integer_input": lambda lib, F: F.jacfwd(lambda a: a * 2)(lib.tensor([1, 2])),
+    "jacrev_integer_input": lambda lib, F: F.jacrev(lambda a: a * 2)(lib.tensor([1, 2])),
+    "jacrev_aux_not_pair": lambda lib, F: F.jacrev(lambda a: a * 2, has_aux=True)(_t(lib, X)),
+    "jacfwd_aux_not_pair": lambda lib, F: F.jacfwd(lambda a: a * 2, has_aux=True)(_t(lib, X)),
+}
+
+
+def _captured(lib, F):
+    """A tensor of the caller's graph captured by the function: the gradient stays
+    differentiable with respect to it."""
+    w = _t(lib, Y, requires_grad=True)
+    g = F.grad(lambda a: (a * w).sin()[0])(_t(lib, X))
+    (gw,) = lib.autograd.grad(g[0], w)
+    return g, gw
+
+
+def _no_grad(lib, fn):
+    with lib.no_grad():
+        return fn()
+
+
+def _in_level(lib, fn):
+    with lib.autograd.forward_ad.dual_level():
+        return fn()
+
+
+def _vjp(lib, F, fn, *primals, cts=None):
+    out, vjp_fn = F.vjp(fn, *primals)
+    if cts is None:
+        return out, vjp_fn(_t(lib, V))
+    leaves = {"p": _t(lib, V), "q": [_t(lib, V * 3)]}
+    return out, vjp_fn(leaves)
+
+
+def _twice(lib, F):
+    out, vjp_fn = F.vjp(lambda a: a.exp() * a, _t(lib, X))
+    return vjp_fn(_t(lib, V)), vjp_fn(_t(lib, V * 2))
+
+
+def _jvp_rg(lib, F):
+    x = _t(lib, X, requires_grad=True)
+    out, t = F.jvp(lambda a: a * a, (x,), (_t(lib, V),))
+    (g,) = lib.autograd.grad(t[0], x)
+    return out, t, g
+
+
+def _scenario(lib, name):
+    return _run(lambda: CASES[name](lib, lib.func))
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_func(name):
+    assert_parity(_scenario, name, rtol=1e-9, atol=1e-12)
+
+
+# ------------------------------------------------------------------------------ exact values
+def _hand(lib):
+    """The results checked against hand-derived derivatives of f(a) = sin(a) * a."""
+    F = lib.func
+    x = _t(lib, X)
+    d1 = np.cos(X) * X + np.sin(X)
+    d2 = -np.sin(X) * X + 2 * np.cos(X)
+    return {
+        "jacrev": to_numpy(F.jacrev(lambda a: a.sin() * a)(x)) - np.diag(d1),
+        "jacfwd": to_numpy(F.jacfwd(lambda a: a.sin() * a)(x)) - np.diag(d1),
+        "hessian": to_numpy(F.hessian(lambda a: a.sin() * a)(x))
+        - np.einsum("ij,jk->ijk", np.eye(3), np.diag(d2)),
+        "jvp": to_numpy(F.jvp(lambda a: a.sin() * a, (x,), (_t(lib, V),))[1]) - d1 * V,
+    }
+
+
+def test_against_hand_derivatives():
+    import minigrad
+
+    for key, diff in _hand(minigrad).items():
+        np.testing.assert_allclose(diff, 0, atol=1e-12, err_msg=key)
+
+
+# ------------------------------------------------------------------------------ functional_call
+def _module_call(lib):
+    lib.manual_seed(0)
+    lin = lib.nn.Linear(3, 2).double()
+    with lib.no_grad():
+        lin.weight.copy_(_t(lib, M[::-1].copy()))
+        lin.bias.copy_(_t(lib, np.array([0.5, 0.25])))
+    x = _t(lib, M)
+    w = _t(lib, np.arange(6.0).reshape(2, 3))
+    b = _t(lib, np.array([1.0, -1.0]))
+    out = {
+        "both": lib.func.functional_call(lin, {"weight": w, "bias": b}, (x,)),
+        "one_arg": lib.func.functional_call(lin, {"weight": w}, x),
+        "dicts": lib.func.functional_call(lin, ({"weight": w}, {"bias": b}), args=(x,)),
+        "restored": [lin.weight is lin._parameters["weight"], type(lin.weight).__name__],
+    }
+    out["strict"] = _run(lambda: lib.func.functional_call(lin, {"weight": w}, (x,), strict=True))
+    out["duplicate"] = _run(
+        lambda: lib.func.functional_call(lin, ({"weight": w}, {"weight": w}), (x,))
+    )
+    # gradient through the given parameters (the usual functional training step)
+    wr = w.clone().requires_grad_()
+    (gw,) = lib.autograd.grad(lib.func.functional_call(lin, {"weight": wr}, (x,))[1, 0], wr)
+    out["grad"] = gw
+    out["func_grad"] = lib.func.grad(lambda p: lib.func.functional_call(lin, p, (x,))[0, 1])(
+        {"weight": w, "bias": b}
+    )
+    return _data(out)
+
+
+def test_functional_call():
+    assert_parity(_module_call, rtol=1e-12, atol=1e-12)
