@@ -27,6 +27,7 @@ import contextlib
 import weakref
 
 from ..autograd import grad_mode
+from ..autograd.functional import _stack
 from ._tree import tree_flatten, tree_unflatten, treespec_pprint
 
 __all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp"]
@@ -462,33 +463,6 @@ def _jvp_in_level(func, p_leaves, t_leaves, p_spec, has_aux, api, scope):
 
 
 # ------------------------------------------------------------------------------ jacobians
-def _stack(parts, dim=0):
-    """``stack(parts)``, its tangent (inside a dual level: `hessian`'s jacrev runs in one) the
-    stack of the parts' tangents, set here so that `jacrev` needs no forward formula of its own
-    beyond those of the function's ops."""
-    from .. import stack
-    from ..autograd import forward_ad as F
-    from ..autograd import graph
-
-    if not graph.fw_on:
-        return stack(parts, dim)
-    graph.fw_on = False
-    try:
-        out = stack(parts, dim)
-        tangents = [F.fw_grad(p) for p in parts]
-        if any(t is not None for t in tangents):
-            tangent = stack(
-                [_zeros_like(p) if t is None else t for p, t in zip(parts, tangents)], dim
-            )
-        else:
-            tangent = None
-    finally:
-        graph.fw_on = True
-    if tangent is not None:
-        F.set_fw_grad(out, tangent)
-    return out
-
-
 def _jac_result(per_out, out_spec, argnums, arg_spec):
     """The Jacobian tree: the output's structure, each leaf holding the structure of the
     chosen arguments (one tensor for an int ``argnums``)."""

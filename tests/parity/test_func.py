@@ -302,3 +302,67 @@ def _module_call(lib):
 
 def test_functional_call():
     assert_parity(_module_call, rtol=1e-12, atol=1e-12)
+
+
+# ------------------------------------------------------------------------------ autograd.functional
+def _fm(lib, fn, inputs, **kw):
+    AF = lib.autograd.functional
+    return AF.jacobian(fn, inputs, strategy="forward-mode", vectorize=True, **kw)
+
+
+FUNCTIONAL = {
+    "jacobian_forward": lambda lib: _fm(lib, lambda a: a.sin() * a, _t(lib, X)),
+    "jacobian_forward_2d": lambda lib: _fm(lib, lambda m: m.exp() * m, _t(lib, M)),
+    "jacobian_forward_tuples": lambda lib: _fm(
+        lib, lambda a, b: (a * b, a.exp()), (_t(lib, X), _t(lib, Y))
+    ),
+    "jacobian_forward_independent": lambda lib: _fm(lib, lambda a: _t(lib, X) * 2, _t(lib, Y)),
+    "jacobian_forward_view_output": lambda lib: _fm(lib, lambda a: (a * 2)[0], _t(lib, Y)),
+    "jacobian_forward_requires_grad": lambda lib: _fm(
+        lib, lambda a: a.sin(), _t(lib, X, requires_grad=True)
+    ),
+    "jacobian_forward_float32": lambda lib: _fm(
+        lib, lambda a: a.sin() * a, lib.tensor(X, dtype=lib.float32)
+    ),
+    "jacobian_forward_not_vectorized": lambda lib: lib.autograd.functional.jacobian(
+        lambda a: a.sin(), _t(lib, X), strategy="forward-mode"
+    ),
+    "jacobian_forward_create_graph": lambda lib: _fm(
+        lib, lambda a: a.sin(), _t(lib, X), create_graph=True
+    ),
+    "jacobian_forward_strict": lambda lib: _fm(lib, lambda a: a.sin(), _t(lib, X), strict=True),
+    "jacobian_forward_float_output": lambda lib: _fm(lib, lambda a: 3.0, _t(lib, X)),
+    "jacobian_forward_in_dual_level": lambda lib: _in_level(
+        lib, lambda: _fm(lib, lambda a: a.sin(), _t(lib, X))
+    ),
+    "jacobian_reverse_vectorized": lambda lib: lib.autograd.functional.jacobian(
+        lambda a, b: (a * b, a.exp()), (_t(lib, X), _t(lib, Y)), vectorize=True
+    ),
+    "hessian_forward_over_reverse": lambda lib: lib.autograd.functional.hessian(
+        lambda a: (a.sin() * a)[1] + (a * a)[0],
+        _t(lib, X),
+        vectorize=True,
+        outer_jacobian_strategy="forward-mode",
+    ),
+    "hessian_forward_over_reverse_tuple": lambda lib: lib.autograd.functional.hessian(
+        lambda a, b: (a.sin() * b.exp())[2],
+        (_t(lib, X), _t(lib, Y)),
+        vectorize=True,
+        outer_jacobian_strategy="forward-mode",
+    ),
+    "hessian_forward_not_vectorized": lambda lib: lib.autograd.functional.hessian(
+        lambda a: (a.sin() * a)[1], _t(lib, X), outer_jacobian_strategy="forward-mode"
+    ),
+    "hessian_forward_create_graph": lambda lib: lib.autograd.functional.hessian(
+        lambda a: (a.sin() * a)[1],
+        _t(lib, X),
+        vectorize=True,
+        create_graph=True,
+        outer_jacobian_strategy="forward-mode",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(FUNCTIONAL))
+def test_autograd_functional_forward_mode(name):
+    assert_parity(lambda lib: _run(lambda: FUNCTIONAL[name](lib)), rtol=1e-9, atol=1e-12)
