@@ -559,3 +559,62 @@ def _forward_over_reverse_saved_output(lib):
 
 def test_forward_over_reverse_through_a_saved_output():
     assert_parity(_forward_over_reverse_saved_output, rtol=1e-12, atol=1e-12)
+
+
+# ------------------------------------------------------------------------------ gradcheck
+def _sin_fn(lib, jvp):
+    def forward(ctx, a):
+        ctx.save_for_forward(a)
+        ctx.save_for_backward(a)
+        return a.sin()
+
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        return g * a.cos()
+
+    return _fn(lib, forward, jvp, backward)
+
+
+def _good_jvp(ctx, t):
+    (a,) = ctx.saved_tensors
+    return t * a.cos()
+
+
+GRADCHECKS = {
+    "good": lambda lib, gc, x, y: gc(_sin_fn(lib, _good_jvp).apply, (x,), check_forward_ad=True),
+    "good_forward_only": lambda lib, gc, x, y: gc(
+        _sin_fn(lib, _good_jvp).apply, (x,), check_forward_ad=True, check_backward_ad=False
+    ),
+    "wrong_jvp": lambda lib, gc, x, y: gc(
+        _sin_fn(lib, lambda ctx, t: t * 2).apply, (x,), check_forward_ad=True
+    ),
+    "wrong_jvp_no_raise": lambda lib, gc, x, y: gc(
+        _sin_fn(lib, lambda ctx, t: t * 2).apply,
+        (x,),
+        check_forward_ad=True,
+        raise_exception=False,
+    ),
+    "wrong_jvp_backward_only": lambda lib, gc, x, y: gc(
+        _sin_fn(lib, lambda ctx, t: t * 2).apply, (x,)
+    ),
+    "ops_two_outputs": lambda lib, gc, x, y: gc(
+        lambda a, b: (a * b, a.exp(), b.sin() - a), (x, y), check_forward_ad=True
+    ),
+    "one_input_requires_grad": lambda lib, gc, x, y: gc(
+        lambda a, b: a.tanh() * b, (x, y.detach()), check_forward_ad=True
+    ),
+    "neither_mode": lambda lib, gc, x, y: gc(
+        lambda a: a.sin(), (x,), check_forward_ad=False, check_backward_ad=False
+    ),
+}
+
+
+def _gradcheck(lib, name):
+    x = _t(lib, X[:2]).requires_grad_()
+    y = _t(lib, Y[:2]).requires_grad_()
+    return _err(lambda: GRADCHECKS[name](lib, lib.autograd.gradcheck, x, y))
+
+
+@pytest.mark.parametrize("name", list(GRADCHECKS))
+def test_gradcheck_forward_ad(name):
+    assert_parity(_gradcheck, name)
