@@ -254,6 +254,10 @@ def _sum_to(g, shape: tuple):
 
 
 _FUNCTION_COUNTER = itertools.count()
+# how many minigrad.func transforms are calling their function (PyTorch refuses a Function
+# without setup_context inside them), and how many of them PyTorch runs under vmap (jacfwd:
+# a Function needs a vmap rule there)
+_transforms = [0, 0]
 
 
 class FunctionMeta(type):
@@ -357,7 +361,8 @@ class Function(metaclass=FunctionMeta):
             TypeError: a keyword that is not a positional parameter of ``forward``, given twice,
                 or leaving a gap; ``save_for_backward`` of something that is not a tensor or
                 None (when recording).
-            RuntimeError: (PyTorch's wording) ``mark_dirty`` / ``mark_non_differentiable`` of a
+            RuntimeError: (PyTorch's wording) inside a `minigrad.func` transform, a Function
+                without ``setup_context``; ``mark_dirty`` / ``mark_non_differentiable`` of a
                 non-tensor; a dirty input not returned, a leaf that requires grad or a view of
                 one; inside a dual level, a ``jvp`` result that breaks PyTorch's rules (see
                 `Function.jvp`: wrong count or size, a non-differentiable output given one, an
@@ -367,6 +372,17 @@ class Function(metaclass=FunctionMeta):
                 Function has no ``jvp``.
         """
         setup = cls.setup_context is not Function.setup_context
+        if _transforms[0] and not setup:
+            raise RuntimeError(
+                "In order to use an autograd.Function with functorch transforms (vmap, grad, "
+                "jvp, jacrev, ...), it must override the setup_context staticmethod. For more "
+                "details, please see https://pytorch.org/docs/main/notes/extending.func.html")
+        if _transforms[1] and cls.vmap is Function.vmap and not cls.generate_vmap_rule:
+            raise RuntimeError(
+                f"You tried to vmap over {cls.__name__}, but it does not have vmap support. "
+                "Please override and implement the vmap staticmethod or set "
+                "generate_vmap_rule=True. For more details, please see "
+                "https://pytorch.org/docs/main/notes/extending.func.html")
         if setup:  # (PyTorch binds the arguments to forward's signature first)
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()

@@ -144,6 +144,20 @@ class _Scope:
         return out if tangent is None else F.make_dual(out, tangent)
 
 
+@contextlib.contextmanager
+def _transform(kind: int = 0):
+    """While a transform calls its function: custom Functions must have ``setup_context``
+    (PyTorch's rule for autograd.Function under functorch); ``kind=1``: a transform PyTorch
+    runs under vmap (`jacfwd`), where they need a vmap rule too."""
+    from ..autograd.function import _transforms
+
+    _transforms[kind] += 1
+    try:
+        yield
+    finally:
+        _transforms[kind] -= 1
+
+
 def _check_tensors(leaves, what: str) -> None:
     Tensor = _tensor_cls()
     for t in leaves:
@@ -228,7 +242,8 @@ def grad_and_value(func, argnums=0, has_aux: bool = False):
         scope = _Scope()
         with grad_mode.enable_grad():
             inner = [scope.wrap(t) for t in leaves]
-            output = func(*_replace(args, argnums, tree_unflatten(inner, spec)), **kwargs)
+            with _transform():
+                output = func(*_replace(args, argnums, tree_unflatten(inner, spec)), **kwargs)
             output, aux = _split_aux(output, has_aux, api)
             if not isinstance(output, _tensor_cls()):
                 raise RuntimeError(
@@ -296,7 +311,8 @@ def _vjp(func, primals, has_aux, api):
     scope = _Scope()
     with grad_mode.enable_grad():
         inner = [scope.wrap(t) for t in leaves]
-        output = func(*tree_unflatten(inner, spec))
+        with _transform():
+            output = func(*tree_unflatten(inner, spec))
         output, aux = _split_aux(output, has_aux, api)
     out_leaves, out_spec = tree_flatten(output)
     Tensor = _tensor_cls()
@@ -407,7 +423,8 @@ def _jvp_by_double_vjp(func, p_leaves, t_leaves, p_spec, has_aux, api):
     scope = _Scope()
     with grad_mode.enable_grad():
         inner = [scope.wrap(p) for p in p_leaves]
-        output = func(*tree_unflatten(inner, p_spec))
+        with _transform():
+            output = func(*tree_unflatten(inner, p_spec))
         output, aux = _split_aux(output, has_aux, api)
         out_leaves, out_spec = tree_flatten(output)
         _check_outputs(out_leaves, api)
@@ -440,7 +457,8 @@ def _jvp_in_level(func, p_leaves, t_leaves, p_spec, has_aux, api, scope):
 
     with F.dual_level():
         duals = [F.make_dual(p, t) for p, t in zip(p_leaves, t_leaves)]
-        output = func(*tree_unflatten(duals, p_spec))
+        with _transform():
+            output = func(*tree_unflatten(duals, p_spec))
         output, aux = _split_aux(output, has_aux, api)
         out_leaves, out_spec = tree_flatten(output)
         _check_outputs(out_leaves, api)
@@ -560,7 +578,8 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
 
         def f(*leaves):
             sel = tree_unflatten(list(leaves), arg_spec)
-            return func(*_replace(args, argnums, sel), **kwargs)
+            with _transform(1):  # (PyTorch's jacfwd is a vmap over jvp)
+                return func(*_replace(args, argnums, sel), **kwargs)
 
         columns = []  # per input leaf, per element: the output leaves' tangents
         output = aux = out_spec = None

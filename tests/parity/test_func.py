@@ -142,6 +142,31 @@ CASES = {
         lib, lambda: F.jvp(lambda a: a.sin(), (_t(lib, X),), (_t(lib, V),))
     ),
     "jvp_primal_requires_grad": lambda lib, F: _jvp_rg(lib, F),
+    "vjp_float32_cotangent": lambda lib, F: F.vjp(lambda a: a * 2, _t(lib, X))[1](
+        lib.tensor(V, dtype=lib.float32)
+    ),
+    "jvp_custom_function": lambda lib, F: F.jvp(
+        lambda a: _cube_fn(lib).apply(a).sin(), (_t(lib, X),), (_t(lib, V),)
+    ),
+    "jacfwd_custom_function": lambda lib, F: F.jacfwd(_cube_fn(lib).apply)(_t(lib, X)),
+    "jacrev_custom_function": lambda lib, F: F.jacrev(_cube_fn(lib).apply)(_t(lib, X)),
+    "hessian_custom_function": lambda lib, F: F.hessian(_cube_fn(lib).apply)(_t(lib, X)),
+    "jacfwd_custom_function_no_vmap_rule": lambda lib, F: F.jacfwd(
+        _cube_fn(lib, vmap_rule=False).apply
+    )(_t(lib, X)),
+    "jacrev_custom_function_no_vmap_rule": lambda lib, F: F.jacrev(
+        _cube_fn(lib, vmap_rule=False).apply
+    )(_t(lib, X)),
+    "grad_custom_function_old_style": lambda lib, F: F.grad(
+        lambda a: _cube_fn(lib, setup=False).apply(a)[0]
+    )(_t(lib, X)),
+    "jvp_custom_function_old_style": lambda lib, F: F.jvp(
+        _cube_fn(lib, setup=False).apply, (_t(lib, X),), (_t(lib, V),)
+    ),
+    "custom_function_old_style_after_transform": lambda lib, F: (
+        F.grad(lambda a: a[0])(_t(lib, X)),
+        _cube_fn(lib, setup=False).apply(_t(lib, X)),
+    ),
     # jacobians
     "jacrev": lambda lib, F: F.jacrev(lambda a: a.sin() * a)(_t(lib, X)),
     "jacfwd": lambda lib, F: F.jacfwd(lambda a: a.sin() * a)(_t(lib, X)),
@@ -197,6 +222,42 @@ CASES = {
     "jacrev_aux_not_pair": lambda lib, F: F.jacrev(lambda a: a * 2, has_aux=True)(_t(lib, X)),
     "jacfwd_aux_not_pair": lambda lib, F: F.jacfwd(lambda a: a * 2, has_aux=True)(_t(lib, X)),
 }
+
+
+def _cube_fn(lib, setup=True, vmap_rule=True):
+    """A custom Function with forward (jvp) and reverse (backward) formulas; in the
+    ``setup_context`` style that transforms need (or the old style, which they refuse)."""
+
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        return 3 * a * a * g
+
+    def jvp(ctx, t):
+        (a,) = ctx.saved_tensors
+        return 3 * a * a * t
+
+    if not setup:
+
+        def forward(ctx, a):
+            ctx.save_for_forward(a)
+            ctx.save_for_backward(a)
+            return a * a * a
+
+        body = {"forward": staticmethod(forward)}
+    else:
+
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_forward(inputs[0])
+            ctx.save_for_backward(inputs[0])
+
+        body = {
+            "forward": staticmethod(lambda a: a * a * a),
+            "setup_context": staticmethod(setup_context),
+        }
+    body.update(
+        backward=staticmethod(backward), jvp=staticmethod(jvp), generate_vmap_rule=vmap_rule
+    )
+    return type("Cube", (lib.autograd.Function,), body)
 
 
 def _captured(lib, F):
