@@ -541,6 +541,11 @@ def _process_forward_mode(cls, ctx, args, raw, outs, dirty, skip) -> None:
                 raise RuntimeError(f"Function's jvp returned a gradient at position {i}, but  "
                                    "the corresponding forward output is not a differentiable "
                                    "Tensor.You should return None at that position instead.")
+            k = roots.get(id(o._base)) if o._base is not None else None
+            if k is not None and grads[k] is not None and o.dtype.is_floating_point:
+                # a view of an input with a tangent (the input as-is too) still finds the view
+                # of that tangent, as PyTorch's views read their base's
+                F._keep(o, F._view_of_tangent(grads[k], args[k], o))
             continue
         if any(r is t for t in dirty):
             k = next((k for k, a in enumerate(args) if a is r), None)

@@ -288,6 +288,33 @@ def case_view_of_dual_view(lib):
         return _outs(lib, r), fwAD.unpack_dual(r).tangent._base is tan, _err(lambda: bad.apply(v))
 
 
+def case_identity_non_differentiable(lib):
+    """An input returned as-is and marked non-differentiable: jvp must give None there."""
+    fwAD = lib.autograd.forward_ad
+
+    def forward(ctx, a, b):
+        ctx.mark_non_differentiable(a)
+        return a, b * 2
+
+    good = _fn(lib, forward, lambda ctx, ta, tb: (None, tb * 2))
+    bad = _fn(lib, forward, lambda ctx, ta, tb: (ta.view_as(ta), tb * 2))
+    with fwAD.dual_level():
+        a = fwAD.make_dual(_t(lib, X), _t(lib, V))
+        b = fwAD.make_dual(_t(lib, Y), _t(lib, V))
+        return _outs(lib, good.apply(a, b)), _err(lambda: bad.apply(a, b))
+
+
+def case_identity_of_input_without_tangent(lib):
+    """An input without a tangent returned as-is while another has one: its tangent is set as
+    by an in-place op (on the returned view and the input itself)."""
+    fwAD = lib.autograd.forward_ad
+    F = _fn(lib, lambda ctx, a, b: (a, a * b), lambda ctx, ta, tb: (tb * 3, ta + tb))
+    with fwAD.dual_level():
+        a = _t(lib, X)
+        r = F.apply(a, fwAD.make_dual(_t(lib, Y), _t(lib, V)))
+        return _outs(lib, r), _tangent(lib, a)
+
+
 def case_view_of_input_without_tangent(lib):
     """A view of an input without a tangent, given one by jvp: set as by an in-place op (the
     input gets a zero tangent around it), and PyTorch stops there: later outputs get none."""
@@ -494,6 +521,8 @@ CASES = {
         case_non_differentiable,
         case_view_of_dual_view,
         case_view_of_input_without_tangent,
+        case_identity_non_differentiable,
+        case_identity_of_input_without_tangent,
         case_dirty_input_without_tangent,
         case_dirty_view_of_dual,
         case_dirty_not_input,
