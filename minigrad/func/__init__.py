@@ -141,7 +141,13 @@ class _Scope:
 
         tangent = F.fw_grad(t) if F._current_level >= 0 else None
         out = t.detach()
-        return out if tangent is None else F.make_dual(out, tangent)
+        if tangent is None:
+            return out
+        if tangent.requires_grad and not (
+            tangent.grad_fn is not None and self.depends_outside(tangent)
+        ):
+            tangent = tangent.detach()  # (its graph, too, reaches only this scope's leaves)
+        return F.make_dual(out, tangent)
 
 
 @contextlib.contextmanager

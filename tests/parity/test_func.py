@@ -138,6 +138,11 @@ CASES = {
     "jvp_integer_primal": lambda lib, F: F.jvp(
         lambda a: a * 2, (lib.tensor([1, 2]),), (lib.tensor([1, 2]),)
     ),
+    "grad_in_dual_level": lambda lib, F: _dual_in(lib, F.grad(_f)),
+    "jacrev_in_dual_level": lambda lib, F: _dual_in(lib, F.jacrev(lambda a: a.exp() * a)),
+    "vjp_in_dual_level": lambda lib, F: _dual_in(
+        lib, lambda a: F.vjp(lambda b: b.sin() * b, a)[1](_t(lib, Y))
+    ),
     "jvp_inside_dual_level": lambda lib, F: _in_level(
         lib, lambda: F.jvp(lambda a: a.sin(), (_t(lib, X),), (_t(lib, V),))
     ),
@@ -272,6 +277,16 @@ def _captured(lib, F):
 def _no_grad(lib, fn):
     with lib.no_grad():
         return fn()
+
+
+def _dual_in(lib, fn):
+    """``fn`` applied to a dual tensor in a level: the result and its tangent (a reverse
+    transform inside forward mode)."""
+    fwAD = lib.autograd.forward_ad
+    with fwAD.dual_level():
+        out = fn(fwAD.make_dual(_t(lib, X), _t(lib, V)))
+        leaves = out if isinstance(out, tuple) else (out,)
+        return out, [fwAD.unpack_dual(o).tangent for o in leaves]
 
 
 def _in_level(lib, fn):
