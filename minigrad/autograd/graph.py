@@ -837,15 +837,17 @@ def _record_dual(node_cls, outputs, inputs, args):
         node = record(node_cls, outputs, inputs, *args)
     finally:
         fw_on = True
-    from . import forward_ad
+    if not (grad_mode._inference_blocks and grad_mode._tls.inference):  # (inference mode
+        from . import forward_ad  # turns forward AD off too, as PyTorch's)
 
-    forward_ad.propagate(node_cls, outputs, inputs, args)
-    if node is not None:  # outputs saved by the node before they had their tangents
-        for sv in getattr(node, "_saved", {}).values():
-            if isinstance(sv, SavedTensor) and sv._out_ref is not None and sv._fw_grad is None:
-                out = sv._out_ref()
-                if out is not None and out._fw_grad is not None:
-                    forward_ad._keep(sv, out._fw_grad)
+        forward_ad.propagate(node_cls, outputs, inputs, args)
+        if node is not None:  # outputs saved by the node before they had their tangents
+            for sv in getattr(node, "_saved", {}).values():
+                if (isinstance(sv, SavedTensor) and sv._out_ref is not None
+                        and sv._fw_grad is None):
+                    out = sv._out_ref()
+                    if out is not None and out._fw_grad is not None:
+                        forward_ad._keep(sv, out._fw_grad)
     return node
 
 
