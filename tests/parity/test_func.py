@@ -204,6 +204,13 @@ CASES = {
     "jacrev_of_jacfwd": lambda lib, F: F.jacrev(F.jacfwd(lambda a: a.sin() * a))(_t(lib, X)),
     "hessian": lambda lib, F: F.hessian(lambda a: a.sin() * a)(_t(lib, X)),
     "hessian_scalar": lambda lib, F: F.hessian(_f)(_t(lib, X)),
+    "hessian_sum": lambda lib, F: F.hessian(lambda m: (m.exp() * m).sum())(_t(lib, M)),
+    "grad_and_value_sum": lambda lib, F: F.grad_and_value(lambda m: (m.sin() @ m.t()).sum())(
+        _t(lib, M)
+    ),
+    "jacfwd_of_jacfwd_sum": lambda lib, F: F.jacfwd(F.jacfwd(lambda a: (a.sin() * a).sum()))(
+        _t(lib, X)
+    ),
     "hessian_argnums": lambda lib, F: F.hessian(lambda a, b: a.sin() * b.exp(), argnums=1)(
         _t(lib, X), _t(lib, Y)
     ),
@@ -426,6 +433,13 @@ FUNCTIONAL = {
         vectorize=True,
         outer_jacobian_strategy="forward-mode",
     ),
+    "hessian_forward_over_reverse_sum": lambda lib: lib.autograd.functional.hessian(
+        lambda a: (a.sin() * a).sum(),
+        _t(lib, M),
+        vectorize=True,
+        outer_jacobian_strategy="forward-mode",
+    ),
+    "jacobian_forward_sum_mm": lambda lib: _fm(lib, lambda m: (m @ m.t()).sum(1), _t(lib, M)),
     "hessian_forward_not_vectorized": lambda lib: lib.autograd.functional.hessian(
         lambda a: (a.sin() * a)[1], _t(lib, X), outer_jacobian_strategy="forward-mode"
     ),
