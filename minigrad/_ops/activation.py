@@ -20,6 +20,11 @@ class ReluBackward0(Node):
     def backward(self, g):
         return (threshold_backward(g, self._get("result"), 0),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs):
+        """dz = threshold_backward(self_t, result, 0)."""
+        return threshold_backward(tangents[0], outputs[0], 0)
+
 
 class ThresholdBackwardBackward0(Node):
     """z = threshold_backward(grad_output, self, threshold) = where(self <= threshold, 0,
@@ -37,6 +42,13 @@ class ThresholdBackwardBackward0(Node):
         g_grad = threshold_backward(g, s, self._saved["threshold"]) if n_grad else None
         g_self = Tensor._make(np.zeros_like(g._data)) if n_self else None
         return g_grad, g_self
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, self, threshold):
+        """dz = threshold_backward(grad_output_t, self, threshold) (+ 0 * self_t)."""
+        if tangents[0] is None:
+            return Tensor._make(np.zeros_like(outputs[0]._data))
+        return threshold_backward(tangents[0], self, threshold)
 
 
 def threshold_backward(grad_output, self, threshold) -> Tensor:
@@ -86,6 +98,11 @@ class SoftmaxBackward0(Node):
     def backward(self, g):
         return (_softmax_backward_data(g, self._get("result"), self._dim, self._d),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, dim, d):
+        """dz = result * (self_t - logsumexp_jvp(self, self_t, dim))."""
+        return outputs[0] * (tangents[0] - _logsumexp_jvp(inputs[0], tangents[0], d))
+
 
 class LogSoftmaxBackward0(SoftmaxBackward0):
     """z = log_softmax(self, dim).  dz/dself = _log_softmax_backward_data(grad, result, dim) =
@@ -94,6 +111,18 @@ class LogSoftmaxBackward0(SoftmaxBackward0):
 
     def backward(self, g):
         return (_log_softmax_backward_data(g, self._get("result"), self._dim, self._d),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, dim, d):
+        """dz = self_t - logsumexp_jvp(self, self_t, dim)."""
+        return tangents[0] - _logsumexp_jvp(inputs[0], tangents[0], d)
+
+
+def _logsumexp_jvp(x, t, d):
+    """The tangent of ``logsumexp(x, d, keepdim=True)``: ``sum(e * t, d) / sum(e, d)`` with
+    ``e = exp(x - amax(x, d))`` (PyTorch's ``logsumexp_jvp``, its order of operations)."""
+    e = (x - x.amax(d, keepdim=True)).exp() if x.numel() else x.exp()
+    return (e * t).sum(d, keepdim=True) / e.sum(d, keepdim=True)
 
 
 class SoftmaxBackwardDataBackward0(Node):

@@ -25,6 +25,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd.forward_ad import tangent_sum
 from ..autograd.graph import Node, record
 from . import pointwise as P
 from ._util import quiet_fp, widened, wrap_scalar
@@ -62,6 +63,11 @@ class LeakyReluBackward0(Node):
     def backward(self, g):
         return (leaky_relu_backward(g, self._get("self"), self._saved["negative_slope"]),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, negative_slope):
+        """dz = leaky_relu_backward(self_t, self, negative_slope)."""
+        return leaky_relu_backward(tangents[0], input, negative_slope)
+
 
 class LeakyReluBackward1(Node):
     """In-place ``leaky_relu_``: z = self if self > 0 else negative_slope * self.
@@ -74,6 +80,11 @@ class LeakyReluBackward1(Node):
 
     def backward(self, g):
         return (leaky_relu_backward(g, self._get("result"), self._saved["negative_slope"]),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, negative_slope):
+        """dz = leaky_relu_backward(original_self_t, result, negative_slope, true)."""
+        return leaky_relu_backward(tangents[0], outputs[0], negative_slope)
 
 
 class LeakyReluBackwardBackward0(Node):
@@ -91,6 +102,13 @@ class LeakyReluBackwardBackward0(Node):
         s = self._get("self")
         g_go = leaky_relu_backward(g, s, self._saved["negative_slope"]) if n_go else None
         return g_go, Tensor._make(np.zeros_like(g._data)) if n_self else None
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, negative_slope):
+        """dz = leaky_relu_backward(grad_output_t, self, negative_slope) (0 without it)."""
+        if tangents[0] is None:
+            return Tensor._make(np.zeros_like(outputs[0]._data))
+        return leaky_relu_backward(tangents[0], input, negative_slope)
 
 
 def leaky_relu_backward(grad_output, self, negative_slope) -> Tensor:
@@ -182,6 +200,17 @@ class GeluBackward0(Node):
         pdf = np.exp(-0.5 * xd * xd) / math.sqrt(2.0 * math.pi)
         return (g * _const(_normal_cdf(xd) + xd * pdf, g),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, approximate):
+        """dz = gelu_backward(self_t, self, approximate). The exact form's backward is
+        computed in NumPy: a primal requiring grad (under grad mode) raises, as its backward."""
+        t = tangents[0]
+        if approximate == "tanh" or (grad_mode.is_grad_enabled() and input._requires_grad):
+            return GeluBackward0(input, approximate).backward(t)[0]
+        xd = input._data.astype(np.float64)  # (linear in t: only t's graph is kept)
+        pdf = np.exp(-0.5 * xd * xd) / math.sqrt(2.0 * math.pi)
+        return t * _const(_normal_cdf(xd) + xd * pdf, t)
+
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """Gaussian error linear unit (``torch.nn.functional.gelu``).
@@ -220,6 +249,11 @@ class SiluBackward0(Node):
         s = P.sigmoid(x)  # (C++'s 1.0 - s wraps the number: SubBackward0, not RsubBackward1)
         return ((g * s) * add_scalar(x * P.sub(wrap_scalar(1.0), s), 1.0),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input):
+        """dz = silu_backward(self_t, self) (tensor ops under grad mode, as the backward)."""
+        return SiluBackward0(input).backward(tangents[0])[0]
+
 
 def silu(input: Tensor) -> Tensor:
     """``x * sigmoid(x)`` (``torch.nn.functional.silu``); node ``SiluBackward0``.
@@ -249,6 +283,11 @@ class SoftplusBackward0(Node):
         s = self._saved
         return (softplus_backward(g, self._get("self"), s["beta"], s["threshold"]),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, beta, threshold):
+        """dz = softplus_backward(self_t, self, beta, threshold)."""
+        return softplus_backward(tangents[0], input, beta, threshold)
+
 
 class SoftplusBackwardBackward0(Node):
     """z = softplus_backward(grad_output, self, beta, threshold).
@@ -271,11 +310,26 @@ class SoftplusBackwardBackward0(Node):
         g_go = softplus_backward(g, x, beta, threshold) if n_go else None
         g_self = None
         if n_self:
-            bx = mul_scalar(x, beta)
-            below = Tensor._make((bx._data < threshold).astype(g._data.dtype))
-            g_self = mul_scalar(P.sigmoid_backward(g * self._get("grad_output"), P.sigmoid(bx))
-                                * below, beta)
+            g_self = _softplus_double_backward(g * self._get("grad_output"), x, beta, threshold)
         return g_go, g_self
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, grad_output, input, beta, threshold):
+        """dz = softplus_backward(grad_output_t, self, beta, threshold) +
+        softplus_double_backward(self_t * grad_output, self, beta, threshold)."""
+        t_go, t_x = tangents
+        return tangent_sum(
+            None if t_go is None else softplus_backward(t_go, input, beta, threshold),
+            None if t_x is None else _softplus_double_backward(t_x * grad_output, input, beta,
+                                                               threshold))
+
+
+def _softplus_double_backward(gg, x, beta, threshold) -> Tensor:
+    """``sigmoid_backward(gg, sigmoid(beta * x)) * (beta * x < threshold) * beta`` (PyTorch's
+    ``softplus_double_backward``)."""
+    bx = mul_scalar(x, beta)
+    below = Tensor._make((bx._data < threshold).astype(gg._data.dtype))
+    return mul_scalar(P.sigmoid_backward(gg, P.sigmoid(bx)) * below, beta)
 
 
 def softplus_backward(grad_output, self, beta, threshold) -> Tensor:
@@ -340,6 +394,11 @@ class EluBackward0(Node):
         return (elu_backward(g, s["alpha"], s["scale"], s["input_scale"], False,
                              self._get("self")),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, alpha, scale, input_scale):
+        """dz = elu_backward(self_t, alpha, scale, input_scale, false, self)."""
+        return elu_backward(tangents[0], alpha, scale, input_scale, False, input)
+
 
 class EluBackward1(Node):
     """In-place ``elu_``: the derivative of `EluBackward0` written with the result
@@ -356,6 +415,11 @@ class EluBackward1(Node):
         s = self._saved
         return (elu_backward(g, s["alpha"], s["scale"], s["input_scale"], True,
                              self._get("result")),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, alpha, scale, input_scale):
+        """dz = elu_backward(original_self_t, alpha, scale, input_scale, true, result)."""
+        return elu_backward(tangents[0], alpha, scale, input_scale, True, outputs[0])
 
 
 class EluBackwardBackward0(Node):
@@ -382,17 +446,37 @@ class EluBackwardBackward0(Node):
         args = (s["alpha"], s["scale"], s["input_scale"], s["is_result"])
         (n_go, _), (n_x, _) = self.next_functions
         g_go = elu_backward(g, *args, x) if n_go else None
-        g_x = None
-        if n_x:
-            xs, dt = x._data, x._data.dtype
-            if s["is_result"]:
-                d = np.where(xs > 0, 0, s["input_scale"])
-            else:
-                d = s["input_scale"] * _elu_grad_factor(xs, *args)
-                d = np.where(xs > 0, 0, d)
-            go = self._get("grad_output")._data
-            g_x = Tensor._make((g._data * go * d).astype(dt, copy=False))
+        g_x = _elu_double_backward(g, self._get("grad_output"), *args, x) if n_x else None
         return g_go, g_x
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, grad_output, alpha, scale, input_scale, is_result,
+            self_or_result):
+        """dz = elu_backward(grad_output_t, ..., self_or_result) +
+        elu_double_backward(self_or_result_t, grad_output, ..., self_or_result)."""
+        t_go, t_x = tangents
+        args = (alpha, scale, input_scale, is_result)
+        if t_x is not None and grad_mode.is_grad_enabled() and (
+                t_x._requires_grad or grad_output._requires_grad):
+            raise NotImplementedError(
+                "minigrad: forward AD of EluBackwardBackward0 with a tangent or grad_output "
+                "requiring grad is not supported: elu_double_backward is computed in NumPy")
+        return tangent_sum(
+            None if t_go is None else elu_backward(t_go, *args, self_or_result),
+            None if t_x is None else _elu_double_backward(t_x, grad_output, *args,
+                                                          self_or_result))
+
+
+def _elu_double_backward(g, grad_output, alpha, scale, input_scale, is_result, x) -> Tensor:
+    """``g * grad_output * (the derivative of elu's factor at x)`` (PyTorch's
+    ``elu_double_backward``), in NumPy."""
+    xs, dt = x._data, x._data.dtype
+    if is_result:
+        d = np.where(xs > 0, 0, input_scale)
+    else:
+        d = input_scale * _elu_grad_factor(xs, alpha, scale, input_scale, False)
+        d = np.where(xs > 0, 0, d)
+    return Tensor._make((g._data * grad_output._data * d).astype(dt, copy=False))
 
 
 def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result) -> Tensor:

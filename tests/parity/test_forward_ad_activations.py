@@ -1,0 +1,148 @@
+"""Forward-mode AD (issue 23) of the activations and losses: each node's ``jvp`` against
+PyTorch's forward formulas (``derivatives.yaml`` ``result:``), through ``check_jvp`` — values,
+tangent values/dtype/strides/``requires_grad``, and PyTorch's tangent against finite
+differences. Per op: a plain case, a non-contiguous (transposed / strided) input, an empty
+input, float32, the in-place form, ``no_grad``, primals requiring grad (reverse over forward),
+and for the losses each input dual alone and both at once, with each reduction."""
+
+import numpy as np
+import pytest
+
+from tests.parity._forward_ad import check_jvp, jvp_trace
+
+R = np.random.default_rng(2323)
+X = R.standard_normal((3, 4)) * 2
+V = R.standard_normal((3, 4))
+E = np.zeros((0, 4))
+W4 = np.array([0.1, -0.2, 0.3, 0.25])
+
+
+def F(lib):
+    return lib.nn.functional
+
+
+# (name, fn(lib, x), kinked: the op is not smooth (fd only away from the kinks))
+UNARY = {
+    "relu": lambda lib, x: F(lib).relu(x),
+    "relu6": lambda lib, x: F(lib).relu6(x),
+    "leaky_relu": lambda lib, x: F(lib).leaky_relu(x, 0.2),
+    "elu": lambda lib, x: F(lib).elu(x, 0.7),
+    "gelu": lambda lib, x: F(lib).gelu(x),
+    "gelu_tanh": lambda lib, x: F(lib).gelu(x, approximate="tanh"),
+    "silu": lambda lib, x: F(lib).silu(x),
+    "mish": lambda lib, x: F(lib).mish(x),
+    "softplus": lambda lib, x: F(lib).softplus(x, beta=2, threshold=3),
+    "hardtanh": lambda lib, x: F(lib).hardtanh(x, -1.5, 2.0),
+    "hardswish": lambda lib, x: F(lib).hardswish(x),
+    "hardsigmoid": lambda lib, x: F(lib).hardsigmoid(x),
+    "softmax": lambda lib, x: F(lib).softmax(x, 1),
+    "softmax_dim0": lambda lib, x: lib.softmax(x, -2),
+    "log_softmax": lambda lib, x: F(lib).log_softmax(x, -1),
+    "log_softmax_dim0": lambda lib, x: x.log_softmax(0),
+    "prelu_scalar": lambda lib, x: F(lib).prelu(x, lib.tensor([0.25], dtype=x.dtype)),
+    "prelu_channels": lambda lib, x: F(lib).prelu(x.t(), lib.tensor(W4[:3], dtype=x.dtype)),
+    "relu_method": lambda lib, x: x.relu(),
+}
+
+INPLACE = {
+    "relu_": lambda lib, x: (x * 1).relu_(),
+    "relu_inplace": lambda lib, x: F(lib).relu(x * 1, inplace=True),
+    "F.relu_": lambda lib, x: F(lib).relu_(x * 1),
+    "relu6_inplace": lambda lib, x: F(lib).relu6(x * 1, inplace=True),
+    "leaky_relu_inplace": lambda lib, x: F(lib).leaky_relu(x * 1, 0.3, inplace=True),
+    "elu_inplace": lambda lib, x: F(lib).elu(x * 1, 1.3, inplace=True),
+    "silu_inplace": lambda lib, x: F(lib).silu(x * 1, inplace=True),
+    "hardtanh_": lambda lib, x: F(lib).hardtanh_(x * 1, -0.5, 0.5),
+    "hardswish_inplace": lambda lib, x: F(lib).hardswish(x * 1, inplace=True),
+    "hardsigmoid_inplace": lambda lib, x: F(lib).hardsigmoid(x * 1, inplace=True),
+    "mish_inplace": lambda lib, x: F(lib).mish(x * 1, inplace=True),
+    "relu_on_dual_leaf": lambda lib, x: x.relu_(),
+    "relu_view_of_plain": lambda lib, x: _into_view(lib, x),
+}
+
+
+def _into_view(lib, x):
+    """relu_ on a view of a tensor without a tangent, after copying the dual into it."""
+    b = lib.zeros(4, 4, dtype=x.dtype)
+    b[1:].copy_(x)
+    b[1:].relu_()
+    return b
+
+
+@pytest.mark.parametrize("name", list(UNARY) + list(INPLACE))
+def test_activation_jvp(name):
+    fn = {**UNARY, **INPLACE}[name]
+    check_jvp(fn, [X], [V])
+
+
+@pytest.mark.parametrize("name", list(UNARY) + list(INPLACE))
+def test_activation_jvp_float32(name):
+    fn = {**UNARY, **INPLACE}[name]
+    check_jvp(fn, [X], [V], dtype="float32", rtol=2e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", list(UNARY))
+def test_activation_jvp_non_contiguous(name):
+    fn = UNARY[name]
+    check_jvp(lambda lib, x: fn(lib, x.t()[::2]), [X], [V])
+
+
+@pytest.mark.parametrize("name", [n for n in UNARY if n != "prelu_channels"])
+def test_activation_jvp_empty(name):
+    check_jvp(UNARY[name], [E], [E])
+
+
+@pytest.mark.parametrize("name", list(UNARY) + list(INPLACE))
+def test_activation_jvp_no_grad(name):
+    fn = {**UNARY, **INPLACE}[name]
+
+    def under_no_grad(lib, x):
+        with lib.no_grad():
+            return fn(lib, x)
+    check_jvp(under_no_grad, [X], [V])
+
+
+# gelu (exact): minigrad's gelu backward is NumPy (no double backward): reverse over forward
+# is refused; see test_gelu_exact_primal_grad
+@pytest.mark.parametrize("name", [n for n in list(UNARY) + list(INPLACE) if n != "gelu"
+                                  and "inplace" not in n and "_" != n[-1]
+                                  and n not in ("relu_on_dual_leaf", "relu_view_of_plain")])
+def test_activation_jvp_primal_grad(name):
+    fn = {**UNARY, **INPLACE}[name]
+    check_jvp(fn, [X], [V], primal_grad=True)
+
+
+def test_gelu_exact_primal_grad():
+    """The exact gelu's tangent is differentiable in PyTorch (GeluBackwardBackward0); minigrad
+    computes that backward in NumPy and refuses, as its create_graph backward does."""
+    import minigrad
+
+    got = jvp_trace(minigrad, UNARY["gelu"], [X], [V], primal_grad=True)
+    assert got == {"error": "NotImplementedError"}
+
+
+def test_prelu_weight_dual():
+    """prelu: the weight dual alone, and with the input (broadcast over channels)."""
+    w = np.array([0.1, -0.2, 0.3])
+    tw = np.array([1.0, 2.0, -0.5])
+    x = R.standard_normal((2, 3, 4))
+    tx = R.standard_normal((2, 3, 4))
+
+    def fn(lib, x, w):
+        return F(lib).prelu(x, w)
+    check_jvp(fn, [x, w], [None, tw])
+    check_jvp(fn, [x, w], [tx, tw])
+    check_jvp(fn, [x, w], [tx, tw], primal_grad=True)
+    check_jvp(fn, [x, w[:1]], [tx, tw[:1]], dtype="float32", rtol=2e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("module", [
+    lambda nn: nn.ReLU(), lambda nn: nn.ReLU(inplace=True), lambda nn: nn.GELU(),
+    lambda nn: nn.GELU("tanh"), lambda nn: nn.SiLU(), lambda nn: nn.ELU(0.5),
+    lambda nn: nn.LeakyReLU(0.1, inplace=True), lambda nn: nn.Softplus(), lambda nn: nn.Mish(),
+    lambda nn: nn.Hardtanh(), lambda nn: nn.ReLU6(), lambda nn: nn.Hardswish(),
+    lambda nn: nn.Hardsigmoid(), lambda nn: nn.Softmax(1), lambda nn: nn.LogSoftmax(0),
+    lambda nn: nn.Tanh(), lambda nn: nn.Sigmoid(),
+])
+def test_activation_modules(module):
+    check_jvp(lambda lib, x: module(lib.nn)(x * 1), [X], [V])
