@@ -14,10 +14,11 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.forward_ad import tangent_sum
 from ..autograd.graph import Node, record
 from . import pointwise as P
-from ._util import quietly, result_dtype, sum_dtype
-from .loss import reduction_enum
+from ._util import broadcast_shapes, quietly, result_dtype, sum_dtype
+from .loss import apply_loss_reduction, reduction_enum
 from .scalar import add_scalar, div_scalar, mul_scalar
 
 _EPSILON = float(np.float32(1e-12))  # PyTorch's clamp of (1 - x) * x (a C++ float, in float64 too)
@@ -67,18 +68,31 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         x, t = self._get("self"), self._get("target")
         w, pw, red = self._get("weight"), self._get("pos_weight"), self._saved["reduction"]
         (n_x, _), (n_t, _) = self.next_functions
-        gx = gt = None
-        if n_x:
-            if pw is not None:
-                pt = pw * t
-                gx = (add_scalar(pt, 1) - t) * x.sigmoid() - pt
-            else:
-                gx = x.sigmoid() - t
-            gx = _finish(gx, g, w, red, x.numel())
-        if n_t:
-            gt = _log_sigmoid_t(-x) - _log_sigmoid_t(x) * pw if pw is not None else -x
-            gt = _finish(gt, g, w, red, t.numel())
+        gx = _finish(self._dx(x, t, pw), g, w, red, x.numel()) if n_x else None
+        gt = _finish(self._dt(x, pw), g, w, red, t.numel()) if n_t else None
         return gx, gt
+
+    @staticmethod
+    def _dx(x, t, pw):
+        if pw is not None:
+            pt = pw * t
+            return (add_scalar(pt, 1) - t) * x.sigmoid() - pt
+        return x.sigmoid() - t
+
+    @staticmethod
+    def _dt(x, pw):
+        return _log_sigmoid_t(-x) - _log_sigmoid_t(x) * pw if pw is not None else -x
+
+    @classmethod
+    def jvp(cls, inputs, tangents, outputs, input, target, weight, pos_weight, red):
+        """dz = reduce(bce_with_logits_backward(self_t, self, target, weight, pos_weight, none)
+        + bce_with_logits_target_backward(target_t, self, target, weight, pos_weight, none))."""
+        t_x, t_t = tangents
+        n = input.numel()
+        return apply_loss_reduction(tangent_sum(
+            None if t_x is None else _finish(cls._dx(input, target, pos_weight), t_x, weight, 0,
+                                             n),
+            None if t_t is None else _finish(cls._dt(input, pos_weight), t_t, weight, 0, n)), red)
 
 
 class BinaryCrossEntropyBackward0(Node):
@@ -105,6 +119,16 @@ class BinaryCrossEntropyBackward0(Node):
         if n_t:
             gt = _finish((-x + 1).log() - x.log(), g, w, red, t.numel())
         return gx, gt
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, target, weight, red):
+        """dz = reduce(binary_cross_entropy_backward(self_t, self, target, weight, none) +
+        binary_cross_entropy_target_backward(target_t, self, target, weight, none))."""
+        t_x, t_t = tangents
+        return apply_loss_reduction(tangent_sum(
+            None if t_x is None else binary_cross_entropy_backward(t_x, input, target, weight, 0),
+            None if t_t is None else _finish((-input + 1).log() - input.log(), t_t, weight, 0,
+                                             input.numel())), red)
 
 
 class BinaryCrossEntropyBackwardBackward0(Node):
@@ -212,6 +236,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction: str 
     _check_not_differentiable("binary_cross_entropy_with_logits", weight=weight,
                               pos_weight=pos_weight)
     _check_logits_dtypes(input, target, pos_weight)
+    if pos_weight is not None:  # (PyTorch's broadcasting errors: (pos_weight - 1) * target,
+        broadcast_shapes(pos_weight.shape, target.shape)  # then loss * weight)
+    if weight is not None:
+        broadcast_shapes(input.shape, weight.shape)
     x, t = input._data, target._data
     loss_dt = t.dtype
 

@@ -8,6 +8,7 @@ and for the losses each input dual alone and both at once, with each reduction."
 import numpy as np
 import pytest
 
+from minigrad.parity import assert_parity
 from tests.parity._forward_ad import check_jvp, jvp_trace
 
 R = np.random.default_rng(2323)
@@ -146,3 +147,158 @@ def test_prelu_weight_dual():
 ])
 def test_activation_modules(module):
     check_jvp(lambda lib, x: module(lib.nn)(x * 1), [X], [V])
+
+
+# ----------------------------------------------------------------------------- losses
+P01 = 1 / (1 + np.exp(-X))  # probabilities, for binary_cross_entropy
+T01 = R.uniform(0.05, 0.95, (3, 4))
+TV = R.standard_normal((3, 4))
+Y = R.standard_normal((3, 4)) * 2
+C3 = np.array([0, 3, 1])
+
+
+def _weight(lib, like):
+    return lib.tensor(W4 + 1, dtype=like.dtype)
+
+
+LOSSES = {  # fn(lib, input, target, reduction); kinked: no finite differences
+    "mse": lambda lib, x, y, r: F(lib).mse_loss(x, y, reduction=r),
+    "smooth_l1": lambda lib, x, y, r: F(lib).smooth_l1_loss(x, y, reduction=r, beta=1.5),
+    "huber": lambda lib, x, y, r: F(lib).huber_loss(x, y, reduction=r, delta=0.7),
+    "bce_logits": lambda lib, x, y, r: F(lib).binary_cross_entropy_with_logits(
+        x, y.sigmoid(), reduction=r),
+    "bce_logits_weights": lambda lib, x, y, r: F(lib).binary_cross_entropy_with_logits(
+        x, y.sigmoid(), weight=_weight(lib, x), pos_weight=_weight(lib, x) * 2, reduction=r),
+    "bce": lambda lib, x, y, r: F(lib).binary_cross_entropy(x.sigmoid(), y.sigmoid(),
+                                                            reduction=r),
+    "bce_weight": lambda lib, x, y, r: F(lib).binary_cross_entropy(
+        x.sigmoid(), y.sigmoid(), weight=_weight(lib, x), reduction=r),
+    "kl_div_log_target": lambda lib, x, y, r: F(lib).kl_div(x, y, reduction=r, log_target=True),
+    "kl_div": lambda lib, x, y, r: F(lib).kl_div(x, y.sigmoid(), reduction=r),
+    "l1": lambda lib, x, y, r: F(lib).l1_loss(x, y, reduction=r),
+}
+REDUCTIONS = ["none", "mean", "sum"]
+
+
+def _loss_cases():
+    for name in LOSSES:
+        for r in REDUCTIONS:
+            if name in ("kl_div", "kl_div_log_target", "l1") and r != "none":
+                continue  # (composed with mean/sum: their formulas are the reductions' family)
+            yield name, r
+
+
+@pytest.mark.parametrize("name,red", list(_loss_cases()))
+@pytest.mark.parametrize("duals", ["input", "target", "both"])
+def test_loss_jvp(name, red, duals):
+    fn = LOSSES[name]
+    tx = V if duals != "target" else None
+    ty = TV if duals != "input" else None
+    check_jvp(lambda lib, x, y: fn(lib, x, y, red), [X, Y], [tx, ty])
+
+
+@pytest.mark.parametrize("name,red", list(_loss_cases()))
+def test_loss_jvp_float32_and_layouts(name, red):
+    fn = LOSSES[name]
+    check_jvp(lambda lib, x, y: fn(lib, x, y, red), [X, Y], [V, TV], dtype="float32",
+              rtol=3e-6, atol=1e-6)
+    check_jvp(lambda lib, x, y: fn(lib, x.t(), y.t()[:, ::-1] if False else y.t(), red),
+              [X, Y], [V, TV])
+    check_jvp(lambda lib, x, y: fn(lib, x, y, red), [E, E], [E, E])
+
+
+@pytest.mark.parametrize("name,red", list(_loss_cases()))
+def test_loss_jvp_no_grad_and_primal_grad(name, red):
+    fn = LOSSES[name]
+
+    def under_no_grad(lib, x, y):
+        with lib.no_grad():
+            return fn(lib, x, y, red)
+    check_jvp(under_no_grad, [X, Y], [V, TV])
+    for tx, ty in ((V, TV), (V, None), (None, TV)):
+        check_jvp(lambda lib, x, y: fn(lib, x, y, red), [X, Y], [tx, ty], primal_grad=True)
+
+
+def test_mse_broadcast_target():
+    """A (4,) target against (3, 4) input: warns and expands (the expand's tangent too)."""
+    import warnings
+
+    def fn(lib, x, y):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return [F(lib).mse_loss(x, y, reduction=r) for r in REDUCTIONS]
+    check_jvp(fn, [X, Y[0]], [V, TV[0]])
+    check_jvp(fn, [X, Y[0]], [None, TV[0]])
+
+
+NLL = {
+    "nll_2d": (lambda lib, x, t, **kw: F(lib).nll_loss(x, t, **kw), (3, 4), C3),
+    "nll_1d": (lambda lib, x, t, **kw: F(lib).nll_loss(x, t, **kw), (4,), np.array(2)),
+    "nll_spatial": (lambda lib, x, t, **kw: F(lib).nll_loss(x, t, **kw), (2, 4, 3, 2),
+                    R.integers(0, 4, (2, 3, 2))),
+    "nll_3d": (lambda lib, x, t, **kw: F(lib).nll_loss(x, t, **kw), (2, 4, 3),
+               R.integers(0, 4, (2, 3))),
+    "cross_entropy": (lambda lib, x, t, **kw: F(lib).cross_entropy(x, t, **kw), (3, 4), C3),
+    "cross_entropy_spatial": (lambda lib, x, t, **kw: F(lib).cross_entropy(x, t, **kw),
+                              (2, 4, 3, 2), R.integers(0, 4, (2, 3, 2))),
+}
+
+
+@pytest.mark.parametrize("name", list(NLL))
+@pytest.mark.parametrize("red", REDUCTIONS)
+@pytest.mark.parametrize("opts", ["plain", "weight", "ignore"])
+def test_nll_cross_entropy_jvp(name, red, opts):
+    fn, shape, target = NLL[name]
+    x, v = R.standard_normal(shape), R.standard_normal(shape)
+
+    def call(lib, x):
+        kw = {"reduction": red}
+        if opts == "weight":
+            kw["weight"] = _weight(lib, x)
+        if opts == "ignore":
+            kw["ignore_index"] = 1
+        return fn(lib, x, lib.tensor(target), **kw)
+    check_jvp(call, [x], [v])
+    check_jvp(call, [x], [v], dtype="float32", rtol=3e-6, atol=1e-6)
+    check_jvp(call, [x], [v], primal_grad=True)
+
+
+def test_nll_jvp_no_grad_and_layout():
+    def fn(lib, x):
+        with lib.no_grad():
+            return F(lib).nll_loss(x.t(), lib.tensor(C3))
+    check_jvp(fn, [X.T.copy()], [V.T.copy()])
+    check_jvp(lambda lib, x: F(lib).nll_loss(x, lib.tensor(C3[:0])), [E], [E])
+
+
+@pytest.mark.parametrize("module", [
+    lambda nn: nn.MSELoss(), lambda nn: nn.L1Loss(reduction="none"), lambda nn: nn.SmoothL1Loss(),
+    lambda nn: nn.HuberLoss(reduction="sum"), lambda nn: nn.BCEWithLogitsLoss(),
+])
+def test_loss_modules(module):
+    check_jvp(lambda lib, x, y: module(lib.nn)(x, y.sigmoid()), [X, Y], [V, TV])
+
+
+@pytest.mark.parametrize("module", [
+    lambda nn: nn.CrossEntropyLoss(), lambda nn: nn.NLLLoss(reduction="sum"),
+    lambda nn: nn.CrossEntropyLoss(reduction="none", ignore_index=0),
+])
+def test_classification_loss_modules(module):
+    check_jvp(lambda lib, x: module(lib.nn)(x, lib.tensor(C3)), [X], [V])
+
+
+def test_bce_module():
+    check_jvp(lambda lib, x, y: lib.nn.BCELoss()(x.sigmoid(), y.sigmoid()), [X, Y], [V, TV])
+
+
+def test_bce_with_logits_weight_broadcast_errors():
+    """A weight or pos_weight that does not broadcast: PyTorch's RuntimeError (was NumPy's
+    ValueError)."""
+    from minigrad.parity import capture_error
+
+    def fn(lib):
+        x = lib.zeros(4, 3)
+        bce = F(lib).binary_cross_entropy_with_logits
+        return [capture_error(lambda: bce(x, x, weight=lib.ones(4))),
+                capture_error(lambda: bce(x, x, pos_weight=lib.ones(4)))]
+    assert_parity(fn)
