@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.forward_ad import tangent_sum
 from ..autograd.graph import Node, record
 from ._util import _HALF, attach, normalize_dim, quietly, saved_int, widened
 
@@ -46,9 +47,10 @@ class ThresholdBackwardBackward0(Node):
     @staticmethod
     def jvp(inputs, tangents, outputs, self, threshold):
         """dz = threshold_backward(grad_output_t, self, threshold) (+ 0 * self_t)."""
-        if tangents[0] is None:
-            return Tensor._make(np.zeros_like(outputs[0]._data))
-        return threshold_backward(tangents[0], self, threshold)
+        t_go = tangents[0]  # (a missing grad_output_t is zeros: self enters the graph)
+        if t_go is None:
+            t_go = Tensor._make(np.zeros_like(outputs[0]._data))
+        return threshold_backward(t_go, self, threshold)
 
 
 def threshold_backward(grad_output, self, threshold) -> Tensor:
@@ -148,6 +150,19 @@ class SoftmaxBackwardDataBackward0(Node):
                  - go * (out * g).sum(d, keepdim=True)) if n_out else None
         return g_go, g_out
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, grad_output, output, dim, d):
+        """PyTorch's decomposition ``p = grad_output * output; p - output * sum(p, dim)``,
+        differentiated: dp = grad_output_t * output + output_t * grad_output;
+        dz = dp - (output_t * sum(p, dim) + output * sum(dp, dim))."""
+        t_go, t_out = tangents
+        go, out = grad_output, output
+        p = go * out
+        dp = tangent_sum(None if t_go is None else t_go * out,
+                         None if t_out is None else t_out * go)
+        return (dp - tangent_sum(None if t_out is None else t_out * p.sum(d, keepdim=True),
+                                 out * dp.sum(d, keepdim=True))).contiguous()
+
 
 class LogSoftmaxBackwardDataBackward0(SoftmaxBackwardDataBackward0):
     """z = _log_softmax_backward_data(grad_output, output, dim) = grad_output - exp(output) *
@@ -161,6 +176,18 @@ class LogSoftmaxBackwardDataBackward0(SoftmaxBackwardDataBackward0):
         g_go = g - (g * out.exp()).sum(d, keepdim=True) if n_go else None
         g_out = -go.sum(d, keepdim=True) * out.exp() * g if n_out else None
         return g_go, g_out
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, grad_output, output, dim, d):
+        """PyTorch's decomposition ``grad_output - exp(output) * sum(grad_output, dim)``,
+        differentiated: dz = grad_output_t - (exp(output) * output_t * sum(grad_output, dim)
+        + exp(output) * sum(grad_output_t, dim))."""
+        t_go, t_out = tangents
+        e = output.exp()
+        de = None if t_out is None else t_out * e
+        dprod = tangent_sum(None if de is None else de * grad_output.sum(d, keepdim=True),
+                            None if t_go is None else e * t_go.sum(d, keepdim=True))
+        return dprod.neg() if t_go is None else t_go - dprod
 
 
 def _softmax_backward_data(grad_output, output, dim, d) -> Tensor:

@@ -20,7 +20,8 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ..autograd.forward_ad import tangent_sum
+from ..autograd import graph as _graph
+from ..autograd.forward_ad import fw_grad, tangent_sum
 from ..autograd.graph import Node, record
 from . import pointwise as P
 from ._util import quiet_fp, sum_to, widened, wrap_scalar
@@ -77,8 +78,8 @@ class HardtanhBackwardBackward0(Node):
         """dz = where(min_val < self < max_val, grad_output_t, 0)."""
         t = tangents[0]
         x = input._data
-        if t is None:
-            return Tensor._make(np.zeros_like(outputs[0]._data))
+        if t is None:  # (PyTorch: no tangent from self's alone)
+            return None
         inside = Tensor._make(np.asarray((x > min_val) & (x < max_val)))
         return P.where(inside, t, wrap_scalar(0.0))
 
@@ -193,6 +194,8 @@ class HardsigmoidBackward0(Node):
     def backward(self, g):
         x = self._get("self")
         xs, gd = x._data, g._data
+        if _graph.fw_on and fw_grad(g) is not None:  # (the op's inputs are (grad, self))
+            NotImplemented.jvp((), (), (), "aten::hardsigmoid_backward")
         out = _make(np.where((xs > -3) & (xs < 3), gd * _ONE_SIXTH.astype(gd.dtype), 0), gd)
         # (PyTorch's NotImplemented node here has one edge, to ``self``'s history)
         record(NotImplemented, out, (x,), "aten::hardsigmoid_backward")
@@ -335,11 +338,15 @@ class PreluKernelBackwardBackward0(Node):
     def jvp(inputs, tangents, outputs, grad_output, input, weight):
         """dgx = where(self >= 0, grad_output_t, grad_output_t * weight + grad_output *
         weight_t); dgw = where(self >= 0, 0, grad_output * self_t + grad_output_t * self)."""
+        used0, used1 = (tangents[0], tangents[2]), (tangents[0], tangents[1])
         t_go, t_x, t_w = (_or_zeros(t, p) for t, p in zip(tangents, inputs))
         nonneg = _nonneg(input)
         zero = Tensor._make(np.zeros((), input._data.dtype))
-        d_gx = P.where(nonneg, t_go, t_go * weight + grad_output * t_w)
-        d_gw = P.where(nonneg, zero, grad_output * t_x + t_go * input)
+        d_gx = d_gw = None  # (an output's tangent needs one of the tangents its formula uses)
+        if any(t is not None for t in used0):
+            d_gx = P.where(nonneg, t_go, t_go * weight + grad_output * t_w)
+        if any(t is not None for t in used1):
+            d_gw = P.where(nonneg, zero, grad_output * t_x + t_go * input)
         return d_gx, d_gw
 
 

@@ -122,8 +122,8 @@ class NllLossBackwardBackward0(Node):
         """dz = nll_loss_backward(grad_output_t, self, target, ...) (linear in grad_output,
         constant in self: PyTorch's decomposition for forward AD)."""
         t_go = tangents[0]
-        if t_go is None:
-            return Tensor._make(np.zeros_like(outputs[0]._data))
+        if t_go is None:  # (self only gives the shape)
+            return None
         return _nll_loss_backward(t_go, inputs[1], first)
 
 
@@ -462,6 +462,20 @@ class MseLossBackwardBackward0(Node):
             g_self = scaled if n_self else None
             g_t = -scaled if n_t else None
         return g_go, g_self, g_t
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, grad_output, input, target, reduction):
+        """dz = mse_loss_double_backward(self_t * grad_output, self) -
+        mse_loss_double_backward(target_t * grad_output, target) +
+        mse_loss_backward(grad_output_t, self, target), mse_loss_double_backward(g, x) =
+        2 * g (/ numel for the mean)."""
+        t_go, t_x, t_t = (_or_zeros(t, p) for t, p in zip(tangents, inputs))
+
+        def double(g, x):
+            g2 = mul_scalar(g, 2)
+            return div_scalar(g2, x.numel()) if reduction == 1 else g2
+        return (double(t_x * grad_output, input) - double(t_t * grad_output, target)
+                + mse_loss_backward(t_go, input, target, reduction))
 
 
 def _or_zeros(t, primal: Tensor) -> Tensor:

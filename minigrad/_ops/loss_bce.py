@@ -18,7 +18,7 @@ from ..autograd.forward_ad import tangent_sum
 from ..autograd.graph import Node, record
 from . import pointwise as P
 from ._util import broadcast_shapes, quietly, result_dtype, sum_dtype
-from .loss import apply_loss_reduction, reduction_enum
+from .loss import _or_zeros, apply_loss_reduction, reduction_enum
 from .scalar import add_scalar, div_scalar, mul_scalar
 
 _EPSILON = float(np.float32(1e-12))  # PyTorch's clamp of (1 - x) * x (a C++ float, in float64 too)
@@ -167,11 +167,36 @@ class BinaryCrossEntropyBackwardBackward0(Node):
             g_x = g_x if w is None else g_x * w
             g_x = div_scalar(g_x, x.numel()) if red == 1 else g_x
         if n_t:
-            den = Tensor._make(np.maximum((1 - x._data) * x._data, _EPSILON))
-            g_t = -g * go
-            g_t = (g_t if w is None else g_t * w) / den
-            g_t = div_scalar(g_t, t.numel()) if red == 1 else g_t
+            g_t = _bce_double_backward_target(g, go, x, t, w, red)
         return g_go, g_x, g_t
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, grad_output, input, target, weight, red):
+        """dz = bce_double_backward(grad_output, self_t, ...) +
+        bce_double_backward_target(target_t, grad_output, ...) +
+        bce_double_backward_grad_output(grad_output_t, ...) — the last one, as PyTorch's,
+        reduced (mean/sum) to a number that broadcasts."""
+        go, x, t, w = grad_output, input, target, weight
+        t_go, t_x, t_t = (_or_zeros(v, p) for v, p in zip(tangents, inputs))
+        eps = 1e-12
+        num = x * x - mul_scalar(x, 2) * t + t
+        den = add_scalar(x, eps).pow(2) * add_scalar(P.rsub(x, 1), eps).pow(2)
+        d_x = num / den * (t_x * go)
+        d_x = d_x if w is None else d_x * w
+        d_x = div_scalar(d_x, x.numel()) if red == 1 else d_x
+        d_t = _bce_double_backward_target(t_t, go, x, t, w, red)
+        ggo = (x - t) / (add_scalar(x, eps) * add_scalar(P.rsub(x, 1), eps))
+        ggo = (ggo if w is None else ggo * w) * t_go
+        d_go = ggo.mean() if red == 1 else ggo.sum() if red == 2 else ggo
+        return d_x + d_t + d_go
+
+
+def _bce_double_backward_target(g, go, x, t, w, red):
+    """``-g * grad_output * w / max((1 - x) x, 1e-12)`` (/ numel for the mean)."""
+    den = Tensor._make(np.maximum((1 - x._data) * x._data, _EPSILON))
+    g_t = -g * go
+    g_t = (g_t if w is None else g_t * w) / den
+    return div_scalar(g_t, t.numel()) if red == 1 else g_t
 
 
 def binary_cross_entropy_backward(grad_output, self, target, weight, reduction: int) -> Tensor:

@@ -107,7 +107,21 @@ class _PointwiseLossGradNode(Node):
 
     @classmethod
     def jvp(cls, inputs, tangents, outputs, grad_output, input, target, reduction, param):
-        """No forward formula in PyTorch (its NotImplementedError)."""
+        """Smooth L1: dz = slope * (self_t - target_t) * grad_output +
+        smooth_l1_loss_backward(grad_output_t, self, target), slope = norm * (|d| < beta) /
+        beta (PyTorch's ``smooth_l1_loss_double_backward``). Huber: no forward formula in
+        PyTorch (its NotImplementedError)."""
+        if cls is SmoothL1LossBackwardBackward0:
+            t_go, t_x, t_t = (_or_zeros(t, p) for t, p in zip(tangents, inputs))
+            d = input._data - target._data
+            if param == 0:  # (PyTorch's guard against a division by zero: zeros)
+                slope = np.zeros_like(d)
+            else:
+                slope = np.asarray((np.abs(d) < param).astype(d.dtype) / param, d.dtype)
+                slope = slope / d.size if reduction == 1 else slope
+            s = Tensor._make(np.asarray(slope, d.dtype))
+            return (t_x * grad_output * s - t_t * grad_output * s
+                    + smooth_l1_loss_backward(t_go, input, target, reduction, param))
         raise NotImplementedError(
             f"Trying to use forward AD with {cls._aten} that does not support it because it "
             "has not been implemented yet.")

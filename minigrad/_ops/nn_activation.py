@@ -105,9 +105,9 @@ class LeakyReluBackwardBackward0(Node):
 
     @staticmethod
     def jvp(inputs, tangents, outputs, input, negative_slope):
-        """dz = leaky_relu_backward(grad_output_t, self, negative_slope) (0 without it)."""
+        """dz = leaky_relu_backward(grad_output_t, self, negative_slope) (none without it)."""
         if tangents[0] is None:
-            return Tensor._make(np.zeros_like(outputs[0]._data))
+            return None
         return leaky_relu_backward(tangents[0], input, negative_slope)
 
 
@@ -456,15 +456,13 @@ class EluBackwardBackward0(Node):
         elu_double_backward(self_or_result_t, grad_output, ..., self_or_result)."""
         t_go, t_x = tangents
         args = (alpha, scale, input_scale, is_result)
-        if t_x is not None and grad_mode.is_grad_enabled() and (
-                t_x._requires_grad or grad_output._requires_grad):
-            raise NotImplementedError(
-                "minigrad: forward AD of EluBackwardBackward0 with a tangent or grad_output "
-                "requiring grad is not supported: elu_double_backward is computed in NumPy")
-        return tangent_sum(
-            None if t_go is None else elu_backward(t_go, *args, self_or_result),
-            None if t_x is None else _elu_double_backward(t_x, grad_output, *args,
-                                                          self_or_result))
+        x = self_or_result
+        second = None
+        if t_x is not None:  # (PyTorch's elu_double_backward, in tensor ops)
+            below = Tensor._make((x._data < 0).astype(x._data.dtype))
+            g = mul_scalar(t_x * grad_output, input_scale)
+            second = (g if is_result else elu_backward(g, *args, x)) * below
+        return tangent_sum(None if t_go is None else elu_backward(t_go, *args, x), second)
 
 
 def _elu_double_backward(g, grad_output, alpha, scale, input_scale, is_result, x) -> Tensor:

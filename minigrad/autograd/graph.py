@@ -205,10 +205,20 @@ class SavedTensor:
             self._node = weakref.ref(node)
             self._node_cls = type(node)  # names the producer if the node is gone
             self._output_nr = tensor._output_nr
+            if tensor._fw_grad is not None:  # (forward AD: the unpacked output keeps its
+                self._keep_tangent(tensor._fw_grad)  # tangent, as PyTorch's SavedVariable)
         else:
             self._tensor = tensor
             if tensor._grad_fn is not None:  # unpacked with its grad_fn: see _detached
                 self._was_leaf = False
+
+    _fw_grad = None  # a saved output's tangent (forward AD), deleted with its level
+
+    def _keep_tangent(self, g) -> None:
+        from . import forward_ad
+
+        self._fw_grad = g
+        forward_ad._duals[id(self)] = self  # (leaving the level sets _fw_grad to None)
 
     # -- saved-tensor hooks ---------------------------------------------------------------
     def _set_hooks(self, pack, unpack, tensor, node, is_output, arg) -> None:
@@ -384,6 +394,10 @@ class SavedTensor:
             t._requires_grad = True
             t._grad_fn = node
             t._output_nr = self._output_nr
+        if self._fw_grad is not None:
+            from . import forward_ad
+
+            forward_ad._keep(t, self._fw_grad)
         return t
 
     def _version_message(self) -> str:

@@ -302,3 +302,118 @@ def test_bce_with_logits_weight_broadcast_errors():
         return [capture_error(lambda: bce(x, x, weight=lib.ones(4))),
                 capture_error(lambda: bce(x, x, pos_weight=lib.ones(4)))]
     assert_parity(fn)
+
+
+# ------------------------------------------------------- forward over reverse (double backward)
+def _grad_of(op, wrt=1):
+    """fn(lib, g, *inputs): the gradient of ``op(lib, *inputs)`` for the first ``wrt`` inputs
+    with cotangent ``g`` and create_graph, so the backward's own nodes (``...BackwardBackward0``)
+    carry the tangents of g and of the inputs."""
+    def fn(lib, g, *xs):
+        xs = [x if x.requires_grad else x.requires_grad_() for x in xs[:wrt]] + list(xs[wrt:])
+        y = op(lib, *xs)
+        return list(lib.autograd.grad(y, xs[:wrt], g.reshape(y.shape), create_graph=True))
+    return fn
+
+
+FOB_UNARY = {
+    "relu": UNARY["relu"], "hardtanh": UNARY["hardtanh"], "hardswish": UNARY["hardswish"],
+    "leaky_relu": UNARY["leaky_relu"], "softplus": UNARY["softplus"], "elu": UNARY["elu"],
+    "elu_inplace": INPLACE["elu_inplace"], "leaky_relu_inplace": INPLACE["leaky_relu_inplace"],
+    "mish": UNARY["mish"],  # (gelu 'tanh' and silu: their backward's scalar ops need jvps
+    # from the pointwise family first: AddBackward1, RsubBackward1)
+    "softmax": UNARY["softmax"], "log_softmax": UNARY["log_softmax"],
+    "softmax_dim0": UNARY["softmax_dim0"], "log_softmax_dim0": UNARY["log_softmax_dim0"],
+    "prelu_scalar": UNARY["prelu_scalar"],
+}
+GV = R.standard_normal((3, 4))
+
+
+@pytest.mark.parametrize("name", list(FOB_UNARY))
+@pytest.mark.parametrize("duals", ["grad", "input", "both"])
+def test_forward_over_reverse_activations(name, duals):
+    fn = _grad_of(FOB_UNARY[name])
+    tg = V if duals != "input" else None
+    tx = TV if duals != "grad" else None
+    check_jvp(fn, [GV, X], [tg, tx], primal_grad=True)
+
+
+def test_forward_over_reverse_prelu_weight():
+    """prelu's double-backward node with the weight dual: the input gradient's tangent. (The
+    weight gradient goes through sum_to, SumBackward1: the reductions' family.)"""
+    w = np.array([0.1, -0.2, 0.3, 0.4])
+
+    def op(lib, x, w):  # (not on x.t(): minigrad's prelu/threshold backward kernels give a
+        return F(lib).prelu(x, w)  # row-major gradient where PyTorch's follows self's layout)
+    fn = _grad_of(op)
+    check_jvp(fn, [GV, X, w], [V, TV, w * 2])
+    check_jvp(fn, [GV, X, w], [None, None, w * 2])
+    check_jvp(fn, [GV, X, w], [None, TV, None])
+
+
+def test_forward_over_reverse_unsupported():
+    """hardsigmoid_backward and huber_loss_backward: no forward formula in PyTorch."""
+    check_jvp(_grad_of(UNARY["hardsigmoid"]), [GV, X], [V, None], primal_grad=True)
+    fn = _grad_of(lambda lib, x, y: F(lib).huber_loss(x, y))
+    check_jvp(fn, [np.array(1.5), X, Y], [np.array(0.5), None, None], primal_grad=True)
+
+
+FOB_LOSSES = {  # (fn, input, target)
+    "mse": (LOSSES["mse"], X, Y), "smooth_l1": (LOSSES["smooth_l1"], X, Y),
+    "bce": (lambda lib, x, y, r: F(lib).binary_cross_entropy(x, y, reduction=r), P01, T01),
+    "bce_weight": (lambda lib, x, y, r: F(lib).binary_cross_entropy(
+        x, y, weight=_weight(lib, x), reduction=r), P01, T01),
+}
+
+
+@pytest.mark.parametrize("name", FOB_LOSSES)
+@pytest.mark.parametrize("red", REDUCTIONS)
+@pytest.mark.parametrize("duals", ["grad", "input", "target", "all"])
+def test_forward_over_reverse_losses(name, red, duals):
+    op, x, y = FOB_LOSSES[name]
+    shape = (3, 4) if red == "none" else ()
+    g, tg = R.standard_normal(shape) + 1.5, R.standard_normal(shape)
+    tx = V * 0.01 if duals in ("input", "all") else None  # (small: probabilities stay in
+    ty = TV * 0.01 if duals in ("target", "all") else None  # (0, 1) for the differences)
+    tg = tg if duals in ("grad", "all") else None
+    # PyTorch's bce double-backward formula reduces grad_output's term to one number for
+    # 'mean'/'sum' (not the derivative): no finite differences there
+    fd = not (name.startswith("bce") and red != "none" and tg is not None)
+    check_jvp(_grad_of(lambda lib, x, y: op(lib, x, y, red)), [g, x, y], [tg, tx, ty],
+              primal_grad=True, fd=fd)
+
+
+@pytest.mark.parametrize("name", ["nll_2d", "nll_spatial", "cross_entropy"])
+@pytest.mark.parametrize("red", REDUCTIONS)
+def test_forward_over_reverse_nll(name, red):
+    fn, shape, target = NLL[name]
+    x = R.standard_normal(shape)
+    gshape = target.shape if red == "none" else ()
+    g, tg = R.standard_normal(gshape), R.standard_normal(gshape)
+    op = _grad_of(lambda lib, x: fn(lib, x, lib.tensor(target), reduction=red,
+                                    weight=_weight(lib, x)))
+    check_jvp(op, [g, x], [tg, None], primal_grad=True)
+    check_jvp(op, [g, x], [tg, R.standard_normal(shape)], primal_grad=True)
+
+
+def _saved_output_tangents(lib):
+    """A saved output unpacks with its tangent (PyTorch's SavedVariable keeps the forward
+    grad), also after an in-place op rewrote it; not once the level is left."""
+    from minigrad.parity import to_numpy
+
+    fwAD = lib.autograd.forward_ad
+    out = []
+    with fwAD.dual_level():
+        x = fwAD.make_dual(lib.tensor(X, requires_grad=True), lib.tensor(V))
+        y = x.exp()
+        z = x * 1
+        z.relu_()
+        for node in (y.grad_fn, z.grad_fn):
+            t = fwAD.unpack_dual(node._saved_result).tangent
+            out.append(None if t is None else to_numpy(t))
+    out.append(fwAD.unpack_dual(y.grad_fn._saved_result).tangent)
+    return out
+
+
+def test_saved_output_keeps_its_tangent():
+    assert_parity(_saved_output_tangents)
