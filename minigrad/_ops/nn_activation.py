@@ -181,7 +181,8 @@ class GeluBackward0(Node):
     """z = self * Φ(self) (``approximate='none'``) or
     0.5 * self * (1 + tanh(√(2/π) * (self + 0.044715 * self³))) (``'tanh'``).
     dz/dself = grad * (Φ(x) + x * φ(x)), resp. the derivative of the tanh form.
-    Saves: approximate, self. Double backward is supported for ``'tanh'`` only."""
+    Saves: approximate, self. Under create_graph: tensor ops (``'tanh'``), or the one-kernel
+    ``gelu_backward`` and its node ``GeluBackwardBackward0`` (exact form; no third order)."""
 
     def __init__(self, input, approximate):
         Node.__init__(self)
@@ -195,21 +196,54 @@ class GeluBackward0(Node):
             t = P.tanh(inner)
             dinner = (x * x * (3 * _GELU_C) + 1) * _SQRT_2_OVER_PI
             return (g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * dinner),)
-        no_double_backward(self)
-        xd = x._data.astype(np.float64)
-        pdf = np.exp(-0.5 * xd * xd) / math.sqrt(2.0 * math.pi)
-        return (g * _const(_normal_cdf(xd) + xd * pdf, g),)
+        return (gelu_backward(g, x),)
 
     @staticmethod
     def jvp(inputs, tangents, outputs, input, approximate):
-        """dz = gelu_backward(self_t, self, approximate). The exact form's backward is
-        computed in NumPy: a primal requiring grad (under grad mode) raises, as its backward."""
-        t = tangents[0]
-        if approximate == "tanh" or (grad_mode.is_grad_enabled() and input._requires_grad):
-            return GeluBackward0(input, approximate).backward(t)[0]
-        xd = input._data.astype(np.float64)  # (linear in t: only t's graph is kept)
-        pdf = np.exp(-0.5 * xd * xd) / math.sqrt(2.0 * math.pi)
-        return t * _const(_normal_cdf(xd) + xd * pdf, t)
+        """dz = gelu_backward(self_t, self, approximate) (the exact form: one kernel, node
+        ``GeluBackwardBackward0``, so the tangent is differentiable in self too)."""
+        if approximate == "tanh":
+            return GeluBackward0(input, approximate).backward(tangents[0])[0]
+        return gelu_backward(tangents[0], input)
+
+
+def _gelu_slope(xd: np.ndarray) -> np.ndarray:
+    """d gelu / dx = Φ(x) + x φ(x) (exact form), in float64."""
+    return _normal_cdf(xd) + xd * np.exp(-0.5 * xd * xd) / math.sqrt(2.0 * math.pi)
+
+
+class GeluBackwardBackward0(Node):
+    """z = gelu_backward(grad_output, self) = grad_output * (Φ(self) + self * φ(self)) (the
+    exact form). dz/dgrad_output = gelu_backward(grad, self); dz/dself = grad * grad_output *
+    φ(self) * (2 - self²). Saves: approximate, grad_output, self. Third order is not supported
+    (computed in NumPy)."""
+
+    def __init__(self, grad_output, input):
+        Node.__init__(self)
+        self._save("approximate", "none")
+        self._save("grad_output", grad_output)
+        self._save("self", input)
+
+    def backward(self, g):
+        no_double_backward(self)
+        (n_go, _), (n_x, _) = self.next_functions
+        x = self._get("self")
+        g_go = gelu_backward(g, x) if n_go else None
+        g_x = None
+        if n_x:
+            xd = x._data.astype(np.float64)
+            curve = np.exp(-0.5 * xd * xd) / math.sqrt(2.0 * math.pi) * (2 - xd * xd)
+            g_x = _const(g._data * self._get("grad_output")._data * curve, x)
+        return g_go, g_x
+
+
+def gelu_backward(grad_output, self) -> Tensor:
+    """``grad_output * gelu'(self)`` for the exact gelu (``aten::gelu_backward``), one kernel;
+    node ``GeluBackwardBackward0``."""
+    g = grad_output._data
+    out = _const(g * _gelu_slope(self._data.astype(np.float64)).astype(g.dtype), grad_output)
+    record(GeluBackwardBackward0, out, (grad_output, self), grad_output, self)
+    return out
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from minigrad.parity import assert_parity
-from tests.parity._forward_ad import check_jvp, jvp_trace
+from tests.parity._forward_ad import check_jvp
 
 R = np.random.default_rng(2323)
 X = R.standard_normal((3, 4)) * 2
@@ -103,23 +103,33 @@ def test_activation_jvp_no_grad(name):
     check_jvp(under_no_grad, [X], [V])
 
 
-# gelu (exact): minigrad's gelu backward is NumPy (no double backward): reverse over forward
-# is refused; see test_gelu_exact_primal_grad
-@pytest.mark.parametrize("name", [n for n in list(UNARY) + list(INPLACE) if n != "gelu"
-                                  and "inplace" not in n and "_" != n[-1]
+@pytest.mark.parametrize("name", [n for n in list(UNARY) + list(INPLACE)
+                                  if "inplace" not in n and "_" != n[-1]
                                   and n not in ("relu_on_dual_leaf", "relu_view_of_plain")])
 def test_activation_jvp_primal_grad(name):
     fn = {**UNARY, **INPLACE}[name]
     check_jvp(fn, [X], [V], primal_grad=True)
 
 
-def test_gelu_exact_primal_grad():
-    """The exact gelu's tangent is differentiable in PyTorch (GeluBackwardBackward0); minigrad
-    computes that backward in NumPy and refuses, as its create_graph backward does."""
-    import minigrad
+def _gelu_hvp(lib, approximate):
+    """Reverse over forward: the gradient of sum(jvp) (a Hessian-vector product)."""
+    from minigrad.parity import to_numpy
 
-    got = jvp_trace(minigrad, UNARY["gelu"], [X], [V], primal_grad=True)
-    assert got == {"error": "NotImplementedError"}
+    fwAD = lib.autograd.forward_ad
+    x = lib.tensor(X, requires_grad=True)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, lib.tensor(V))
+        jv = fwAD.unpack_dual(F(lib).gelu(d, approximate=approximate)).tangent
+        (g,) = lib.autograd.grad((jv * lib.tensor(GV)).sum(), x)
+    # ('tanh': minigrad's backward is tensor ops, PyTorch's one GeluBackwardBackward0 node)
+    return [type(jv.grad_fn).__name__ if approximate == "none" else None, to_numpy(g)]
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_reverse_over_forward(approximate):
+    """The exact gelu's tangent is gelu_backward(self_t, self): GeluBackwardBackward0, whose
+    gradient in self is grad * self_t * φ(x) (2 - x²)."""
+    assert_parity(_gelu_hvp, approximate, rtol=1e-9, atol=1e-12)
 
 
 def test_prelu_weight_dual():
