@@ -236,6 +236,16 @@ class GeluBackwardBackward0(Node):
             g_x = _const(g._data * self._get("grad_output")._data * curve, x)
         return g_go, g_x
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, grad_output, input):
+        """dz = gelu_backward(grad_output_t, self) + gelu_double_backward(self_t, grad_output,
+        self) = ... + self_t * grad_output * φ(self) (2 - self²)."""
+        t_go, t_x = (Tensor._make(np.zeros_like(p._data)) if t is None else t
+                     for t, p in zip(tangents, inputs))
+        xd = input._data.astype(np.float64)
+        curve = np.exp(-0.5 * xd * xd) / math.sqrt(2.0 * math.pi) * (2 - xd * xd)
+        return gelu_backward(t_go, input) + t_x * grad_output * _const(curve, input)
+
 
 def gelu_backward(grad_output, self) -> Tensor:
     """``grad_output * gelu'(self)`` for the exact gelu (``aten::gelu_backward``), one kernel;

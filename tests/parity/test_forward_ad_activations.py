@@ -330,7 +330,7 @@ FOB_UNARY = {
     "relu": UNARY["relu"], "hardtanh": UNARY["hardtanh"], "hardswish": UNARY["hardswish"],
     "leaky_relu": UNARY["leaky_relu"], "softplus": UNARY["softplus"], "elu": UNARY["elu"],
     "elu_inplace": INPLACE["elu_inplace"], "leaky_relu_inplace": INPLACE["leaky_relu_inplace"],
-    "mish": UNARY["mish"],  # (gelu 'tanh' and silu: their backward's scalar ops need jvps
+    "mish": UNARY["mish"], "gelu": UNARY["gelu"],  # (gelu 'tanh' and silu: their backward's scalar ops need jvps
     # from the pointwise family first: AddBackward1, RsubBackward1)
     "softmax": UNARY["softmax"], "log_softmax": UNARY["log_softmax"],
     "softmax_dim0": UNARY["softmax_dim0"], "log_softmax_dim0": UNARY["log_softmax_dim0"],
