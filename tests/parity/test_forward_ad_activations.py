@@ -489,3 +489,15 @@ def test_composed_losses_and_activations(name):
     fn, needs = COMPOSED[name]
     _skip_without_jvp(*needs)
     check_jvp(fn, [X], [V], rtol=1e-6 if "float32" in name or "dtype" in name else 1e-7)
+
+
+@pytest.mark.parametrize("name", list(UNARY))
+def test_activation_jvp_float16(name):
+    check_jvp(UNARY[name], [X], [V], dtype="float16", rtol=2e-3, atol=2e-3)
+
+
+@pytest.mark.parametrize("name,red", list(_loss_cases()))
+def test_loss_jvp_float16(name, red):
+    fn = LOSSES[name]
+    check_jvp(lambda lib, x, y: fn(lib, x, y, red), [X, Y], [V, TV], dtype="float16",
+              rtol=2e-3, atol=2e-3)
