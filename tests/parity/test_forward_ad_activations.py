@@ -59,7 +59,21 @@ INPLACE = {
     "mish_inplace": lambda lib, x: F(lib).mish(x * 1, inplace=True),
     "relu_on_dual_leaf": lambda lib, x: x.relu_(),
     "relu_view_of_plain": lambda lib, x: _into_view(lib, x),
+    "torch.relu_": lambda lib, x: lib.relu_(x * 1),
+    "relu_on_view_of_dual": lambda lib, x: _on_view(lib, x),
+    "hardtanh_on_view_of_dual": lambda lib, x: _on_view(lib, x, "hardtanh"),
 }
+
+
+def _on_view(lib, x, op="relu"):
+    """The in-place op on a (strided) view of a dual: the base's tangent is written in place."""
+    h = x * 1
+    v = h.t()[1:]
+    if op == "relu":
+        v.relu_()
+    else:
+        F(lib).hardtanh(v, -0.3, 0.3, inplace=True)
+    return [h, v]
 
 
 def _into_view(lib, x):
@@ -153,7 +167,8 @@ def test_prelu_weight_dual():
     lambda nn: nn.LeakyReLU(0.1, inplace=True), lambda nn: nn.Softplus(), lambda nn: nn.Mish(),
     lambda nn: nn.Hardtanh(), lambda nn: nn.ReLU6(), lambda nn: nn.Hardswish(),
     lambda nn: nn.Hardsigmoid(), lambda nn: nn.Softmax(1), lambda nn: nn.LogSoftmax(0),
-    lambda nn: nn.Tanh(), lambda nn: nn.Sigmoid(),
+    lambda nn: nn.Tanh(), lambda nn: nn.Sigmoid(), lambda nn: nn.PReLU(),
+    lambda nn: nn.Softmax(dim=-1),
 ])
 def test_activation_modules(module):
     check_jvp(lambda lib, x: module(lib.nn)(x * 1), [X], [V])
