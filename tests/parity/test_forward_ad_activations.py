@@ -121,6 +121,8 @@ def test_activation_jvp_no_grad(name):
                                   if "inplace" not in n and "_" != n[-1]
                                   and n not in ("relu_on_dual_leaf", "relu_view_of_plain")])
 def test_activation_jvp_primal_grad(name):
+    if name == "hardtanh_on_view_of_dual":  # (the in-place op's node saves a clone of self)
+        _skip_without_jvp("CloneBackward0")
     fn = {**UNARY, **INPLACE}[name]
     check_jvp(fn, [X], [V], primal_grad=True)
 
@@ -345,8 +347,8 @@ FOB_UNARY = {
     "relu": UNARY["relu"], "hardtanh": UNARY["hardtanh"], "hardswish": UNARY["hardswish"],
     "leaky_relu": UNARY["leaky_relu"], "softplus": UNARY["softplus"], "elu": UNARY["elu"],
     "elu_inplace": INPLACE["elu_inplace"], "leaky_relu_inplace": INPLACE["leaky_relu_inplace"],
-    "mish": UNARY["mish"], "gelu": UNARY["gelu"],  # (gelu 'tanh' and silu: their backward's scalar ops need jvps
-    # from the pointwise family first: AddBackward1, RsubBackward1)
+    "mish": UNARY["mish"], "gelu": UNARY["gelu"],  # (gelu 'tanh' and silu: their backward's
+    # scalar ops need jvps from the pointwise family first: AddBackward1, RsubBackward1)
     "softmax": UNARY["softmax"], "log_softmax": UNARY["log_softmax"],
     "softmax_dim0": UNARY["softmax_dim0"], "log_softmax_dim0": UNARY["log_softmax_dim0"],
     "prelu_scalar": UNARY["prelu_scalar"],
