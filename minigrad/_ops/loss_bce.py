@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.forward_ad import tangent_sum
+from ..autograd.forward_ad import fw_grad, tangent_sum
 from ..autograd.graph import Node, record
 from . import pointwise as P
 from ._util import broadcast_shapes, quietly, result_dtype, sum_dtype
@@ -41,6 +41,14 @@ def _finish(grad: Tensor, g: Tensor, weight, red: int, numel: int) -> Tensor:
     if weight is not None:
         out = out * weight
     return div_scalar(out, numel) if red == 1 else out
+
+
+def _no_dual_weights(*weights) -> None:
+    """PyTorch's formulas multiply by ``weight`` / ``pos_weight``: one with a tangent would give
+    the tangent a tangent of its own, which PyTorch refuses (RuntimeError)."""
+    if any(w is not None and fw_grad(w) is not None for w in weights):
+        raise RuntimeError("Setting a forward grad that itself has a forward gradient at the "
+                           "same level0 is not supported.")
 
 
 def _log_sigmoid_t(x: Tensor) -> Tensor:
@@ -87,6 +95,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
     def jvp(cls, inputs, tangents, outputs, input, target, weight, pos_weight, red):
         """dz = reduce(bce_with_logits_backward(self_t, self, target, weight, pos_weight, none)
         + bce_with_logits_target_backward(target_t, self, target, weight, pos_weight, none))."""
+        _no_dual_weights(weight, pos_weight)
         t_x, t_t = tangents
         n = input.numel()
         return apply_loss_reduction(tangent_sum(
@@ -124,6 +133,7 @@ class BinaryCrossEntropyBackward0(Node):
     def jvp(inputs, tangents, outputs, input, target, weight, red):
         """dz = reduce(binary_cross_entropy_backward(self_t, self, target, weight, none) +
         binary_cross_entropy_target_backward(target_t, self, target, weight, none))."""
+        _no_dual_weights(weight)
         t_x, t_t = tangents
         return apply_loss_reduction(tangent_sum(
             None if t_x is None else binary_cross_entropy_backward(t_x, input, target, weight, 0),

@@ -496,6 +496,8 @@ COMPOSED = {  # name: (fn(lib, x), the other families' nodes it goes through)
         label_smoothing=0.05)(x, lib.tensor(C3)),
         ["SumBackward0", "SumBackward1", "NegBackward0", "MaskedFillBackward0", "MulBackward1",
          "DivBackward0"]),
+    "silu_forward_over_reverse": (lambda lib, x: _grad_of(UNARY["silu"])(
+        lib, x * 0 + lib.tensor(GV, dtype=x.dtype), x), ["AddBackward1", "RsubBackward1"]),
     "gelu_tanh_forward_over_reverse": (lambda lib, x: _grad_of(UNARY["gelu_tanh"])(
         lib, x * 0 + lib.tensor(GV, dtype=x.dtype), x), ["AddBackward1", "RsubBackward1"]),
 }
@@ -518,3 +520,27 @@ def test_loss_jvp_float16(name, red):
     fn = LOSSES[name]
     check_jvp(lambda lib, x, y: fn(lib, x, y, red), [X, Y], [V, TV], dtype="float16",
               rtol=2e-3, atol=2e-3)
+
+
+def test_nondifferentiable_weights_and_edge_shapes():
+    """Dual class weights (nll_loss, bce, bce_with_logits) give no tangent, as in PyTorch (they
+    are not differentiable); with a dual input too, bce's formulas multiply by the dual weight
+    and PyTorch refuses the tangent's tangent (RuntimeError), nll's do not. 1-D input with a
+    1-element target; 0-d softmax."""
+    w = W4 + 1
+
+    def fn(lib, x, w):
+        t = lib.tensor(C3)
+        return [F(lib).nll_loss(x, t, weight=w), F(lib).cross_entropy(x, t, weight=w),
+                F(lib).binary_cross_entropy_with_logits(x, x.detach().sigmoid(), weight=w),
+                F(lib).binary_cross_entropy(x.detach().sigmoid(), x.detach().sigmoid() * 0.5,
+                                            weight=w.expand(3, 4))]
+    check_jvp(fn, [X, w], [None, w * 3])
+    check_jvp(fn, [X, w], [V, w * 3])
+    for i in range(4):
+        check_jvp(lambda lib, x, w: fn(lib, x, w)[i], [X, w], [V, w * 3])
+    check_jvp(lambda lib, x, w: F(lib).binary_cross_entropy_with_logits(
+        x, x.detach().sigmoid(), pos_weight=w), [X, w], [V, w * 3])
+    check_jvp(lambda lib, x: F(lib).nll_loss(x, lib.tensor([2])), [X[0]], [V[0]])
+    check_jvp(lambda lib, x: [x.softmax(0), x.log_softmax(-1), F(lib).relu(x)],
+              [np.array(0.7)], [np.array(-1.5)])
