@@ -538,7 +538,7 @@ def test_nondifferentiable_weights_and_edge_shapes():
     check_jvp(fn, [X, w], [None, w * 3])
     check_jvp(fn, [X, w], [V, w * 3])
     for i in range(4):
-        check_jvp(lambda lib, x, w: fn(lib, x, w)[i], [X, w], [V, w * 3])
+        check_jvp(lambda lib, x, w, i=i: fn(lib, x, w)[i], [X, w], [V, w * 3])
     check_jvp(lambda lib, x, w: F(lib).binary_cross_entropy_with_logits(
         x, x.detach().sigmoid(), pos_weight=w), [X, w], [V, w * 3])
     check_jvp(lambda lib, x: F(lib).nll_loss(x, lib.tensor([2])), [X[0]], [V[0]])
