@@ -83,11 +83,8 @@ def test_make_dot_matches_torchviz(graph, opts, device):
         assert ref_sizes and len(ref_sizes) == len(ours_sizes) and ref_sizes != ours_sizes
         _assert_same(_without_workspace_size(ours), _without_workspace_size(ref),
                      "minigrad graph")
-        pytest.skip(
-            "not yet matched: minigrad's make_dot of torch's fused LSTM graph draws the saved "
-            "weights as named parameters where torchviz draws weight0..3 as saved tensors"
-        )
-    _assert_same(ours, ref, "minigrad graph")
+    else:
+        _assert_same(ours, ref, "minigrad graph")
     _assert_same(make_dot(t_out, params=t_params, **kw), ref, "torch graph")
 
 
