@@ -362,7 +362,17 @@ def after_inplace(self, r) -> None:
             set_fw_grad(self, new)
             return
     from .._ops.inplace import bump
+    from . import grad_mode
 
+    if new is not None and new._requires_grad and grad_mode.is_grad_enabled():
+        # a new tangent with a history (reverse over forward): a recorded copy_ into the old
+        # one (PyTorch's ``self_t.copy_(...)``), so the old tangent and its base keep it
+        _graph.fw_on, was = False, _graph.fw_on
+        try:
+            old.copy_(new)
+        finally:
+            _graph.fw_on = was
+        return
     old._data[...] = 0 if new is None else new._data
     bump(old)
 

@@ -219,6 +219,12 @@ class SavedTensor:
             if tensor._grad_fn is not None:  # unpacked with its grad_fn: see _detached
                 self._was_leaf = False
 
+    def _keep_tangent(self, g) -> None:
+        """Keep ``g`` as the saved output's tangent (deleted when the level is left)."""
+        from . import forward_ad
+
+        forward_ad._keep(self, g)
+
     # -- saved-tensor hooks ---------------------------------------------------------------
     def _set_hooks(self, pack, unpack, tensor, node, is_output, arg) -> None:
         """Hand the value to ``pack(arg)`` and keep the tensor's autograd metadata
