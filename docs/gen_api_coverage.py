@@ -61,6 +61,8 @@ NAMESPACES = [
     ("torch.autograd", "minigrad.autograd"),
     ("torch.autograd.graph", "minigrad.autograd.graph"),
     ("torch.autograd.functional", "minigrad.autograd.functional"),
+    ("torch.autograd.forward_ad", "minigrad.autograd.forward_ad"),
+    ("torch.func", "minigrad.func"),
     ("torch.optim", "minigrad.optim"),
     ("torch.optim.lr_scheduler", "minigrad.optim.lr_scheduler"),
     ("torch.utils.data", "minigrad.utils.data"),
@@ -126,7 +128,8 @@ REASONS = [
     ("DataPipes (deprecated by PyTorch)", {"torch.utils.data"}, r"DataPipe|^DataChunk$|"
      r"^functional_datapipe$|^guaranteed_datapipes_determinism$|^non_deterministic$|"
      r"^argument_validation$|^runtime_validation"),
-    ("forward-mode AD and functorch transforms", None, r"dual|^vmap$|forward_ad|^func$"),
+    ("vmap and batching rules (torch.func's jacrev/jacfwd loop over basis vectors)", None,
+     r"^vmap$"),
 ]
 
 TESTED = "supported, parity-tested"
