@@ -1,4 +1,4 @@
-"""Parity of ``torch.func``'s transforms for functions of tensors (issue 23): ``grad``,
+"""Parity of ``torch.ft``'s transforms for functions of tensors (issue 23): ``grad``,
 ``grad_and_value``, ``vjp``, ``jvp``, ``jacrev``, ``jacfwd``, ``hessian`` and
 ``functional_call`` — values, structure (tuples, lists, dicts), ``requires_grad`` of the
 results (detached unless they depend on the caller's graph), composition (``grad(grad)``,
@@ -47,192 +47,200 @@ def _f(a):
 
 CASES = {
     # grad / grad_and_value
-    "grad": lambda lib, func: func.grad(_f)(_t(lib, X)),
-    "grad_argnums_tuple": lambda lib, func: func.grad(lambda a, b: (a * b.exp())[1], argnums=(0, 1))(
+    "grad": lambda lib, ft: ft.grad(_f)(_t(lib, X)),
+    "grad_argnums_tuple": lambda lib, ft: ft.grad(lambda a, b: (a * b.exp())[1], argnums=(0, 1))(
         _t(lib, X), _t(lib, Y)
     ),
-    "grad_argnums_negative": lambda lib, func: func.grad(lambda a, b: (a * b)[0], argnums=-1)(
+    "grad_argnums_negative": lambda lib, ft: ft.grad(lambda a, b: (a * b)[0], argnums=-1)(
         _t(lib, X), _t(lib, Y)
     ),
-    "grad_dict": lambda lib, func: func.grad(lambda d: (d["a"] * d["b"])[0])(
+    "grad_dict": lambda lib, ft: ft.grad(lambda d: (d["a"] * d["b"])[0])(
         {"a": _t(lib, X), "b": _t(lib, Y)}
     ),
-    "grad_list_kwargs": lambda lib, func: func.grad(lambda xs, k=1.0: (xs[0] * xs[1] * k)[2])(
+    "grad_list_kwargs": lambda lib, ft: ft.grad(lambda xs, k=1.0: (xs[0] * xs[1] * k)[2])(
         [_t(lib, X), _t(lib, Y)], k=3.0
     ),
-    "grad_has_aux": lambda lib, func: func.grad(lambda a: ((a * a)[0], {"s": a.sin()}), has_aux=True)(
+    "grad_has_aux": lambda lib, ft: ft.grad(lambda a: ((a * a)[0], {"s": a.sin()}), has_aux=True)(
         _t(lib, X)
     ),
-    "grad_and_value": lambda lib, func: func.grad_and_value(_f)(_t(lib, X)),
-    "grad_and_value_aux": lambda lib, func: func.grad_and_value(lambda a: ((a * a)[0], a), has_aux=True)(
-        _t(lib, X)
-    ),
-    "grad_independent": lambda lib, func: func.grad(lambda a: (_t(lib, Y) * 2)[0])(_t(lib, X)),
-    "grad_integer_output": lambda lib, func: func.grad(lambda a: a.long()[0])(_t(lib, X)),
-    "grad_of_grad": lambda lib, func: func.grad(lambda a: func.grad(_f)(a)[0])(_t(lib, X)),
-    "grad_input_requires_grad": lambda lib, func: func.grad(lambda a: (a * a)[0])(
+    "grad_and_value": lambda lib, ft: ft.grad_and_value(_f)(_t(lib, X)),
+    "grad_and_value_aux": lambda lib, ft: ft.grad_and_value(
+        lambda a: ((a * a)[0], a), has_aux=True
+    )(_t(lib, X)),
+    "grad_independent": lambda lib, ft: ft.grad(lambda a: (_t(lib, Y) * 2)[0])(_t(lib, X)),
+    "grad_integer_output": lambda lib, ft: ft.grad(lambda a: a.long()[0])(_t(lib, X)),
+    "grad_of_grad": lambda lib, ft: ft.grad(lambda a: ft.grad(_f)(a)[0])(_t(lib, X)),
+    "grad_input_requires_grad": lambda lib, ft: ft.grad(lambda a: (a * a)[0])(
         _t(lib, X, requires_grad=True)
     ),
-    "grad_captured_requires_grad": lambda lib, func: _captured(lib, func),
-    "grad_no_grad_mode": lambda lib, func: _no_grad(
-        lib, lambda: func.grad(lambda a: (a * a)[0])(_t(lib, X, requires_grad=True))
+    "grad_captured_requires_grad": lambda lib, ft: _captured(lib, ft),
+    "grad_no_grad_mode": lambda lib, ft: _no_grad(
+        lib, lambda: ft.grad(lambda a: (a * a)[0])(_t(lib, X, requires_grad=True))
     ),
-    "grad_not_scalar": lambda lib, func: func.grad(lambda a: a.sin())(_t(lib, X)),
-    "grad_not_tensor": lambda lib, func: func.grad(lambda a: 3.0)(_t(lib, X)),
-    "grad_aux_not_pair": lambda lib, func: func.grad(lambda a: a[0], has_aux=True)(_t(lib, X)),
-    "grad_aux_triple": lambda lib, func: func.grad(lambda a: (a[0], a, 5), has_aux=True)(_t(lib, X)),
-    "grad_and_value_tuple_output": lambda lib, func: func.grad_and_value(lambda a: (a[0], a))(_t(lib, X)),
-    "grad_argnum_too_big": lambda lib, func: func.grad(_f, argnums=1)(_t(lib, X)),
-    "grad_argnums_float": lambda lib, func: func.grad(_f, argnums=1.5)(_t(lib, X)),
-    "grad_argnums_empty": lambda lib, func: func.grad(_f, argnums=())(_t(lib, X)),
-    "grad_argnums_repeated": lambda lib, func: func.grad(lambda a, b: (a * b)[0], argnums=(0, 0))(
+    "grad_not_scalar": lambda lib, ft: ft.grad(lambda a: a.sin())(_t(lib, X)),
+    "grad_not_tensor": lambda lib, ft: ft.grad(lambda a: 3.0)(_t(lib, X)),
+    "grad_aux_not_pair": lambda lib, ft: ft.grad(lambda a: a[0], has_aux=True)(_t(lib, X)),
+    "grad_aux_triple": lambda lib, ft: ft.grad(lambda a: (a[0], a, 5), has_aux=True)(_t(lib, X)),
+    "grad_and_value_tuple_output": lambda lib, ft: ft.grad_and_value(lambda a: (a[0], a))(
+        _t(lib, X)
+    ),
+    "grad_argnum_too_big": lambda lib, ft: ft.grad(_f, argnums=1)(_t(lib, X)),
+    "grad_argnums_float": lambda lib, ft: ft.grad(_f, argnums=1.5)(_t(lib, X)),
+    "grad_argnums_empty": lambda lib, ft: ft.grad(_f, argnums=())(_t(lib, X)),
+    "grad_argnums_repeated": lambda lib, ft: ft.grad(lambda a, b: (a * b)[0], argnums=(0, 0))(
         _t(lib, X), _t(lib, Y)
     ),
-    "grad_keyword_only": lambda lib, func: func.grad(lambda a: a[0])(a=_t(lib, X)),
-    "grad_integer_input": lambda lib, func: func.grad(lambda a: a[0])(lib.tensor([1, 2])),
-    "grad_float_input": lambda lib, func: func.grad(lambda a: a[0])(3.0),
+    "grad_keyword_only": lambda lib, ft: ft.grad(lambda a: a[0])(a=_t(lib, X)),
+    "grad_integer_input": lambda lib, ft: ft.grad(lambda a: a[0])(lib.tensor([1, 2])),
+    "grad_float_input": lambda lib, ft: ft.grad(lambda a: a[0])(3.0),
     # vjp
-    "vjp": lambda lib, func: _vjp(lib, func, lambda a, b: a * b.sin(), _t(lib, X), _t(lib, Y)),
-    "vjp_tree_output": lambda lib, func: _vjp(
-        lib, func, lambda a: {"p": a * 2, "q": [a.exp()]}, _t(lib, X), cts={"p": 1, "q": [2]}
+    "vjp": lambda lib, ft: _vjp(lib, ft, lambda a, b: a * b.sin(), _t(lib, X), _t(lib, Y)),
+    "vjp_tree_output": lambda lib, ft: _vjp(
+        lib, ft, lambda a: {"p": a * 2, "q": [a.exp()]}, _t(lib, X), cts={"p": 1, "q": [2]}
     ),
-    "vjp_has_aux": lambda lib, func: func.vjp(lambda a: (a * 2, a.sin()), _t(lib, X), has_aux=True),
-    "vjp_aux_not_pair": lambda lib, func: func.vjp(lambda a: a * 2, _t(lib, X), has_aux=True),
-    "vjp_not_tensor": lambda lib, func: func.vjp(lambda a: 3, _t(lib, X)),
-    "vjp_wrong_structure": lambda lib, func: func.vjp(lambda a: a * 2, _t(lib, X))[1]((_t(lib, V),)),
-    "vjp_wrong_shape": lambda lib, func: func.vjp(lambda a: a * 2, _t(lib, X))[1](_t(lib, V[:2])),
-    "vjp_called_twice": lambda lib, func: _twice(lib, func),
+    "vjp_has_aux": lambda lib, ft: ft.vjp(lambda a: (a * 2, a.sin()), _t(lib, X), has_aux=True),
+    "vjp_aux_not_pair": lambda lib, ft: ft.vjp(lambda a: a * 2, _t(lib, X), has_aux=True),
+    "vjp_not_tensor": lambda lib, ft: ft.vjp(lambda a: 3, _t(lib, X)),
+    "vjp_wrong_structure": lambda lib, ft: ft.vjp(lambda a: a * 2, _t(lib, X))[1]((_t(lib, V),)),
+    "vjp_wrong_shape": lambda lib, ft: ft.vjp(lambda a: a * 2, _t(lib, X))[1](_t(lib, V[:2])),
+    "vjp_called_twice": lambda lib, ft: _twice(lib, ft),
     # jvp
-    "jvp": lambda lib, func: func.jvp(
+    "jvp": lambda lib, ft: ft.jvp(
         lambda a, b: a.sin() * b, (_t(lib, X), _t(lib, Y)), (_t(lib, V), _t(lib, V * 2))
     ),
-    "jvp_tree": lambda lib, func: func.jvp(
+    "jvp_tree": lambda lib, ft: ft.jvp(
         lambda d: [d["a"].exp(), d["a"] * d["b"]],
         ({"a": _t(lib, X), "b": _t(lib, Y)},),
         ({"a": _t(lib, V), "b": _t(lib, V)},),
     ),
-    "jvp_has_aux": lambda lib, func: func.jvp(
+    "jvp_has_aux": lambda lib, ft: ft.jvp(
         lambda a: (a.sin(), a * 2), (_t(lib, X),), (_t(lib, V),), has_aux=True
     ),
-    "jvp_independent_output": lambda lib, func: func.jvp(
+    "jvp_independent_output": lambda lib, ft: ft.jvp(
         lambda a: (a.sin(), _t(lib, Y)), (_t(lib, X),), (_t(lib, V),)
     ),
-    "jvp_float32_tangent": lambda lib, func: func.jvp(
+    "jvp_float32_tangent": lambda lib, ft: ft.jvp(
         lambda a: a.sin(), (_t(lib, X),), (lib.tensor(V, dtype=lib.float32),)
     ),
-    "jvp_strict": lambda lib, func: func.jvp(
+    "jvp_strict": lambda lib, ft: ft.jvp(
         lambda a: a.tanh(), (_t(lib, X),), (_t(lib, V),), strict=True
     ),
-    "jvp_primals_not_tuple": lambda lib, func: func.jvp(lambda a: a.sin(), _t(lib, X), _t(lib, V)),
-    "jvp_tangents_count": lambda lib, func: func.jvp(
+    "jvp_primals_not_tuple": lambda lib, ft: ft.jvp(lambda a: a.sin(), _t(lib, X), _t(lib, V)),
+    "jvp_tangents_count": lambda lib, ft: ft.jvp(
         lambda a: a.sin(), (_t(lib, X),), (_t(lib, V), _t(lib, V))
     ),
-    "jvp_tangents_list": lambda lib, func: func.jvp(lambda a: a.sin(), (_t(lib, X),), [_t(lib, V)]),
-    "jvp_tangent_size": lambda lib, func: func.jvp(lambda a: a.sin(), (_t(lib, X),), (_t(lib, V[:2]),)),
-    "jvp_empty": lambda lib, func: func.jvp(lambda: 1, (), ()),
-    "jvp_non_tensor_primal": lambda lib, func: func.jvp(lambda a: a, (3.0,), (_t(lib, V),)),
-    "jvp_returns_float": lambda lib, func: func.jvp(lambda a: 3.0, (_t(lib, X),), (_t(lib, V),)),
-    "jvp_aux_not_pair": lambda lib, func: func.jvp(
+    "jvp_tangents_list": lambda lib, ft: ft.jvp(lambda a: a.sin(), (_t(lib, X),), [_t(lib, V)]),
+    "jvp_tangent_size": lambda lib, ft: ft.jvp(lambda a: a.sin(), (_t(lib, X),), (_t(lib, V[:2]),)),
+    "jvp_empty": lambda lib, ft: ft.jvp(lambda: 1, (), ()),
+    "jvp_non_tensor_primal": lambda lib, ft: ft.jvp(lambda a: a, (3.0,), (_t(lib, V),)),
+    "jvp_returns_float": lambda lib, ft: ft.jvp(lambda a: 3.0, (_t(lib, X),), (_t(lib, V),)),
+    "jvp_aux_not_pair": lambda lib, ft: ft.jvp(
         lambda a: a * 2, (_t(lib, X),), (_t(lib, V),), has_aux=True
     ),
-    "jvp_integer_primal": lambda lib, func: func.jvp(
+    "jvp_integer_primal": lambda lib, ft: ft.jvp(
         lambda a: a * 2, (lib.tensor([1, 2]),), (lib.tensor([1, 2]),)
     ),
-    "grad_in_dual_level": lambda lib, func: _dual_in(lib, func.grad(_f)),
-    "jacrev_in_dual_level": lambda lib, func: _dual_in(lib, func.jacrev(lambda a: a.exp() * a)),
-    "vjp_in_dual_level": lambda lib, func: _dual_in(
-        lib, lambda a: func.vjp(lambda b: b.sin() * b, a)[1](_t(lib, Y))
+    "grad_in_dual_level": lambda lib, ft: _dual_in(lib, ft.grad(_f)),
+    "jacrev_in_dual_level": lambda lib, ft: _dual_in(lib, ft.jacrev(lambda a: a.exp() * a)),
+    "vjp_in_dual_level": lambda lib, ft: _dual_in(
+        lib, lambda a: ft.vjp(lambda b: b.sin() * b, a)[1](_t(lib, Y))
     ),
-    "jvp_inside_dual_level": lambda lib, func: _in_level(
-        lib, lambda: func.jvp(lambda a: a.sin(), (_t(lib, X),), (_t(lib, V),))
+    "jvp_inside_dual_level": lambda lib, ft: _in_level(
+        lib, lambda: ft.jvp(lambda a: a.sin(), (_t(lib, X),), (_t(lib, V),))
     ),
-    "jvp_primal_requires_grad": lambda lib, func: _jvp_rg(lib, func),
-    "vjp_float32_cotangent": lambda lib, func: func.vjp(lambda a: a * 2, _t(lib, X))[1](
+    "jvp_primal_requires_grad": lambda lib, ft: _jvp_rg(lib, ft),
+    "vjp_float32_cotangent": lambda lib, ft: ft.vjp(lambda a: a * 2, _t(lib, X))[1](
         lib.tensor(V, dtype=lib.float32)
     ),
-    "jvp_custom_function": lambda lib, func: func.jvp(
+    "jvp_custom_function": lambda lib, ft: ft.jvp(
         lambda a: _cube_fn(lib).apply(a).sin(), (_t(lib, X),), (_t(lib, V),)
     ),
-    "jacfwd_custom_function": lambda lib, func: func.jacfwd(_cube_fn(lib).apply)(_t(lib, X)),
-    "jacrev_custom_function": lambda lib, func: func.jacrev(_cube_fn(lib).apply)(_t(lib, X)),
-    "hessian_custom_function": lambda lib, func: func.hessian(_cube_fn(lib).apply)(_t(lib, X)),
-    "jacfwd_custom_function_no_vmap_rule": lambda lib, func: func.jacfwd(
+    "jacfwd_custom_function": lambda lib, ft: ft.jacfwd(_cube_fn(lib).apply)(_t(lib, X)),
+    "jacrev_custom_function": lambda lib, ft: ft.jacrev(_cube_fn(lib).apply)(_t(lib, X)),
+    "hessian_custom_function": lambda lib, ft: ft.hessian(_cube_fn(lib).apply)(_t(lib, X)),
+    "jacfwd_custom_function_no_vmap_rule": lambda lib, ft: ft.jacfwd(
         _cube_fn(lib, vmap_rule=False).apply
     )(_t(lib, X)),
-    "jacrev_custom_function_no_vmap_rule": lambda lib, func: func.jacrev(
+    "jacrev_custom_function_no_vmap_rule": lambda lib, ft: ft.jacrev(
         _cube_fn(lib, vmap_rule=False).apply
     )(_t(lib, X)),
-    "grad_custom_function_old_style": lambda lib, func: func.grad(
+    "grad_custom_function_old_style": lambda lib, ft: ft.grad(
         lambda a: _cube_fn(lib, setup=False).apply(a)[0]
     )(_t(lib, X)),
-    "jvp_custom_function_old_style": lambda lib, func: func.jvp(
+    "jvp_custom_function_old_style": lambda lib, ft: ft.jvp(
         _cube_fn(lib, setup=False).apply, (_t(lib, X),), (_t(lib, V),)
     ),
-    "custom_function_old_style_after_transform": lambda lib, func: (
-        func.grad(lambda a: a[0])(_t(lib, X)),
+    "custom_function_old_style_after_transform": lambda lib, ft: (
+        ft.grad(lambda a: a[0])(_t(lib, X)),
         _cube_fn(lib, setup=False).apply(_t(lib, X)),
     ),
     # jacobians
-    "jacrev": lambda lib, func: func.jacrev(lambda a: a.sin() * a)(_t(lib, X)),
-    "jacfwd": lambda lib, func: func.jacfwd(lambda a: a.sin() * a)(_t(lib, X)),
-    "jacrev_2d": lambda lib, func: func.jacrev(lambda m: m.exp() * m)(_t(lib, M)),
-    "jacfwd_2d": lambda lib, func: func.jacfwd(lambda m: m.exp() * m)(_t(lib, M)),
-    "jacrev_argnums": lambda lib, func: func.jacrev(lambda a, b: a.sin() * b, argnums=(0, 1))(
+    "jacrev": lambda lib, ft: ft.jacrev(lambda a: a.sin() * a)(_t(lib, X)),
+    "jacfwd": lambda lib, ft: ft.jacfwd(lambda a: a.sin() * a)(_t(lib, X)),
+    "jacrev_2d": lambda lib, ft: ft.jacrev(lambda m: m.exp() * m)(_t(lib, M)),
+    "jacfwd_2d": lambda lib, ft: ft.jacfwd(lambda m: m.exp() * m)(_t(lib, M)),
+    "jacrev_argnums": lambda lib, ft: ft.jacrev(lambda a, b: a.sin() * b, argnums=(0, 1))(
         _t(lib, X), _t(lib, Y)
     ),
-    "jacfwd_argnums": lambda lib, func: func.jacfwd(lambda a, b: a.sin() * b, argnums=(0, 1))(
+    "jacfwd_argnums": lambda lib, ft: ft.jacfwd(lambda a, b: a.sin() * b, argnums=(0, 1))(
         _t(lib, X), _t(lib, Y)
     ),
-    "jacfwd_argnum_1": lambda lib, func: func.jacfwd(lambda a, b: a.sin() * b, argnums=1)(
+    "jacfwd_argnum_1": lambda lib, ft: ft.jacfwd(lambda a, b: a.sin() * b, argnums=1)(
         _t(lib, X), _t(lib, Y)
     ),
-    "jacrev_tree_output": lambda lib, func: func.jacrev(lambda a: {"o": a * 2, "p": [a.sin()]})(
+    "jacrev_tree_output": lambda lib, ft: ft.jacrev(lambda a: {"o": a * 2, "p": [a.sin()]})(
         _t(lib, X)
     ),
-    "jacfwd_tree_output": lambda lib, func: func.jacfwd(lambda a: {"o": a * 2, "p": [a.sin()]})(
+    "jacfwd_tree_output": lambda lib, ft: ft.jacfwd(lambda a: {"o": a * 2, "p": [a.sin()]})(
         _t(lib, X)
     ),
-    "jacrev_has_aux": lambda lib, func: func.jacrev(lambda a: (a.sin(), a * 2), has_aux=True)(_t(lib, X)),
-    "jacfwd_has_aux": lambda lib, func: func.jacfwd(lambda a: (a.sin(), a * 2), has_aux=True)(_t(lib, X)),
-    "jacrev_scalar_output": lambda lib, func: func.jacrev(_f)(_t(lib, X)),
-    "jacfwd_scalar_output": lambda lib, func: func.jacfwd(_f)(_t(lib, X)),
-    "jacrev_requires_grad": lambda lib, func: [
-        func.jacrev(lambda a: a * 2)(_t(lib, X)).requires_grad,
-        func.jacrev(lambda a: a * a)(_t(lib, X, requires_grad=True)).requires_grad,
+    "jacrev_has_aux": lambda lib, ft: ft.jacrev(lambda a: (a.sin(), a * 2), has_aux=True)(
+        _t(lib, X)
+    ),
+    "jacfwd_has_aux": lambda lib, ft: ft.jacfwd(lambda a: (a.sin(), a * 2), has_aux=True)(
+        _t(lib, X)
+    ),
+    "jacrev_scalar_output": lambda lib, ft: ft.jacrev(_f)(_t(lib, X)),
+    "jacfwd_scalar_output": lambda lib, ft: ft.jacfwd(_f)(_t(lib, X)),
+    "jacrev_requires_grad": lambda lib, ft: [
+        ft.jacrev(lambda a: a * 2)(_t(lib, X)).requires_grad,
+        ft.jacrev(lambda a: a * a)(_t(lib, X, requires_grad=True)).requires_grad,
     ],
-    "jacrev_of_jacrev": lambda lib, func: func.jacrev(func.jacrev(lambda a: a.sin() * a))(_t(lib, X)),
-    "jacrev_of_jacfwd": lambda lib, func: func.jacrev(func.jacfwd(lambda a: a.sin() * a))(_t(lib, X)),
-    "hessian": lambda lib, func: func.hessian(lambda a: a.sin() * a)(_t(lib, X)),
-    "hessian_scalar": lambda lib, func: func.hessian(_f)(_t(lib, X)),
-    "hessian_sum": lambda lib, func: func.hessian(lambda m: (m.exp() * m).sum())(_t(lib, M)),
-    "grad_and_value_sum": lambda lib, func: func.grad_and_value(lambda m: (m.sin() @ m.t()).sum())(
+    "jacrev_of_jacrev": lambda lib, ft: ft.jacrev(ft.jacrev(lambda a: a.sin() * a))(_t(lib, X)),
+    "jacrev_of_jacfwd": lambda lib, ft: ft.jacrev(ft.jacfwd(lambda a: a.sin() * a))(_t(lib, X)),
+    "hessian": lambda lib, ft: ft.hessian(lambda a: a.sin() * a)(_t(lib, X)),
+    "hessian_scalar": lambda lib, ft: ft.hessian(_f)(_t(lib, X)),
+    "hessian_sum": lambda lib, ft: ft.hessian(lambda m: (m.exp() * m).sum())(_t(lib, M)),
+    "grad_and_value_sum": lambda lib, ft: ft.grad_and_value(lambda m: (m.sin() @ m.t()).sum())(
         _t(lib, M)
     ),
-    "jacfwd_of_jacfwd_sum": lambda lib, func: func.jacfwd(func.jacfwd(lambda a: (a.sin() * a).sum()))(
+    "jacfwd_of_jacfwd_sum": lambda lib, ft: ft.jacfwd(ft.jacfwd(lambda a: (a.sin() * a).sum()))(
         _t(lib, X)
     ),
-    "hessian_argnums": lambda lib, func: func.hessian(lambda a, b: a.sin() * b.exp(), argnums=1)(
+    "hessian_argnums": lambda lib, ft: ft.hessian(lambda a, b: a.sin() * b.exp(), argnums=1)(
         _t(lib, X), _t(lib, Y)
     ),
-    "jacfwd_of_jacfwd": lambda lib, func: func.jacfwd(func.jacfwd(lambda a: a.sin() * a))(_t(lib, X)),
-    "jvp_of_jvp": lambda lib, func: func.jvp(
-        lambda a: func.jvp(lambda b: b.sin() * b, (a,), (_t(lib, V),))[1], (_t(lib, X),), (_t(lib, Y),)
+    "jacfwd_of_jacfwd": lambda lib, ft: ft.jacfwd(ft.jacfwd(lambda a: a.sin() * a))(_t(lib, X)),
+    "jvp_of_jvp": lambda lib, ft: ft.jvp(
+        lambda a: ft.jvp(lambda b: b.sin() * b, (a,), (_t(lib, V),))[1],
+        (_t(lib, X),),
+        (_t(lib, Y),),
     ),
-    "jacfwd_of_jacfwd_requires_grad": lambda lib, func: func.jacfwd(func.jacfwd(lambda a: a.exp() * a))(
+    "jacfwd_of_jacfwd_requires_grad": lambda lib, ft: ft.jacfwd(ft.jacfwd(lambda a: a.exp() * a))(
         _t(lib, X, requires_grad=True)
     ),
-    "hessian_requires_grad": lambda lib, func: func.hessian(lambda a: a.sin() * a)(
+    "hessian_requires_grad": lambda lib, ft: ft.hessian(lambda a: a.sin() * a)(
         _t(lib, X, requires_grad=True)
     ),
-    "jacrev_not_tensor": lambda lib, func: func.jacrev(lambda a: 3.0)(_t(lib, X)),
-    "jacfwd_not_tensor": lambda lib, func: func.jacfwd(lambda a: 3.0)(_t(lib, X)),
-    "jacfwd_argnum_too_big": lambda lib, func: func.jacfwd(lambda a: a, argnums=2)(_t(lib, X)),
-    "jacrev_integer_output": lambda lib, func: func.jacrev(lambda a: a.long())(_t(lib, X)),
-    "jacfwd_integer_output": lambda lib, func: func.jacfwd(lambda a: a.long())(_t(lib, X)),
-    "jacfwd_integer_input": lambda lib, func: func.jacfwd(lambda a: a * 2)(lib.tensor([1, 2])),
-    "jacrev_integer_input": lambda lib, func: func.jacrev(lambda a: a * 2)(lib.tensor([1, 2])),
-    "jacrev_aux_not_pair": lambda lib, func: func.jacrev(lambda a: a * 2, has_aux=True)(_t(lib, X)),
-    "jacfwd_aux_not_pair": lambda lib, func: func.jacfwd(lambda a: a * 2, has_aux=True)(_t(lib, X)),
+    "jacrev_not_tensor": lambda lib, ft: ft.jacrev(lambda a: 3.0)(_t(lib, X)),
+    "jacfwd_not_tensor": lambda lib, ft: ft.jacfwd(lambda a: 3.0)(_t(lib, X)),
+    "jacfwd_argnum_too_big": lambda lib, ft: ft.jacfwd(lambda a: a, argnums=2)(_t(lib, X)),
+    "jacrev_integer_output": lambda lib, ft: ft.jacrev(lambda a: a.long())(_t(lib, X)),
+    "jacfwd_integer_output": lambda lib, ft: ft.jacfwd(lambda a: a.long())(_t(lib, X)),
+    "jacfwd_integer_input": lambda lib, ft: ft.jacfwd(lambda a: a * 2)(lib.tensor([1, 2])),
+    "jacrev_integer_input": lambda lib, ft: ft.jacrev(lambda a: a * 2)(lib.tensor([1, 2])),
+    "jacrev_aux_not_pair": lambda lib, ft: ft.jacrev(lambda a: a * 2, has_aux=True)(_t(lib, X)),
+    "jacfwd_aux_not_pair": lambda lib, ft: ft.jacfwd(lambda a: a * 2, has_aux=True)(_t(lib, X)),
 }
 
 
@@ -272,11 +280,11 @@ def _cube_fn(lib, setup=True, vmap_rule=True):
     return type("Cube", (lib.autograd.Function,), body)
 
 
-def _captured(lib, func):
+def _captured(lib, ft):
     """A tensor of the caller's graph captured by the function: the gradient stays
     differentiable with respect to it."""
     w = _t(lib, Y, requires_grad=True)
-    g = func.grad(lambda a: (a * w).sin()[0])(_t(lib, X))
+    g = ft.grad(lambda a: (a * w).sin()[0])(_t(lib, X))
     (gw,) = lib.autograd.grad(g[0], w)
     return g, gw
 
@@ -301,22 +309,22 @@ def _in_level(lib, fn):
         return fn()
 
 
-def _vjp(lib, func, fn, *primals, cts=None):
-    out, vjp_fn = func.vjp(fn, *primals)
+def _vjp(lib, ft, fn, *primals, cts=None):
+    out, vjp_fn = ft.vjp(fn, *primals)
     if cts is None:
         return out, vjp_fn(_t(lib, V))
     leaves = {"p": _t(lib, V), "q": [_t(lib, V * 3)]}
     return out, vjp_fn(leaves)
 
 
-def _twice(lib, func):
-    out, vjp_fn = func.vjp(lambda a: a.exp() * a, _t(lib, X))
+def _twice(lib, ft):
+    out, vjp_fn = ft.vjp(lambda a: a.exp() * a, _t(lib, X))
     return vjp_fn(_t(lib, V)), vjp_fn(_t(lib, V * 2))
 
 
-def _jvp_rg(lib, func):
+def _jvp_rg(lib, ft):
     x = _t(lib, X, requires_grad=True)
-    out, t = func.jvp(lambda a: a * a, (x,), (_t(lib, V),))
+    out, t = ft.jvp(lambda a: a * a, (x,), (_t(lib, V),))
     (g,) = lib.autograd.grad(t[0], x)
     return out, t, g
 
@@ -333,16 +341,16 @@ def test_func(name):
 # ------------------------------------------------------------------------------ exact values
 def _hand(lib):
     """The results checked against hand-derived derivatives of f(a) = sin(a) * a."""
-    func = lib.func
+    ft = lib.func
     x = _t(lib, X)
     d1 = np.cos(X) * X + np.sin(X)
     d2 = -np.sin(X) * X + 2 * np.cos(X)
     return {
-        "jacrev": to_numpy(func.jacrev(lambda a: a.sin() * a)(x)) - np.diag(d1),
-        "jacfwd": to_numpy(func.jacfwd(lambda a: a.sin() * a)(x)) - np.diag(d1),
-        "hessian": to_numpy(func.hessian(lambda a: a.sin() * a)(x))
+        "jacrev": to_numpy(ft.jacrev(lambda a: a.sin() * a)(x)) - np.diag(d1),
+        "jacfwd": to_numpy(ft.jacfwd(lambda a: a.sin() * a)(x)) - np.diag(d1),
+        "hessian": to_numpy(ft.hessian(lambda a: a.sin() * a)(x))
         - np.einsum("ij,jk->ijk", np.eye(3), np.diag(d2)),
-        "jvp": to_numpy(func.jvp(lambda a: a.sin() * a, (x,), (_t(lib, V),))[1]) - d1 * V,
+        "jvp": to_numpy(ft.jvp(lambda a: a.sin() * a, (x,), (_t(lib, V),))[1]) - d1 * V,
     }
 
 
