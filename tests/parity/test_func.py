@@ -464,3 +464,16 @@ FUNCTIONAL = {
 @pytest.mark.parametrize("name", list(FUNCTIONAL))
 def test_autograd_functional_forward_mode(name):
     assert_parity(lambda lib: _run(lambda: FUNCTIONAL[name](lib)), rtol=1e-9, atol=1e-12)
+
+
+def _spelled_out(lib):
+    x = lib.tensor(X)
+    value_grad = lib.func.grad_and_value(lambda a: (a * a).sum())(x)
+    out, vjp_fn = lib.func.vjp(lambda a: a.sin(), x)
+    return [to_numpy(value_grad[0]), to_numpy(value_grad[1]), to_numpy(out),
+            to_numpy(vjp_fn(lib.ones_like(x))[0])]
+
+
+def test_grad_and_value_and_vjp_spelled_out():
+    """``torch.func.grad_and_value`` and ``torch.func.vjp`` called by their full names."""
+    assert_parity(_spelled_out)
