@@ -46,6 +46,9 @@ API_PAGES = {
     "api/autograd.md": ("minigrad.autograd", "minigrad.autograd", "`backward`, `grad`, nodes, "
                         "custom `Function`s, grad modes, anomaly detection, the functional API, "
                         "the profiler."),
+    "api/func.md": ("minigrad.func", "minigrad.func", "`torch.func`'s transforms for "
+                    "functions of tensors: `grad`, `vjp`, `jvp`, `jacrev`, `jacfwd`, `hessian`, "
+                    "`functional_call` (no `vmap`: the Jacobians loop over basis vectors)."),
     "api/nn.md": ("minigrad.nn", "minigrad.nn", "Modules, parameters, `nn.functional`, "
                   "`nn.init` and `nn.utils`."),
     "api/optim.md": ("minigrad.optim", "minigrad.optim", "Optimizers and learning-rate "
