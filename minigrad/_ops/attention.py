@@ -46,6 +46,17 @@ class SafeSoftmaxBackward0(Node):
     def backward(self, g):
         return (_softmax_backward_data(g, self._get("result"), self._dim, self._d),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, dim, d):
+        """dz = result * (self_t - lse_t), ``lse_t = Σ exp(self - max) * self_t / Σ exp(self -
+        max)`` along ``dim`` (the tangent of logsumexp), 0 on slices that are all -inf (as
+        PyTorch's ``safe_logsumexp_jvp``)."""
+        x, t = inputs[0], tangents[0]
+        e = (x - x.amax(d, keepdim=True)).exp() if x.numel() else x.exp()
+        lse_t = (e * t).sum(d, keepdim=True) / e.sum(d, keepdim=True)
+        lse_t = lse_t.masked_fill((x == -math.inf).all(d, keepdim=True), 0)
+        return outputs[0] * (t - lse_t)
+
 
 def _safe_softmax_np(x: np.ndarray, d: int) -> np.ndarray:
     with quiet_fp():
@@ -87,6 +98,12 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
         self._save("value", value)
         self._mask, self._scale = mask_arr, scale_value
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, *args):
+        """Not supported, as in PyTorch (its fused CPU kernel has no forward formula: the
+        math path's composition, which does have one, runs only when not fused)."""
+        raise_no_forward_ad("_scaled_dot_product_flash_attention_for_cpu")
+
     def backward(self, g):
         no_double_backward(self)
         q, k, v = (self._get(n)._data for n in ("query", "key", "value"))
@@ -100,6 +117,16 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
         dq = (ds @ k) * self._scale
         dk = (np.swapaxes(ds, -1, -2) @ q) * self._scale
         return tuple(Tensor._make(a.astype(q.dtype, copy=False)) for a in (dq, dk, dv))
+
+
+def raise_no_forward_ad(op: str):
+    """Raise PyTorch's NotImplementedError for an op that has no forward-AD formula in
+    PyTorch either (``op``: its ATen name)."""
+    raise NotImplementedError(
+        f"Trying to use forward AD with {op} that does not support it because it has not "
+        "been implemented yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/"
+        "pytorch/issues/new?template=feature-request.yml so that we can prioritize its "
+        "implementation or submit a PR adding the implementation to derivatives.yaml")
 
 
 def _scores(q, k, scale, mask):

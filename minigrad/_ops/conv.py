@@ -30,6 +30,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from .._tensor import _CPP_NAMES, Tensor
 from ..autograd import grad_mode
+from ..autograd.forward_ad import tangent_sum
 from ..autograd.graph import Node, record
 from ._util import copy_preserving, widened
 
@@ -208,6 +209,38 @@ class ConvolutionBackward0(Node):
 
             return convolution_backward(self, g, x, w, mask)
         return convolution_grads(self, g, x, w, mask, self._cols)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, weight, bias, stride, padding, dilation, groups,
+            valid=False, saved=None, transposed=False, output_padding=(0, 0)):
+        """dz = conv(input_t, weight) + conv(input, weight_t, bias_t) (PyTorch's
+        ``convolution_jvp``: the convolution is bilinear in input and weight); a missing
+        tangent's term is left out (``bias_t`` alone: broadcast over (N, *spatial))."""
+        from .conv_backward import _forward
+
+        if saved is None:
+            saved = (stride, (0,) if valid else padding, dilation,
+                     (0,) if valid else tuple(output_padding))
+        geometry = _Geometry({"stride": saved[0], "padding": saved[1], "dilation": saved[2],
+                              "output_padding": saved[3], "groups": groups,
+                              "transposed": transposed})
+        tx, tw, tb = tangents
+        first = None if tx is None else _forward(geometry, tx, weight)
+        if tw is not None:
+            second = _forward(geometry, input, tw)
+            if tb is not None:  # (the bias added to the second convolution, as PyTorch's)
+                second = second + tb.reshape((1, -1) + (1,) * (input.ndim - 2))
+        else:
+            second = None if tb is None else tb.reshape((1, -1) + (1,) * (input.ndim - 2))
+        return tangent_sum(first, second)
+
+
+class _Geometry:
+    """A convolution's saved geometry (``_saved``: stride, padding, dilation, output_padding,
+    groups, transposed), standing in for its node where a formula needs only that."""
+
+    def __init__(self, saved: dict):
+        self._saved = saved
 
 
 def convolution_grads(node, g: Tensor, x: Tensor, w: Tensor, mask, cols=None) -> tuple:

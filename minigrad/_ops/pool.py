@@ -127,14 +127,21 @@ class MaxPool2DWithIndicesBackward0(Node):
     Saves: ceil_mode, dilation, kernel_size, padding, result1 (the indices), self, stride.
     Double backward is not supported (computed in NumPy)."""
 
-    def __init__(self, input, kernel, stride, padding, dilation, ceil_mode):
+    def __init__(self, input, kernel, stride, padding, dilation, ceil_mode, indices):
         Node.__init__(self)
         self._save("ceil_mode", ceil_mode)
         self._save("dilation", dilation)
         self._save("kernel_size", kernel)
         self._save("padding", padding)
+        self._save("result1", indices)
         self._save("self", input)
         self._save("stride", stride)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, *args):
+        """dz = self_t.flatten(-2).gather(-1, indices.flatten(-2)), viewed as the result
+        (each output's tangent is its maximum's)."""
+        return _gather_jvp(tangents[0], args[-1], outputs[0])
 
     def backward(self, g):
         no_double_backward(self)
@@ -151,6 +158,13 @@ class MaxPool2DWithIndicesBackward0(Node):
         gx = np.zeros(planes * h * w, dtype=acc)
         np.add.at(gx, flat.ravel(), g._data.ravel().astype(acc, copy=False))
         return (Tensor._make(gx.astype(dt, copy=False).reshape(x.shape)),)
+
+
+def _gather_jvp(tangent: Tensor, indices: Tensor, result: Tensor) -> Tensor:
+    """The tangent of a max pool's ``result`` given the flat ``h * W + w`` ``indices`` of its
+    maxima: PyTorch's ``gather(self_t.flatten(-2), -1, indices.flatten(-2)).view_as(result)``
+    (tensor ops, so it is differentiable when the tangent requires grad)."""
+    return tangent.flatten(-2).gather(-1, indices.flatten(-2)).view(result.shape)
 
 
 def _special_windows(stack, vals, arg, kernel, stride, pad, dil):
@@ -204,10 +218,8 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         vals, indices = vals[0], indices[0]
     out = Tensor._make(np.ascontiguousarray(vals))
     ind = Tensor._make(indices.astype(np.int64, copy=False))
-    node = record(MaxPool2DWithIndicesBackward0, out, (input,), input, kernel, saved_stride,
-                  pad, dil, ceil_mode)
-    if node is not None:
-        node._save("result1", ind)
+    record(MaxPool2DWithIndicesBackward0, out, (input,), input, kernel, saved_stride, pad, dil,
+           ceil_mode, ind)
     return (out, ind) if return_indices else out
 
 
@@ -257,6 +269,14 @@ class AvgPool2DBackward0(Node):
         gxp = _col2im(cols, need, self._stride_used, (1, 1))
         gx = np.ascontiguousarray(gxp[:, :, ph:ph + h, pw:pw + w]).reshape(x.shape)
         return (Tensor._make(gx),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, kernel, stride, padding, ceil_mode,
+            count_include_pad, divisor_override, divisor, stride_used):
+        """dz = avg_pool2d(self_t) with the same arguments (linear: PyTorch's
+        ``auto_linear``)."""
+        return avg_pool2d(tangents[0], kernel, stride, padding, ceil_mode, count_include_pad,
+                          divisor_override)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -337,6 +357,11 @@ class AdaptiveAvgPool2DBackward0(Node):
         gx = diff.cumsum(-2).cumsum(-1)[..., :h, :w]
         return (Tensor._make(gx.astype(x._data.dtype)),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input):
+        """dz = adaptive_avg_pool2d(self_t) to the result's size (linear: ``auto_linear``)."""
+        return adaptive_avg_pool2d(tangents[0], tuple(outputs[0].shape[-2:]))
+
 
 def adaptive_avg_pool2d(input, output_size) -> Tensor:
     """Average pooling to a fixed output size (``torch.nn.functional.adaptive_avg_pool2d``).
@@ -391,11 +416,17 @@ class AdaptiveMaxPool2DBackward0(Node):
     Saves: result1 (the indices), self. Double backward is not supported (computed in NumPy;
     PyTorch supports it)."""
 
-    def __init__(self, input):
+    def __init__(self, input, indices):
         Node.__init__(self)
+        self._save("result1", indices)
         self._save("self", input)
 
     backward = MaxPool2DWithIndicesBackward0.backward
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, indices):
+        """dz = self_t.flatten(-2).gather(-1, indices.flatten(-2)), viewed as the result."""
+        return _gather_jvp(tangents[0], indices, outputs[0])
 
 
 def _adaptive_index(n: int, o: int):
@@ -458,7 +489,5 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
         indices = np.zeros(vals.shape, dtype=np.int64)
     out = Tensor._make(np.ascontiguousarray(vals))
     ind = Tensor._make(np.ascontiguousarray(indices, dtype=np.int64))
-    node = record(AdaptiveMaxPool2DBackward0, out, (input,), input)
-    if node is not None:
-        node._save("result1", ind)
+    record(AdaptiveMaxPool2DBackward0, out, (input,), input, ind)
     return (out, ind) if return_indices else out

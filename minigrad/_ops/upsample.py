@@ -98,6 +98,11 @@ class _UpsampleNode(Node):
             record(_DOUBLE[type(self)], out, (g,), self)
         return (out,)
 
+    @classmethod
+    def jvp(cls, inputs, tangents, outputs, input, *args):
+        """dz = the same upsampling of self_t (linear: PyTorch's ``auto_linear``)."""
+        return _resample(tangents[0], args[-1], cls, args)
+
 
 def _resample(x: Tensor, mats, node_cls, node_args) -> Tensor:
     """``x`` contracted with the interpolation matrices ``mats``, recorded as the upsampling
@@ -123,6 +128,11 @@ class _UpsampleBackwardNode(Node):
 
     def backward(self, g):
         return (_resample(g, self._mats, self._forward_cls, self._forward_args),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, forward_node):
+        """dz = upsample_*_backward(grad_output_t) (linear: ``auto_linear``)."""
+        return forward_node.backward(tangents[0])[0]
 
 
 class UpsampleNearest1DBackwardBackward0(_UpsampleBackwardNode):
