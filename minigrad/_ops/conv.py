@@ -32,6 +32,7 @@ from .._tensor import _CPP_NAMES, Tensor
 from ..autograd import grad_mode
 from ..autograd.forward_ad import tangent_sum
 from ..autograd.graph import Node, record
+from ._jvp_util import zero_filled
 from ._util import copy_preserving, widened
 
 
@@ -138,7 +139,11 @@ def _col2im_batch_last(cols: np.ndarray, padded_size, stride, dilation) -> np.nd
 
 
 def _batch_first(a: np.ndarray) -> np.ndarray:
-    """A batch-last array ``(C, *spatial, N)`` as the contiguous ``(N, C, *spatial)``."""
+    """A batch-last array ``(C, *spatial, N)`` as the contiguous ``(N, C, *spatial)`` (for
+    N = 1 by a reshape: NumPy's moved axis keeps a stride of one element for the batch dim,
+    PyTorch's contiguous stride is the size of a sample)."""
+    if a.shape[-1] == 1 and a.flags.c_contiguous:
+        return a.reshape((1,) + a.shape[:-1])
     return np.ascontiguousarray(np.moveaxis(a, -1, 0))
 
 
@@ -215,7 +220,8 @@ class ConvolutionBackward0(Node):
             valid=False, saved=None, transposed=False, output_padding=(0, 0)):
         """dz = conv(input_t, weight) + conv(input, weight_t, bias_t) (PyTorch's
         ``convolution_jvp``: the convolution is bilinear in input and weight); a missing
-        tangent's term is left out (``bias_t`` alone: broadcast over (N, *spatial))."""
+        tangent's term is left out (``bias_t`` alone: broadcast over (N, *spatial)) unless
+        PyTorch's zero term would make the tangent require grad (`zero_filled`)."""
         from .conv_backward import _forward
 
         if saved is None:
@@ -224,7 +230,7 @@ class ConvolutionBackward0(Node):
         geometry = _Geometry({"stride": saved[0], "padding": saved[1], "dilation": saved[2],
                               "output_padding": saved[3], "groups": groups,
                               "transposed": transposed})
-        tx, tw, tb = tangents
+        tx, tw, tb = zero_filled(inputs, tangents)
         first = None if tx is None else _forward(geometry, tx, weight)
         if tw is not None:
             second = _forward(geometry, input, tw)
@@ -503,6 +509,11 @@ class ConstantPadNdBackward0(Node):
 
     def backward(self, g):
         return (constant_pad_nd(g, tuple(-p for p in self._saved["pad"])),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, pad):
+        """dz = constant_pad_nd(self_t, pad, 0) (the padding value is a constant)."""
+        return constant_pad_nd(tangents[0], pad, 0)
 
 
 def constant_pad_nd(input, pad, value=0.0) -> Tensor:

@@ -34,6 +34,7 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.forward_ad import tangent_sum
 from ..autograd.graph import Node, record
+from ._jvp_util import zero_filled
 from ._util import dims_by_stride, empty_for, quiet_fp
 
 
@@ -179,6 +180,7 @@ class NativeBatchNormBackward0(Node):
         ``invstd_t = -invstd^3 * Σ (input_t - mean(input_t)) * (input - mean) / n``;
         eval ``dxhat = input_t * invstd`` (running statistics); then
         dz = dxhat * weight + (input - mean) * invstd * weight_t + bias_t."""
+        tangents = zero_filled(inputs, tangents)
         _, tw, tb = tangents
         view = (1, input.shape[1]) + (1,) * (input.ndim - 2)
         dims = (0,) + tuple(range(2, input.ndim))
@@ -393,6 +395,7 @@ class NativeLayerNormBackward0(Node):
         (input - mean) * rstd_t``, ``rstd_t = -rstd^3 * Σ (input_t - mean(input_t)) *
         (input - mean) / M``; dz = dxhat * weight + (input - mean) * rstd * weight_t +
         bias_t."""
+        tangents = zero_filled(inputs, tangents)
         _, tw, tb = tangents
         k = len(normalized_shape)
         dims = tuple(range(input.ndim - k, input.ndim))
@@ -433,7 +436,7 @@ def native_layer_norm(input: Tensor, normalized_shape, weight, bias, eps: float)
             y = y * weight._data.astype(np.float64).reshape(1, m)
         if bias is not None:
             y = y + bias._data.astype(np.float64).reshape(1, m)
-    out = Tensor._make(y.reshape(input.shape).astype(dt))
+    out = Tensor._make(np.ascontiguousarray(y.reshape(input.shape), dtype=dt))  # (as PyTorch's)
     stat_shape = lead + (1,) * k
     record(NativeLayerNormBackward0, out, (input, weight, bias), input, shape, weight, bias, eps,
            Tensor._make(mean.reshape(stat_shape).astype(dt)),
@@ -509,6 +512,7 @@ class NativeGroupNormBackward0(Node):
         """PyTorch's ``group_norm_jvp``: batch norm's training formula on the input viewed as
         (1, N * group, C / group * HxW) (statistics per sample and group), viewed back;
         dz = dxhat * weight[c] + xhat * weight_t[c] + bias_t[c]."""
+        tangents = zero_filled(inputs, tangents)
         _, tw, tb = tangents
         per_group = c // group * hxw  # (not -1: a reshape of no elements cannot infer it)
         rows = (1, n * group, per_group)
