@@ -510,11 +510,6 @@ class ConstantPadNdBackward0(Node):
     def backward(self, g):
         return (constant_pad_nd(g, tuple(-p for p in self._saved["pad"])),)
 
-    @staticmethod
-    def jvp(inputs, tangents, outputs, pad):
-        """dz = constant_pad_nd(self_t, pad, 0) (the padding value is a constant)."""
-        return constant_pad_nd(tangents[0], pad, 0)
-
 
 def constant_pad_nd(input, pad, value=0.0) -> Tensor:
     """Pad (or crop, for negative entries) the last ``len(pad) // 2`` dims with ``value``.
