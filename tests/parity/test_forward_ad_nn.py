@@ -536,12 +536,17 @@ def _module_scenario(lib, build, x_shape, dual, dtype="float64", train=True, no_
                 out = module(x)
         except Exception as e:  # noqa: BLE001 - the error is compared
             return type(e).__name__, str(e).replace("minigrad.", "torch.")
-        outs = list(out) if isinstance(out, tuple) else [out]
-        outs = [o for o in outs if o is not None]
+        outs = [o for o in _flat(out) if o is not None]
         res = [{"value": to_numpy(o), "tangent": _tangent_data(lib, o)} for o in outs]
     res.append({n: to_numpy(b) for n, b in sorted(module.named_buffers())
                 if b.is_floating_point()})
     return res
+
+
+def _flat(out):
+    if isinstance(out, (tuple, list)):
+        return [o for item in out for o in _flat(item)]
+    return [out]
 
 
 def _small_cnn(lib, dt):
@@ -564,6 +569,17 @@ MODULES = {
     "embedding": (lambda lib, dt: lib.nn.Embedding(6, 4, padding_idx=1, dtype=dt), None,
                   ["weight"]),
     "multihead_attention": (None, (3, 2, 4), ["in_proj_weight", "out_proj.weight"]),
+    "multihead_attention_no_weights": (None, (3, 2, 4), ["in_proj_bias", "out_proj.bias"]),
+    "gru": (lambda lib, dt: lib.nn.GRU(3, 4, num_layers=2, dtype=dt), (5, 2, 3),
+            ["weight_ih_l0", "bias_hh_l1"]),
+    "rnn_relu_bidirectional": (
+        lambda lib, dt: lib.nn.RNN(3, 4, nonlinearity="relu", bidirectional=True, dtype=dt),
+        (4, 2, 3), ["weight_hh_l0_reverse", "bias_ih_l0"]),
+    "lstm_projections": (lambda lib, dt: lib.nn.LSTM(3, 4, proj_size=2, batch_first=True,
+                                                     dtype=dt), (2, 5, 3),
+                         ["weight_hr_l0", "weight_ih_l0"]),
+    "batchnorm1d_empty": (lambda lib, dt: lib.nn.BatchNorm1d(3, dtype=dt), (0, 3),
+                          ["weight", "bias"]),
     "small_cnn": (_small_cnn, (2, 2, 6, 6), ["0.weight", "1.bias", "4.weight", "7.weight"]),
 }
 
@@ -571,7 +587,7 @@ MODULES = {
 class _SelfAttention:
     """nn.MultiheadAttention(4, 2) called as self-attention (query = key = value)."""
 
-    def __new__(cls, lib, dt):
+    def __new__(cls, lib, dt, need_weights=True):
         mha = lib.nn.MultiheadAttention(4, 2, dtype=dt)
 
         class Wrap(lib.nn.Module):
@@ -580,15 +596,22 @@ class _SelfAttention:
                 self.mha = mha
 
             def forward(self, x):
-                return self.mha(x, x, x)
+                return self.mha(x, x, x, need_weights=need_weights)
 
         return Wrap()
 
 
+def _self_attention_no_weights(lib, dt):
+    """need_weights=False: scaled_dot_product_attention on 4-D views (the fused kernel, no
+    forward formula in PyTorch: its error)."""
+    return _SelfAttention(lib, dt, need_weights=False)
+
+
 def _module_case(name):
     build, shape, params = MODULES[name]
-    if name == "multihead_attention":
-        build, params = _SelfAttention, ["mha." + p for p in params]
+    if name.startswith("multihead_attention"):
+        build = _SelfAttention if name == "multihead_attention" else _self_attention_no_weights
+        params = ["mha." + p for p in params]
     return build, shape, params
 
 
