@@ -156,6 +156,12 @@ def test_conv_tangent_requires_grad(name):
 
 
 # ----------------------------------------------------------------------------- normalization
+def _with_stats(lib, fn, x, rm, rv, **kw):
+    """``fn(x, running_mean, running_var, **kw)`` and the statistics after it."""
+    rm_t, rv_t = lib.tensor(rm, dtype=x.dtype), lib.tensor(rv, dtype=x.dtype)
+    return fn(x, rm_t, rv_t, **kw), rm_t, rv_t
+
+
 def _bn_train_stats(lib, x, w, b, rm, rv):
     """Training with running statistics: they are updated (no tangent) as without AD."""
     rm_t, rv_t = lib.tensor(rm, dtype=x.dtype), lib.tensor(rv, dtype=x.dtype)
@@ -191,9 +197,19 @@ NORM = {
     "group_norm_4d": (lambda lib, x, w, b: F(lib).group_norm(x, 3, w, b, eps=1e-3),
                       ((2, 6, 2, 3), (6,), (6,))),
     "group_norm_no_affine": (lambda lib, x: F(lib).group_norm(x, 1), ((2, 3, 4),)),
+    "layer_norm_empty": (lambda lib, x, w: F(lib).layer_norm(x, (3,), w), ((0, 3), (3,))),
+    "group_norm_empty_batch": (lambda lib, x, w: F(lib).group_norm(x, 2, w), ((0, 4, 3), (4,))),
     "instance_norm": (lambda lib, x: F(lib).instance_norm(x), ((2, 3, 5),)),
     "instance_norm_affine": (lambda lib, x, w, b: F(lib).instance_norm(x, weight=w, bias=b),
                              ((2, 3, 2, 3), (3,), (3,))),
+    "instance_norm_running_stats": (
+        lambda lib, x, rm, rv: _with_stats(lib, F(lib).instance_norm, x, rm, rv,
+                                           use_input_stats=True, momentum=0.2),
+        ((2, 3, 4), "rm", "rv")),
+    "instance_norm_eval_stats": (
+        lambda lib, x, rm, rv: _with_stats(lib, F(lib).instance_norm, x, rm, rv,
+                                           use_input_stats=False),
+        ((2, 3, 4), "rm", "rv")),
 }
 
 
@@ -271,6 +287,10 @@ POOL = {
                             (2, 3, 6, 7)),
     "adaptive_max_pool2d_unbatched": (lambda lib, x: F(lib).adaptive_max_pool2d(x, 2),
                                       (3, 5, 5)),
+    "max_pool2d_empty_batch": (lambda lib, x: F(lib).max_pool2d(x, 2), (0, 2, 4, 4)),
+    "avg_pool2d_empty_batch": (lambda lib, x: F(lib).avg_pool2d(x, 2), (0, 2, 4, 4)),
+    "adaptive_max_pool2d_empty_batch": (lambda lib, x: F(lib).adaptive_max_pool2d(x, 3),
+                                        (0, 2, 4, 4)),
 }
 
 
@@ -473,6 +493,11 @@ DOUBLE = {
                             ((1, 2, 3, 3),)),
     "embedding": (lambda lib, w: F(lib).embedding(lib.tensor([0, 2, 0]), w, padding_idx=2,
                                                   scale_grad_by_freq=True), ((3, 4),)),
+    # (their create_graph backward is a composition of ordinary ops)
+    "batch_norm": (lambda lib, x, w: F(lib).batch_norm(x, None, None, w, None, True),
+                   ((4, 3, 2), (3,))),
+    "layer_norm": (lambda lib, x, w: F(lib).layer_norm(x, (2,), w), ((3, 2), (2,))),
+    "group_norm": (lambda lib, x, w: F(lib).group_norm(x, 2, w), ((2, 4, 3), (4,))),
 }
 
 
@@ -483,6 +508,11 @@ def test_forward_over_reverse(name):
     if len(shapes) > 1:
         whichs.append("01g")
     for which in whichs:
+        try:
+            _forward_over_reverse(minigrad, op, which, shapes)
+        except NotImplementedError as e:
+            if _GAP in str(e):
+                pytest.skip(f"another family's formula is missing: {e}")
         assert_parity(_forward_over_reverse, op, which, shapes, rtol=1e-7, atol=1e-9)
 
 
