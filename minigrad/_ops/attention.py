@@ -50,10 +50,16 @@ class SafeSoftmaxBackward0(Node):
     def jvp(inputs, tangents, outputs, dim, d):
         """dz = result * (self_t - lse_t), ``lse_t = Σ exp(self - max) * self_t / Σ exp(self -
         max)`` along ``dim`` (the tangent of logsumexp), 0 on slices that are all -inf (as
-        PyTorch's ``safe_logsumexp_jvp``)."""
+        PyTorch's ``safe_logsumexp_jvp``). The products are taken in place on the
+        exponential, as PyTorch's ``logsumexp_jvp`` does: so, as there, the gradient of this
+        tangent with respect to a primal that requires grad raises (the saved exponential was
+        modified)."""
         x, t = inputs[0], tangents[0]
         e = (x - x.amax(d, keepdim=True)).exp() if x.numel() else x.exp()
-        lse_t = (e * t).sum(d, keepdim=True) / e.sum(d, keepdim=True)
+        sumexp = e.sum(d, keepdim=True)
+        e.mul_(t)
+        lse_t = e.sum(d, keepdim=True)
+        lse_t.div_(sumexp)
         lse_t = lse_t.masked_fill((x == -math.inf).all(d, keepdim=True), 0)
         return outputs[0] * (t - lse_t)
 

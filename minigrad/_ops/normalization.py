@@ -511,13 +511,20 @@ class NativeGroupNormBackward0(Node):
     def jvp(inputs, tangents, outputs, input, weight, n, c, hxw, group, eps, result1, result2):
         """PyTorch's ``group_norm_jvp``: batch norm's training formula on the input viewed as
         (1, N * group, C / group * HxW) (statistics per sample and group), viewed back;
-        dz = dxhat * weight[c] + xhat * weight_t[c] + bias_t[c]."""
+        dz = dxhat * weight[c] + xhat * weight_t[c] + bias_t[c]. PyTorch's mean and rstd are
+        differentiable outputs of the op: when the input requires grad (and grad mode is on)
+        they are recomputed here in tensor ops, so that the tangent's gradient reaches the
+        input through them too."""
         tangents = zero_filled(inputs, tangents)
         _, tw, tb = tangents
         per_group = c // group * hxw  # (not -1: a reshape of no elements cannot infer it)
         rows = (1, n * group, per_group)
         x = input.reshape(rows)
-        mean, rstd = result1.reshape(1, n * group, 1), result2.reshape(1, n * group, 1)
+        if input.requires_grad and grad_mode.is_grad_enabled():
+            mean = x.mean(2, keepdim=True)
+            rstd = ((x - mean).pow(2).mean(2, keepdim=True) + eps).rsqrt()
+        else:
+            mean, rstd = result1.reshape(1, n * group, 1), result2.reshape(1, n * group, 1)
         tx = tangents[0]
         dxhat = _normalized_jvp(x, None if tx is None else tx.reshape(rows), mean, rstd, (0, 2),
                                 True)
