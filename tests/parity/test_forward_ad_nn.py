@@ -68,10 +68,8 @@ def check(fn, primals, tangents, float32=True, **kw):
 def tangent_sets(primals, seed):
     """Tangents for every float primal at once, then for each one alone."""
     rng = _rng(seed)
-    floats = [i for i, p in enumerate(primals)
-              if isinstance(p, np.ndarray) and p.dtype.kind == "f"]
-    full = [rng.standard_normal(p.shape) if i in floats else None
-            for i, p in enumerate(primals)]
+    floats = [i for i, p in enumerate(primals) if isinstance(p, np.ndarray) and p.dtype.kind == "f"]
+    full = [rng.standard_normal(p.shape) if i in floats else None for i, p in enumerate(primals)]
     sets = [full]
     if len(floats) > 1:
         sets += [[t if i == j else None for i, t in enumerate(full)] for j in floats]
@@ -89,39 +87,64 @@ def _arrays(seed, *shapes):
 
 
 CONV = {
-    "conv2d_stride_pad": (lambda lib, x, w, b: F(lib).conv2d(x, w, b, stride=2, padding=1),
-                          ((2, 3, 6, 6), (4, 3, 3, 3), (4,))),
+    "conv2d_stride_pad": (
+        lambda lib, x, w, b: F(lib).conv2d(x, w, b, stride=2, padding=1),
+        ((2, 3, 6, 6), (4, 3, 3, 3), (4,)),
+    ),
     "conv2d_groups_dilation": (
         lambda lib, x, w, b: F(lib).conv2d(x, w, b, dilation=2, groups=2, stride=(1, 2)),
-        ((1, 4, 7, 7), (6, 2, 3, 3), (6,))),
-    "conv2d_same_even_kernel": (lambda lib, x, w: F(lib).conv2d(x, w, padding="same"),
-                                ((1, 2, 5, 5), (3, 2, 2, 2))),
-    "conv2d_valid": (lambda lib, x, w, b: F(lib).conv2d(x, w, b, padding="valid"),
-                     ((2, 2, 4, 5), (3, 2, 2, 3), (3,))),
-    "conv2d_unbatched": (lambda lib, x, w, b: F(lib).conv2d(x, w, b, padding=1),
-                         ((3, 5, 5), (2, 3, 3, 3), (2,))),
-    "conv2d_transposed_input": (lambda lib, x, w: F(lib).conv2d(x.transpose(2, 3), w),
-                                ((2, 3, 5, 4), (2, 3, 2, 2))),
-    "conv2d_empty_batch": (lambda lib, x, w, b: F(lib).conv2d(x, w, b),
-                           ((0, 3, 5, 5), (4, 3, 3, 3), (4,))),
-    "conv1d": (lambda lib, x, w, b: F(lib).conv1d(x, w, b, stride=2, padding=1, groups=2),
-               ((2, 4, 9), (6, 2, 3), (6,))),
-    "conv1d_same": (lambda lib, x, w, b: F(lib).conv1d(x, w, b, padding="same", dilation=1),
-                    ((2, 2, 7), (3, 2, 4), (3,))),
-    "conv3d": (lambda lib, x, w, b: F(lib).conv3d(x, w, b, stride=(1, 2, 1), padding=1),
-               ((1, 2, 4, 4, 4), (3, 2, 2, 3, 2), (3,))),
+        ((1, 4, 7, 7), (6, 2, 3, 3), (6,)),
+    ),
+    "conv2d_same_even_kernel": (
+        lambda lib, x, w: F(lib).conv2d(x, w, padding="same"),
+        ((1, 2, 5, 5), (3, 2, 2, 2)),
+    ),
+    "conv2d_valid": (
+        lambda lib, x, w, b: F(lib).conv2d(x, w, b, padding="valid"),
+        ((2, 2, 4, 5), (3, 2, 2, 3), (3,)),
+    ),
+    "conv2d_unbatched": (
+        lambda lib, x, w, b: F(lib).conv2d(x, w, b, padding=1),
+        ((3, 5, 5), (2, 3, 3, 3), (2,)),
+    ),
+    "conv2d_transposed_input": (
+        lambda lib, x, w: F(lib).conv2d(x.transpose(2, 3), w),
+        ((2, 3, 5, 4), (2, 3, 2, 2)),
+    ),
+    "conv2d_empty_batch": (
+        lambda lib, x, w, b: F(lib).conv2d(x, w, b),
+        ((0, 3, 5, 5), (4, 3, 3, 3), (4,)),
+    ),
+    "conv1d": (
+        lambda lib, x, w, b: F(lib).conv1d(x, w, b, stride=2, padding=1, groups=2),
+        ((2, 4, 9), (6, 2, 3), (6,)),
+    ),
+    "conv1d_same": (
+        lambda lib, x, w, b: F(lib).conv1d(x, w, b, padding="same", dilation=1),
+        ((2, 2, 7), (3, 2, 4), (3,)),
+    ),
+    "conv3d": (
+        lambda lib, x, w, b: F(lib).conv3d(x, w, b, stride=(1, 2, 1), padding=1),
+        ((1, 2, 4, 4, 4), (3, 2, 2, 3, 2), (3,)),
+    ),
     "conv_transpose1d": (
         lambda lib, x, w, b: F(lib).conv_transpose1d(x, w, b, stride=2, output_padding=1),
-        ((2, 3, 5), (3, 2, 3), (2,))),
+        ((2, 3, 5), (3, 2, 3), (2,)),
+    ),
     "conv_transpose2d": (
-        lambda lib, x, w, b: F(lib).conv_transpose2d(x, w, b, stride=2, padding=1,
-                                                     output_padding=1, groups=2),
-        ((1, 4, 3, 3), (4, 2, 3, 3), (4,))),
+        lambda lib, x, w, b: F(lib).conv_transpose2d(
+            x, w, b, stride=2, padding=1, output_padding=1, groups=2
+        ),
+        ((1, 4, 3, 3), (4, 2, 3, 3), (4,)),
+    ),
     "conv_transpose2d_dilation": (
         lambda lib, x, w: F(lib).conv_transpose2d(x, w, dilation=2, padding=(0, 1)),
-        ((2, 2, 3, 4), (2, 3, 2, 3))),
-    "conv_transpose3d": (lambda lib, x, w, b: F(lib).conv_transpose3d(x, w, b, stride=2),
-                         ((1, 2, 2, 3, 2), (2, 3, 2, 2, 2), (3,))),
+        ((2, 2, 3, 4), (2, 3, 2, 3)),
+    ),
+    "conv_transpose3d": (
+        lambda lib, x, w, b: F(lib).conv_transpose3d(x, w, b, stride=2),
+        ((1, 2, 2, 3, 2), (2, 3, 2, 2, 2), (3,)),
+    ),
 }
 
 
@@ -142,6 +165,7 @@ def test_conv_bias_tangent_alone_and_no_grad():
     def under_no_grad(lib, x, w, b):
         with lib.no_grad():
             return F(lib).conv2d(x, w, b, stride=2)
+
     check(under_no_grad, [x, w, b], tangent_sets([x, w, b], 3)[0], primal_grad=True)
 
 
@@ -170,46 +194,63 @@ def _bn_train_stats(lib, x, w, b, rm, rv):
 
 
 NORM = {
-    "batch_norm_train": (lambda lib, x, w, b: F(lib).batch_norm(x, None, None, w, b, True),
-                         ((4, 3, 5), (3,), (3,))),
+    "batch_norm_train": (
+        lambda lib, x, w, b: F(lib).batch_norm(x, None, None, w, b, True),
+        ((4, 3, 5), (3,), (3,)),
+    ),
     "batch_norm_train_4d_no_affine": (
         lambda lib, x: F(lib).batch_norm(x, None, None, training=True, eps=1e-3),
-        ((3, 2, 3, 4),)),
-    "batch_norm_train_2d": (lambda lib, x, w: F(lib).batch_norm(x, None, None, w, None, True),
-                            ((5, 3), (3,))),
+        ((3, 2, 3, 4),),
+    ),
+    "batch_norm_train_2d": (
+        lambda lib, x, w: F(lib).batch_norm(x, None, None, w, None, True),
+        ((5, 3), (3,)),
+    ),
     "batch_norm_train_running_stats": (_bn_train_stats, ((4, 3, 2, 2), (3,), (3,), "rm", "rv")),
     "batch_norm_eval": (
         lambda lib, x, w, b, rm, rv: F(lib).batch_norm(
-            x, lib.tensor(rm, dtype=x.dtype), lib.tensor(rv, dtype=x.dtype), w, b, False),
-        ((4, 3, 5), (3,), (3,), "rm", "rv")),
+            x, lib.tensor(rm, dtype=x.dtype), lib.tensor(rv, dtype=x.dtype), w, b, False
+        ),
+        ((4, 3, 5), (3,), (3,), "rm", "rv"),
+    ),
     "batch_norm_channels_last": (
         lambda lib, x, w, b: F(lib).batch_norm(x.permute(0, 3, 1, 2), None, None, w, b, True),
-        ((2, 3, 4, 3), (3,), (3,))),
-    "layer_norm": (lambda lib, x, w, b: F(lib).layer_norm(x, (5,), w, b),
-                   ((2, 3, 5), (5,), (5,))),
-    "layer_norm_2d_shape": (lambda lib, x, w, b: F(lib).layer_norm(x, (3, 4), w, b, eps=1e-2),
-                            ((2, 3, 4), (3, 4), (3, 4))),
+        ((2, 3, 4, 3), (3,), (3,)),
+    ),
+    "layer_norm": (lambda lib, x, w, b: F(lib).layer_norm(x, (5,), w, b), ((2, 3, 5), (5,), (5,))),
+    "layer_norm_2d_shape": (
+        lambda lib, x, w, b: F(lib).layer_norm(x, (3, 4), w, b, eps=1e-2),
+        ((2, 3, 4), (3, 4), (3, 4)),
+    ),
     "layer_norm_no_weight_transposed": (
         lambda lib, x, b: F(lib).layer_norm(x.transpose(0, 1), (3,), None, b),
-        ((3, 4), (3,))),
-    "group_norm": (lambda lib, x, w, b: F(lib).group_norm(x, 2, w, b),
-                   ((3, 4, 5), (4,), (4,))),
-    "group_norm_4d": (lambda lib, x, w, b: F(lib).group_norm(x, 3, w, b, eps=1e-3),
-                      ((2, 6, 2, 3), (6,), (6,))),
+        ((3, 4), (3,)),
+    ),
+    "group_norm": (lambda lib, x, w, b: F(lib).group_norm(x, 2, w, b), ((3, 4, 5), (4,), (4,))),
+    "group_norm_4d": (
+        lambda lib, x, w, b: F(lib).group_norm(x, 3, w, b, eps=1e-3),
+        ((2, 6, 2, 3), (6,), (6,)),
+    ),
     "group_norm_no_affine": (lambda lib, x: F(lib).group_norm(x, 1), ((2, 3, 4),)),
     "layer_norm_empty": (lambda lib, x, w: F(lib).layer_norm(x, (3,), w), ((0, 3), (3,))),
     "group_norm_empty_batch": (lambda lib, x, w: F(lib).group_norm(x, 2, w), ((0, 4, 3), (4,))),
     "instance_norm": (lambda lib, x: F(lib).instance_norm(x), ((2, 3, 5),)),
-    "instance_norm_affine": (lambda lib, x, w, b: F(lib).instance_norm(x, weight=w, bias=b),
-                             ((2, 3, 2, 3), (3,), (3,))),
+    "instance_norm_affine": (
+        lambda lib, x, w, b: F(lib).instance_norm(x, weight=w, bias=b),
+        ((2, 3, 2, 3), (3,), (3,)),
+    ),
     "instance_norm_running_stats": (
-        lambda lib, x, rm, rv: _with_stats(lib, F(lib).instance_norm, x, rm, rv,
-                                           use_input_stats=True, momentum=0.2),
-        ((2, 3, 4), "rm", "rv")),
+        lambda lib, x, rm, rv: _with_stats(
+            lib, F(lib).instance_norm, x, rm, rv, use_input_stats=True, momentum=0.2
+        ),
+        ((2, 3, 4), "rm", "rv"),
+    ),
     "instance_norm_eval_stats": (
-        lambda lib, x, rm, rv: _with_stats(lib, F(lib).instance_norm, x, rm, rv,
-                                           use_input_stats=False),
-        ((2, 3, 4), "rm", "rv")),
+        lambda lib, x, rm, rv: _with_stats(
+            lib, F(lib).instance_norm, x, rm, rv, use_input_stats=False
+        ),
+        ((2, 3, 4), "rm", "rv"),
+    ),
 }
 
 
@@ -237,6 +278,7 @@ def test_normalization(name):
 
     def run(lib, *args):
         return fn(lib, *args, *rest)
+
     for i, tangents in enumerate(tangent_sets(prim, len(name))):
         check(run, prim, tangents, float32=i == 0)
 
@@ -245,52 +287,65 @@ def test_normalization_primal_grad_and_no_grad():
     x, w, b = _arrays(5, (4, 3, 5), (3,), (3,))
     rm, rv = _norm_primals("stats", ("rm", "rv"))
     tangents = tangent_sets([x, w, b], 5)[0]
-    for fn in (lambda lib, x, w, b: F(lib).batch_norm(x, None, None, w, b, True),
-               lambda lib, x, w, b: F(lib).batch_norm(
-                   x, lib.tensor(rm), lib.tensor(rv), w, b, False),
-               lambda lib, x, w, b: F(lib).batch_norm(x, lib.tensor(rm), lib.tensor(rv)),
-               lambda lib, x, w, b: F(lib).group_norm(x, 3, w, b)):
+    for fn in (
+        lambda lib, x, w, b: F(lib).batch_norm(x, None, None, w, b, True),
+        lambda lib, x, w, b: F(lib).batch_norm(x, lib.tensor(rm), lib.tensor(rv), w, b, False),
+        lambda lib, x, w, b: F(lib).batch_norm(x, lib.tensor(rm), lib.tensor(rv)),
+        lambda lib, x, w, b: F(lib).group_norm(x, 3, w, b),
+    ):
         for tangents_ in tangent_sets([x, w, b], 6):  # (PyTorch's zero terms count)
             check(fn, [x, w, b], tangents_, primal_grad=True, float32=False)
     x3, w2 = _arrays(8, (3, 4, 5), (4, 5))
     for tangents_ in tangent_sets([x3, w2], 8):
-        check(lambda lib, x, w: F(lib).layer_norm(x, (4, 5), w, None), [x3, w2], tangents_,
-              primal_grad=True, float32=False)
+        check(
+            lambda lib, x, w: F(lib).layer_norm(x, (4, 5), w, None),
+            [x3, w2],
+            tangents_,
+            primal_grad=True,
+            float32=False,
+        )
 
     def under_no_grad(lib, x, w, b):
         with lib.no_grad():
             return F(lib).group_norm(x, 3, w, b)
+
     check(under_no_grad, [x, w, b], tangents, primal_grad=True)
 
 
 # ----------------------------------------------------------------------------- pooling
 POOL = {
-    "max_pool2d": (lambda lib, x: F(lib).max_pool2d(x, 3, 2, 1, return_indices=True),
-                   (2, 3, 6, 6)),
+    "max_pool2d": (lambda lib, x: F(lib).max_pool2d(x, 3, 2, 1, return_indices=True), (2, 3, 6, 6)),
     "max_pool2d_dilation_ceil": (
         lambda lib, x: F(lib).max_pool2d(x, 2, (1, 2), dilation=2, ceil_mode=True),
-        (1, 2, 7, 6)),
-    "max_pool2d_unbatched_transposed": (lambda lib, x: F(lib).max_pool2d(x.transpose(1, 2), 2),
-                                        (3, 4, 6)),
+        (1, 2, 7, 6),
+    ),
+    "max_pool2d_unbatched_transposed": (
+        lambda lib, x: F(lib).max_pool2d(x.transpose(1, 2), 2),
+        (3, 4, 6),
+    ),
     "avg_pool2d": (lambda lib, x: F(lib).avg_pool2d(x, 3, 2, 1), (2, 3, 6, 6)),
     "avg_pool2d_no_pad_count_ceil": (
         lambda lib, x: F(lib).avg_pool2d(x, 2, 2, 1, ceil_mode=True, count_include_pad=False),
-        (1, 2, 5, 5)),
-    "avg_pool2d_divisor": (lambda lib, x: F(lib).avg_pool2d(x, 2, divisor_override=3),
-                           (2, 4, 4)),
-    "adaptive_avg_pool2d": (lambda lib, x: F(lib).adaptive_avg_pool2d(x, (4, 3)),
-                            (2, 3, 6, 7)),
-    "adaptive_avg_pool2d_unbatched": (lambda lib, x: F(lib).adaptive_avg_pool2d(x, (2, None)),
-                                      (3, 5, 4)),
+        (1, 2, 5, 5),
+    ),
+    "avg_pool2d_divisor": (lambda lib, x: F(lib).avg_pool2d(x, 2, divisor_override=3), (2, 4, 4)),
+    "adaptive_avg_pool2d": (lambda lib, x: F(lib).adaptive_avg_pool2d(x, (4, 3)), (2, 3, 6, 7)),
+    "adaptive_avg_pool2d_unbatched": (
+        lambda lib, x: F(lib).adaptive_avg_pool2d(x, (2, None)),
+        (3, 5, 4),
+    ),
     "adaptive_avg_pool2d_1x1": (lambda lib, x: F(lib).adaptive_avg_pool2d(x, 1), (2, 3, 4, 4)),
-    "adaptive_max_pool2d": (lambda lib, x: F(lib).adaptive_max_pool2d(x, (4, 3), True),
-                            (2, 3, 6, 7)),
-    "adaptive_max_pool2d_unbatched": (lambda lib, x: F(lib).adaptive_max_pool2d(x, 2),
-                                      (3, 5, 5)),
+    "adaptive_max_pool2d": (
+        lambda lib, x: F(lib).adaptive_max_pool2d(x, (4, 3), True),
+        (2, 3, 6, 7),
+    ),
+    "adaptive_max_pool2d_unbatched": (lambda lib, x: F(lib).adaptive_max_pool2d(x, 2), (3, 5, 5)),
     "max_pool2d_empty_batch": (lambda lib, x: F(lib).max_pool2d(x, 2), (0, 2, 4, 4)),
     "avg_pool2d_empty_batch": (lambda lib, x: F(lib).avg_pool2d(x, 2), (0, 2, 4, 4)),
-    "adaptive_max_pool2d_empty_batch": (lambda lib, x: F(lib).adaptive_max_pool2d(x, 3),
-                                        (0, 2, 4, 4)),
+    "adaptive_max_pool2d_empty_batch": (
+        lambda lib, x: F(lib).adaptive_max_pool2d(x, 3),
+        (0, 2, 4, 4),
+    ),
 }
 
 
@@ -310,6 +365,7 @@ def test_pooling_primal_grad_and_no_grad():
     def under_no_grad(lib, x):
         with lib.no_grad():
             return F(lib).max_pool2d(x, 2), F(lib).adaptive_avg_pool2d(x, 4)
+
     check(under_no_grad, [x], [t], primal_grad=True)
 
 
@@ -317,15 +373,21 @@ def test_pooling_primal_grad_and_no_grad():
 UPSAMPLE = {
     "nearest1d": (lambda lib, x: F(lib).interpolate(x, scale_factor=2.5), (2, 3, 4)),
     "nearest2d_size": (lambda lib, x: F(lib).interpolate(x, size=(4, 9)), (1, 2, 3, 5)),
-    "nearest3d": (lambda lib, x: F(lib).interpolate(x, scale_factor=(1, 2, 1.5)),
-                  (1, 2, 2, 3, 2)),
-    "linear": (lambda lib, x: F(lib).interpolate(x, scale_factor=2, mode="linear",
-                                                 align_corners=True), (2, 3, 4)),
-    "bilinear": (lambda lib, x: F(lib).interpolate(x, scale_factor=1.7, mode="bilinear"),
-                 (2, 2, 4, 3)),
+    "nearest3d": (lambda lib, x: F(lib).interpolate(x, scale_factor=(1, 2, 1.5)), (1, 2, 2, 3, 2)),
+    "linear": (
+        lambda lib, x: F(lib).interpolate(x, scale_factor=2, mode="linear", align_corners=True),
+        (2, 3, 4),
+    ),
+    "bilinear": (
+        lambda lib, x: F(lib).interpolate(x, scale_factor=1.7, mode="bilinear"),
+        (2, 2, 4, 3),
+    ),
     "bilinear_transposed_size": (
-        lambda lib, x: F(lib).interpolate(x.transpose(2, 3), size=(5, 2), mode="bilinear",
-                                          align_corners=False), (1, 2, 3, 4)),
+        lambda lib, x: F(lib).interpolate(
+            x.transpose(2, 3), size=(5, 2), mode="bilinear", align_corners=False
+        ),
+        (1, 2, 3, 4),
+    ),
 }
 
 
@@ -342,8 +404,9 @@ EMBEDDING = {
     "plain": lambda lib, w: F(lib).embedding(lib.tensor([[0, 2], [4, 2]]), w),
     "padding_idx": lambda lib, w: F(lib).embedding(lib.tensor([1, 3, 3, 0]), w, padding_idx=3),
     "max_norm": lambda lib, w: F(lib).embedding(lib.tensor([0, 4]), w, max_norm=1.0),
-    "scale_grad_by_freq": lambda lib, w: F(lib).embedding(lib.tensor([2, 2, 1]), w,
-                                                          scale_grad_by_freq=True),
+    "scale_grad_by_freq": lambda lib, w: F(lib).embedding(
+        lib.tensor([2, 2, 1]), w, scale_grad_by_freq=True
+    ),
     "transposed_weight": lambda lib, w: F(lib).embedding(lib.tensor([3, 0]), w.t()),
     "empty_indices": lambda lib, w: F(lib).embedding(lib.zeros(0, 2, dtype=lib.int64), w),
 }
@@ -356,8 +419,7 @@ def test_embedding(name):
         w = w.T.copy()
     # (max_norm rescales rows of the primal in place: finite differences would see that)
     check(EMBEDDING[name], [w], tangent_sets([w], 4)[0], fd=name != "max_norm")
-    check(EMBEDDING[name], [w], tangent_sets([w], 5)[0], primal_grad=True, float32=False,
-          fd=False)
+    check(EMBEDDING[name], [w], tangent_sets([w], 5)[0], primal_grad=True, float32=False, fd=False)
 
 
 # ----------------------------------------------------------------------------- attention
@@ -376,8 +438,13 @@ def test_safe_softmax():
     masked[0, 1] = -np.inf  # a fully masked slice: its output and tangent are 0
     masked[1, 2, :2] = -np.inf
     check(lambda lib, x: _safe_softmax(lib, x), [masked], tangent_sets([x], 22)[0], fd=False)
-    check(lambda lib, x: _safe_softmax(lib, x, 0), [x], tangent_sets([x], 23)[0],
-          primal_grad=True, float32=False)
+    check(
+        lambda lib, x: _safe_softmax(lib, x, 0),
+        [x],
+        tangent_sets([x], 23)[0],
+        primal_grad=True,
+        float32=False,
+    )
 
 
 def _sdpa(lib, q, k, v, **kw):
@@ -390,16 +457,21 @@ def test_sdpa_math_path():
     for i, tangents in enumerate(tangent_sets([q, k, v], 31)):
         check(_sdpa, [q, k, v], tangents, float32=i == 0)
     mask = _rng(32).standard_normal((3, 5))
-    check(lambda lib, q, k, v: _sdpa(lib, q, k, v, attn_mask=lib.tensor(mask, dtype=q.dtype)),
-          [q, k, v], tangent_sets([q, k, v], 33)[0])
+    check(
+        lambda lib, q, k, v: _sdpa(lib, q, k, v, attn_mask=lib.tensor(mask, dtype=q.dtype)),
+        [q, k, v],
+        tangent_sets([q, k, v], 33)[0],
+    )
 
 
 def _fused_errors(lib, dtype):
     """The fused CPU kernel (4-D inputs) has no forward formula in PyTorch: its error, with a
     dual query, key or value, also under no_grad."""
     fwAD = lib.autograd.forward_ad
-    q, k, v = (lib.tensor(a, dtype=getattr(lib, dtype)) for a in
-               _arrays(41, (1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4)))
+    q, k, v = (
+        lib.tensor(a, dtype=getattr(lib, dtype))
+        for a in _arrays(41, (1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4))
+    )
     out = []
     with fwAD.dual_level():
         for i in range(3):
@@ -407,8 +479,9 @@ def _fused_errors(lib, dtype):
             args[i] = fwAD.make_dual(args[i], lib.ones_like(args[i]))
             out.append(capture_error(lambda args=args: _sdpa(lib, *args)))
         with lib.no_grad():
-            out.append(capture_error(lambda: _sdpa(lib, fwAD.make_dual(q, q * 2), k, v,
-                                                   is_causal=True)))
+            out.append(
+                capture_error(lambda: _sdpa(lib, fwAD.make_dual(q, q * 2), k, v, is_causal=True))
+            )
         out.append(fwAD.unpack_dual(_sdpa(lib, q, k, v)).tangent is None)  # nothing dual
     return out
 
@@ -438,8 +511,9 @@ def _lstm_scenario(lib, dtype, dual):
         elif dual == "h0":
             h0 = fwAD.make_dual(h0, lib.tensor(rng.standard_normal((4, 2, 4)), dtype=dt))
         else:
-            _dual_parameter(lib, lstm, dual, rng.standard_normal(
-                tuple(getattr(lstm, dual).shape)), dt)
+            _dual_parameter(
+                lib, lstm, dual, rng.standard_normal(tuple(getattr(lstm, dual).shape)), dt
+            )
         try:
             out, (hn, cn) = lstm(x, (h0, c0))
         except Exception as e:  # noqa: BLE001 - the error is compared
@@ -471,8 +545,10 @@ def _forward_over_reverse(lib, op, which, shapes):
     arrays = [rng.standard_normal(s) for s in shapes]
     with fwAD.dual_level():
         prim = [lib.tensor(a, requires_grad=True) for a in arrays]
-        xs = [fwAD.make_dual(p, lib.tensor(rng.standard_normal(p.shape))) if str(i) in which
-              else p for i, p in enumerate(prim)]
+        xs = [
+            fwAD.make_dual(p, lib.tensor(rng.standard_normal(p.shape))) if str(i) in which else p
+            for i, p in enumerate(prim)
+        ]
         y = op(lib, *xs)
         gy = lib.tensor(rng.standard_normal(tuple(y.shape)))
         if "g" in which:
@@ -482,20 +558,34 @@ def _forward_over_reverse(lib, op, which, shapes):
 
 
 DOUBLE = {
-    "conv2d": (lambda lib, x, w, b: F(lib).conv2d(x, w, b, stride=2, padding=1),
-               ((2, 2, 5, 5), (3, 2, 3, 3), (3,))),
-    "conv1d_groups": (lambda lib, x, w: F(lib).conv1d(x, w, groups=2, dilation=2),
-                      ((2, 4, 7), (2, 2, 2))),
-    "conv_transpose2d": (lambda lib, x, w, b: F(lib).conv_transpose2d(x, w, b, stride=2),
-                         ((1, 2, 3, 3), (2, 3, 2, 2), (3,))),
+    "conv2d": (
+        lambda lib, x, w, b: F(lib).conv2d(x, w, b, stride=2, padding=1),
+        ((2, 2, 5, 5), (3, 2, 3, 3), (3,)),
+    ),
+    "conv1d_groups": (
+        lambda lib, x, w: F(lib).conv1d(x, w, groups=2, dilation=2),
+        ((2, 4, 7), (2, 2, 2)),
+    ),
+    "conv_transpose2d": (
+        lambda lib, x, w, b: F(lib).conv_transpose2d(x, w, b, stride=2),
+        ((1, 2, 3, 3), (2, 3, 2, 2), (3,)),
+    ),
     "upsample_nearest2d": (lambda lib, x: F(lib).interpolate(x, scale_factor=2), ((1, 2, 3, 3),)),
-    "upsample_bilinear2d": (lambda lib, x: F(lib).interpolate(x, size=(5, 4), mode="bilinear"),
-                            ((1, 2, 3, 3),)),
-    "embedding": (lambda lib, w: F(lib).embedding(lib.tensor([0, 2, 0]), w, padding_idx=2,
-                                                  scale_grad_by_freq=True), ((3, 4),)),
+    "upsample_bilinear2d": (
+        lambda lib, x: F(lib).interpolate(x, size=(5, 4), mode="bilinear"),
+        ((1, 2, 3, 3),),
+    ),
+    "embedding": (
+        lambda lib, w: F(lib).embedding(
+            lib.tensor([0, 2, 0]), w, padding_idx=2, scale_grad_by_freq=True
+        ),
+        ((3, 4),),
+    ),
     # (their create_graph backward is a composition of ordinary ops)
-    "batch_norm": (lambda lib, x, w: F(lib).batch_norm(x, None, None, w, None, True),
-                   ((4, 3, 2), (3,))),
+    "batch_norm": (
+        lambda lib, x, w: F(lib).batch_norm(x, None, None, w, None, True),
+        ((4, 3, 2), (3,)),
+    ),
     "layer_norm": (lambda lib, x, w: F(lib).layer_norm(x, (2,), w), ((3, 2), (2,))),
     "group_norm": (lambda lib, x, w: F(lib).group_norm(x, 2, w), ((2, 4, 3), (4,))),
 }
@@ -530,8 +620,9 @@ def _dual_parameter(lib, module, name, tangent, dt):
     setattr(mod, attr, fwAD.make_dual(p.detach(), lib.tensor(tangent, dtype=dt)))
 
 
-def _module_scenario(lib, build, x_shape, dual, dtype="float64", train=True, no_grad=False,
-                     int_input=None):
+def _module_scenario(
+    lib, build, x_shape, dual, dtype="float64", train=True, no_grad=False, int_input=None
+):
     """``build(lib, dt)``'s module with seeded parameters (and buffers), run in a level with
     ``dual`` ("input" and/or parameter names) carrying tangents; returns each output's value
     and tangent, and the buffers after the run."""
@@ -556,8 +647,9 @@ def _module_scenario(lib, build, x_shape, dual, dtype="float64", train=True, no_
             if name == "input":
                 x = fwAD.make_dual(x, lib.tensor(rng.standard_normal(x_shape), dtype=dt))
             else:
-                _dual_parameter(lib, module, name, rng.standard_normal(
-                    tuple(shapes[name].shape)), dt)
+                _dual_parameter(
+                    lib, module, name, rng.standard_normal(tuple(shapes[name].shape)), dt
+                )
         try:
             if no_grad:
                 with lib.no_grad():
@@ -568,8 +660,7 @@ def _module_scenario(lib, build, x_shape, dual, dtype="float64", train=True, no_
             return type(e).__name__, str(e).replace("minigrad.", "torch.")
         outs = [o for o in _flat(out) if o is not None]
         res = [{"value": to_numpy(o), "tangent": _tangent_data(lib, o)} for o in outs]
-    res.append({n: to_numpy(b) for n, b in sorted(module.named_buffers())
-                if b.is_floating_point()})
+    res.append({n: to_numpy(b) for n, b in sorted(module.named_buffers()) if b.is_floating_point()})
     return res
 
 
@@ -581,35 +672,67 @@ def _flat(out):
 
 def _small_cnn(lib, dt):
     nn = lib.nn
-    return nn.Sequential(nn.Conv2d(2, 4, 3, padding=1, dtype=dt), nn.BatchNorm2d(4, dtype=dt),
-                         nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(4, 3, 2, dtype=dt),
-                         nn.AdaptiveAvgPool2d((2, 2)), nn.Flatten(), nn.Linear(12, 5, dtype=dt))
+    return nn.Sequential(
+        nn.Conv2d(2, 4, 3, padding=1, dtype=dt),
+        nn.BatchNorm2d(4, dtype=dt),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(4, 3, 2, dtype=dt),
+        nn.AdaptiveAvgPool2d((2, 2)),
+        nn.Flatten(),
+        nn.Linear(12, 5, dtype=dt),
+    )
 
 
 MODULES = {
-    "conv2d": (lambda lib, dt: lib.nn.Conv2d(3, 4, 3, stride=2, padding=1, dtype=dt),
-               (2, 3, 6, 6), ["weight", "bias"]),
-    "batchnorm2d_train": (lambda lib, dt: lib.nn.BatchNorm2d(3, dtype=dt), (4, 3, 2, 3),
-                          ["weight", "bias"]),
-    "batchnorm2d_eval": (lambda lib, dt: lib.nn.BatchNorm2d(3, dtype=dt), (4, 3, 2, 3),
-                         ["weight", "bias"]),
-    "layernorm": (lambda lib, dt: lib.nn.LayerNorm((3, 4), dtype=dt), (2, 3, 4),
-                  ["weight", "bias"]),
+    "conv2d": (
+        lambda lib, dt: lib.nn.Conv2d(3, 4, 3, stride=2, padding=1, dtype=dt),
+        (2, 3, 6, 6),
+        ["weight", "bias"],
+    ),
+    "batchnorm2d_train": (
+        lambda lib, dt: lib.nn.BatchNorm2d(3, dtype=dt),
+        (4, 3, 2, 3),
+        ["weight", "bias"],
+    ),
+    "batchnorm2d_eval": (
+        lambda lib, dt: lib.nn.BatchNorm2d(3, dtype=dt),
+        (4, 3, 2, 3),
+        ["weight", "bias"],
+    ),
+    "layernorm": (
+        lambda lib, dt: lib.nn.LayerNorm((3, 4), dtype=dt),
+        (2, 3, 4),
+        ["weight", "bias"],
+    ),
     "maxpool2d": (lambda lib, dt: lib.nn.MaxPool2d(3, 2, padding=1), (2, 2, 5, 5), []),
-    "embedding": (lambda lib, dt: lib.nn.Embedding(6, 4, padding_idx=1, dtype=dt), None,
-                  ["weight"]),
+    "embedding": (
+        lambda lib, dt: lib.nn.Embedding(6, 4, padding_idx=1, dtype=dt),
+        None,
+        ["weight"],
+    ),
     "multihead_attention": (None, (3, 2, 4), ["in_proj_weight", "out_proj.weight"]),
     "multihead_attention_no_weights": (None, (3, 2, 4), ["in_proj_bias", "out_proj.bias"]),
-    "gru": (lambda lib, dt: lib.nn.GRU(3, 4, num_layers=2, dtype=dt), (5, 2, 3),
-            ["weight_ih_l0", "bias_hh_l1"]),
+    "gru": (
+        lambda lib, dt: lib.nn.GRU(3, 4, num_layers=2, dtype=dt),
+        (5, 2, 3),
+        ["weight_ih_l0", "bias_hh_l1"],
+    ),
     "rnn_relu_bidirectional": (
         lambda lib, dt: lib.nn.RNN(3, 4, nonlinearity="relu", bidirectional=True, dtype=dt),
-        (4, 2, 3), ["weight_hh_l0_reverse", "bias_ih_l0"]),
-    "lstm_projections": (lambda lib, dt: lib.nn.LSTM(3, 4, proj_size=2, batch_first=True,
-                                                     dtype=dt), (2, 5, 3),
-                         ["weight_hr_l0", "weight_ih_l0"]),
-    "batchnorm1d_empty": (lambda lib, dt: lib.nn.BatchNorm1d(3, dtype=dt), (0, 3),
-                          ["weight", "bias"]),
+        (4, 2, 3),
+        ["weight_hh_l0_reverse", "bias_ih_l0"],
+    ),
+    "lstm_projections": (
+        lambda lib, dt: lib.nn.LSTM(3, 4, proj_size=2, batch_first=True, dtype=dt),
+        (2, 5, 3),
+        ["weight_hr_l0", "weight_ih_l0"],
+    ),
+    "batchnorm1d_empty": (
+        lambda lib, dt: lib.nn.BatchNorm1d(3, dtype=dt),
+        (0, 3),
+        ["weight", "bias"],
+    ),
     "small_cnn": (_small_cnn, (2, 2, 6, 6), ["0.weight", "1.bias", "4.weight", "7.weight"]),
 }
 
@@ -675,11 +798,13 @@ def _layouts(lib):
     e = lib.tensor(rng.standard_normal((1, 2, 5, 5)))
     v = lib.tensor(rng.standard_normal((3, 2, 2, 2)))
     ln = lib.tensor(rng.standard_normal((3, 4, 2)))
-    return [F(lib).conv2d(x, w, dilation=2, groups=2, stride=(1, 2)).stride(),
-            F(lib).conv2d(e, v, padding=1).stride(),
-            F(lib).conv1d(x[:, :, 0], w[:, :, 0], groups=2).stride(),
-            F(lib).layer_norm(ln.transpose(0, 2), (3,)).stride(),
-            F(lib).layer_norm(ln.transpose(0, 1), (3, 2)).stride()]
+    return [
+        F(lib).conv2d(x, w, dilation=2, groups=2, stride=(1, 2)).stride(),
+        F(lib).conv2d(e, v, padding=1).stride(),
+        F(lib).conv1d(x[:, :, 0], w[:, :, 0], groups=2).stride(),
+        F(lib).layer_norm(ln.transpose(0, 2), (3,)).stride(),
+        F(lib).layer_norm(ln.transpose(0, 1), (3, 2)).stride(),
+    ]
 
 
 def test_primal_layouts():
@@ -695,8 +820,10 @@ def _reverse_over_forward(lib, op, shapes, dual):
     rng = _rng(91)
     prim = [lib.tensor(rng.standard_normal(s), requires_grad=True) for s in shapes]
     with fwAD.dual_level():
-        xs = [fwAD.make_dual(p, lib.tensor(rng.standard_normal(p.shape))) if i in dual else p
-              for i, p in enumerate(prim)]
+        xs = [
+            fwAD.make_dual(p, lib.tensor(rng.standard_normal(p.shape))) if i in dual else p
+            for i, p in enumerate(prim)
+        ]
         jv = fwAD.unpack_dual(op(lib, *xs)).tangent
         if not jv.requires_grad:  # (a linear op's tangent: made of tangents only)
             return "no graph"
