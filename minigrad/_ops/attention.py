@@ -23,7 +23,8 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd import grad_mode
+from ..autograd import grad_mode, graph
+from ..autograd.forward_ad import fw_grad
 from ..autograd.graph import Node, record
 from ._util import empty_preserving, quiet_fp, saved_int
 from .activation import _softmax_backward_data
@@ -141,6 +142,9 @@ def _scores(q, k, scale, mask):
 
 
 def _flash(query, key, value, attn_mask, mask_arr, is_causal, scale, scale_value):
+    if attn_mask is not None and graph.fw_on and fw_grad(attn_mask) is not None:
+        # (the mask is no input of the node, so record would not see its tangent)
+        raise_no_forward_ad("_scaled_dot_product_flash_attention_for_cpu")
     q, k, v = query._data, key._data, value._data
     s = _scores(q, k, scale_value, mask_arr)
     with quiet_fp():

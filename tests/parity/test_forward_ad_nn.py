@@ -483,6 +483,11 @@ def _fused_errors(lib, dtype):
                 capture_error(lambda: _sdpa(lib, fwAD.make_dual(q, q * 2), k, v, is_causal=True))
             )
         out.append(fwAD.unpack_dual(_sdpa(lib, q, k, v)).tangent is None)  # nothing dual
+        for shape in ((3, 5), (1, 2, 3, 5)):  # a dual mask alone (no input of the node)
+            m = lib.ones(*shape, dtype=q.dtype)
+            out.append(
+                capture_error(lambda m=m: _sdpa(lib, q, k, v, attn_mask=fwAD.make_dual(m, m * 3)))
+            )
     return out
 
 
