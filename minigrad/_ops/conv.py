@@ -28,12 +28,12 @@ import warnings
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .._tensor import _CPP_NAMES, Tensor
+from .._tensor import _CPP_NAMES, Tensor, empty_strided
 from ..autograd import grad_mode
 from ..autograd.forward_ad import tangent_sum
 from ..autograd.graph import Node, record
 from ._jvp_util import zero_filled
-from ._util import copy_preserving, widened
+from ._util import _strides_in_order, copy_preserving, dims_by_stride, widened
 
 
 def _pair(value, name: str, k: int = 2) -> tuple:
@@ -145,6 +145,24 @@ def _batch_first(a: np.ndarray) -> np.ndarray:
     if a.shape[-1] == 1 and a.flags.c_contiguous:
         return a.reshape((1,) + a.shape[:-1])
     return np.ascontiguousarray(np.moveaxis(a, -1, 0))
+
+
+_CHANNELS_LAST = {4: [1, 3, 2, 0], 5: [1, 4, 3, 2, 0]}  # dims, innermost first
+
+
+def like_memory_format(y: np.ndarray, *inputs: np.ndarray) -> np.ndarray:
+    """``y`` laid out channels-last (``channels_last_3d`` when 5-D) if one of ``inputs`` of
+    its rank suggests that format (its dims ordered by stride channel-innermost, as
+    PyTorch's ``suggest_memory_format``), else ``y`` as it is: PyTorch's CPU conv2d,
+    conv_transpose2d, pools and upsampling allocate their results so."""
+    order = _CHANNELS_LAST.get(y.ndim)
+    if order is None or not y.size or not any(
+            a.ndim == y.ndim and a.size and dims_by_stride(
+                a.shape, [[st // a.itemsize for st in a.strides]]) == order for a in inputs):
+        return y
+    out = empty_strided(y.shape, _strides_in_order(y.shape, order, zero_as_one=False), y.dtype)
+    out[...] = y
+    return out
 
 
 def pad_hw(x: np.ndarray, padding, value=0) -> np.ndarray:
@@ -491,6 +509,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
     else:  # (N, groups, O/groups, L)
         cols = _im2col(input._data, (kh, kw), stride, padding, dilation, groups, (oh, ow))
     out = _conv_result(wm, cols, bias, (n, o, oh, ow), batch_last, input._data.dtype)
+    out = Tensor._make(like_memory_format(out._data, input._data, weight._data))
     node = record(ConvolutionBackward0, out, (input, weight, bias), input, weight, bias,
                   stride, padding, dilation, groups, valid)
     if node is not None and weight._requires_grad:

@@ -17,7 +17,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
 from ._util import quiet_fp, sum_dtype
-from .conv import _col2im, _dilated, _windows, pad_hw
+from .conv import _col2im, _dilated, _windows, like_memory_format, pad_hw
 from .nn_activation import no_double_backward
 
 
@@ -216,8 +216,8 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     indices = rows * input.shape[-1] + cols
     if input.ndim == 3:
         vals, indices = vals[0], indices[0]
-    out = Tensor._make(np.ascontiguousarray(vals))
-    ind = Tensor._make(indices.astype(np.int64, copy=False))
+    out = Tensor._make(like_memory_format(np.ascontiguousarray(vals), input._data))
+    ind = Tensor._make(like_memory_format(indices.astype(np.int64, copy=False), input._data))
     record(MaxPool2DWithIndicesBackward0, out, (input,), input, kernel, saved_stride, pad, dil,
            ceil_mode, ind)
     return (out, ind) if return_indices else out
@@ -308,7 +308,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         divisor = _avg_divisor(input.shape[-2:], (oh, ow), kernel, stride_, pad,
                                count_include_pad, x.dtype)
     res = (sums / divisor).astype(x.dtype, copy=False)
-    out = Tensor._make(np.ascontiguousarray(res[0] if input.ndim == 3 else res))
+    out = Tensor._make(like_memory_format(np.ascontiguousarray(res[0] if input.ndim == 3 else res),
+                                          input._data))
     record(AvgPool2DBackward0, out, (input,), input, kernel, saved_stride, pad, ceil_mode,
            count_include_pad, divisor_override, divisor, stride_)
     return out
@@ -403,7 +404,8 @@ def adaptive_avg_pool2d(input, output_size) -> Tensor:
             for i in range(oh):
                 for j in range(ow):
                     res[..., i, j] = x[..., hs[i]:he[i], ws[j]:we[j]].mean(axis=(-2, -1))
-    out = Tensor._make(np.ascontiguousarray(res, dtype=input._data.dtype))
+    out = Tensor._make(like_memory_format(np.ascontiguousarray(res, dtype=input._data.dtype),
+                                          input._data))
     record(AdaptiveAvgPool2DBackward0, out, (input,), input)
     return out
 
@@ -487,7 +489,8 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     else:
         vals = np.zeros(x.shape[:-2] + (oh, ow), dtype=x.dtype)
         indices = np.zeros(vals.shape, dtype=np.int64)
-    out = Tensor._make(np.ascontiguousarray(vals))
-    ind = Tensor._make(np.ascontiguousarray(indices, dtype=np.int64))
+    out = Tensor._make(like_memory_format(np.ascontiguousarray(vals), input._data))
+    ind = Tensor._make(like_memory_format(np.ascontiguousarray(indices, dtype=np.int64),
+                                          input._data))
     record(AdaptiveMaxPool2DBackward0, out, (input,), input, ind)
     return (out, ind) if return_indices else out

@@ -19,6 +19,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, record
+from .conv import like_memory_format
 
 _DIM_NAMES = {1: ("W",), 2: ("H", "W"), 3: ("D", "H", "W")}
 _SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"), 3: ("scales_d", "scales_h",
@@ -249,7 +250,7 @@ def upsample(input, output_size, scales, mode: str, align_corners=None) -> Tenso
         mats = [linear_matrix(n, o, align_corners, s, ft) for n, o, s in
                 zip(input.shape[2:], out_sizes, saved_scales)]
         res = np.ascontiguousarray(_apply(x, mats), dtype=x.dtype)
-    out = Tensor._make(res)
+    out = Tensor._make(like_memory_format(res, x))  # (channels-last stays so, as PyTorch's)
     if mode == "nearest":
         record(_NEAREST[k], out, (input,), input, out_sizes, saved_scales, mats)
     else:

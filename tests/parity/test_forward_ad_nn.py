@@ -812,8 +812,79 @@ def _layouts(lib):
     ]
 
 
+def _channels_last_layouts(lib):
+    """Channels-last inputs (or a channels-last conv weight) give channels-last results of
+    conv2d, conv_transpose2d, the pools (their indices too) and upsampling, as PyTorch's
+    CPU kernels allocate them (minigrad's were row-major)."""
+    rng = _rng(82)
+
+    def cl(*shape):  # a channels-last tensor of logical shape (N, C, *spatial)
+        a = lib.tensor(rng.standard_normal((shape[0], *shape[2:], shape[1])))
+        return a.permute(0, len(shape) - 1, *range(1, len(shape) - 1))
+
+    x, x1, x5 = cl(2, 3, 5, 6), cl(1, 3, 5, 6), cl(2, 3, 3, 4, 2)
+    w = lib.tensor(rng.standard_normal((4, 3, 3, 3)))
+    plain = lib.tensor(rng.standard_normal((2, 3, 5, 6)))
+    wt = lib.tensor(rng.standard_normal((3, 4, 3, 3)))
+    outs = [
+        F(lib).conv2d(x, w, padding=1),
+        F(lib).conv2d(plain, cl(4, 3, 3, 3)),
+        F(lib).conv2d(x1, w, lib.ones(4, dtype=x.dtype), stride=2),
+        F(lib).conv_transpose2d(x, wt, stride=2),
+        *F(lib).max_pool2d(x, 2, return_indices=True),
+        F(lib).max_pool2d(x1, 2),
+        F(lib).avg_pool2d(x, 2, padding=1),
+        F(lib).adaptive_avg_pool2d(x, (2, 4)),
+        *F(lib).adaptive_max_pool2d(x, (2, 4), return_indices=True),
+        F(lib).interpolate(x, scale_factor=2),
+        F(lib).interpolate(x, size=(3, 7), mode="bilinear"),
+        F(lib).interpolate(x5, scale_factor=2),
+    ]
+    return [o.stride() for o in outs]
+
+
 def test_primal_layouts():
     assert_parity(_layouts)
+    assert_parity(_channels_last_layouts)
+
+
+def _nhwc(x):
+    return x.permute(0, 3, 1, 2)
+
+
+CHANNELS_LAST = {
+    "conv2d": (
+        lambda lib, x, w, b: F(lib).conv2d(_nhwc(x), w, b, padding=1),
+        ((2, 5, 4, 3), (4, 3, 3, 3), (4,)),
+    ),
+    "conv_transpose2d": (
+        lambda lib, x, w: F(lib).conv_transpose2d(_nhwc(x), w, stride=2),
+        ((1, 3, 4, 2), (2, 3, 2, 2)),
+    ),
+    "max_pool2d": (lambda lib, x: F(lib).max_pool2d(_nhwc(x), 2), ((2, 4, 6, 3),)),
+    "avg_pool2d": (lambda lib, x: F(lib).avg_pool2d(_nhwc(x), 3, 2, 1), ((2, 5, 5, 2),)),
+    "adaptive_avg_pool2d": (
+        lambda lib, x: F(lib).adaptive_avg_pool2d(_nhwc(x), (2, 3)),
+        ((2, 5, 7, 3),),
+    ),
+    "adaptive_max_pool2d": (
+        lambda lib, x: F(lib).adaptive_max_pool2d(_nhwc(x), 3),
+        ((1, 5, 5, 2),),
+    ),
+    "bilinear": (
+        lambda lib, x: F(lib).interpolate(_nhwc(x), scale_factor=2, mode="bilinear"),
+        ((2, 3, 4, 3),),
+    ),
+    "nearest": (lambda lib, x: F(lib).interpolate(_nhwc(x), size=(5, 3)), ((1, 3, 2, 4),)),
+}
+
+
+@pytest.mark.parametrize("name", list(CHANNELS_LAST))
+def test_channels_last_tangents(name):
+    """The tangent has the primal's (channels-last) layout, as PyTorch's."""
+    fn, shapes = CHANNELS_LAST[name]
+    primals = _arrays(len(name) + 400, *shapes)
+    check(fn, primals, tangent_sets(primals, 4)[0])
 
 
 # ----------------------------------------------------------------------------- reverse over forward
