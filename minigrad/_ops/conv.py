@@ -28,11 +28,11 @@ import warnings
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from .._creation import zeros_like
 from .._tensor import _CPP_NAMES, Tensor, empty_strided
 from ..autograd import grad_mode
 from ..autograd.forward_ad import tangent_sum
 from ..autograd.graph import Node, record
-from ._jvp_util import zero_filled
 from ._util import _strides_in_order, copy_preserving, dims_by_stride, widened
 
 
@@ -239,7 +239,8 @@ class ConvolutionBackward0(Node):
         """dz = conv(input_t, weight) + conv(input, weight_t, bias_t) (PyTorch's
         ``convolution_jvp``: the convolution is bilinear in input and weight); a missing
         tangent's term is left out (``bias_t`` alone: broadcast over (N, *spatial)) unless
-        PyTorch's zero term would make the tangent require grad (`zero_filled`)."""
+        PyTorch's zero term would make the tangent require grad (its primal factor requires
+        grad: then it is computed with a zero tangent, as PyTorch computes every term)."""
         from .conv_backward import _forward
 
         if saved is None:
@@ -248,7 +249,12 @@ class ConvolutionBackward0(Node):
         geometry = _Geometry({"stride": saved[0], "padding": saved[1], "dilation": saved[2],
                               "output_padding": saved[3], "groups": groups,
                               "transposed": transposed})
-        tx, tw, tb = zero_filled(inputs, tangents)
+        tx, tw, tb = tangents
+        if grad_mode.is_grad_enabled():
+            if tx is None and weight.requires_grad:
+                tx = zeros_like(input)
+            if tw is None and input.requires_grad:
+                tw = zeros_like(weight)
         first = None if tx is None else _forward(geometry, tx, weight)
         if tw is not None:
             second = _forward(geometry, input, tw)
