@@ -532,6 +532,19 @@ def test_lstm_float32_has_no_forward_ad(dual):
     assert got[0] == "NotImplementedError" and "mkldnn_rnn_layer" in got[1]
 
 
+def _lstm_without_onednn(lib, dual):
+    with lib.backends.mkldnn.flags(enabled=False):  # (float32 then runs the composition)
+        return _lstm_scenario(lib, "float32", dual)
+
+
+@pytest.mark.parametrize("dual", ["input", "weight_hh_l0"])
+def test_lstm_float32_without_onednn(dual):
+    got = _lstm_without_onednn(minigrad, dual)
+    if isinstance(got, tuple) and _GAP in got[1]:
+        pytest.skip(f"another family's formula is missing: {got[1]}")
+    assert_parity(_lstm_without_onednn, dual, rtol=2e-5, atol=2e-5)
+
+
 @pytest.mark.parametrize("dual", ["input", "h0", "weight_ih_l0", "bias_hh_l1_reverse"])
 def test_lstm_float64_composition(dual):
     got = _lstm_scenario(minigrad, "float64", dual)
