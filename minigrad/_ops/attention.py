@@ -23,7 +23,8 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd import grad_mode
+from ..autograd import grad_mode, graph
+from ..autograd.forward_ad import fw_grad
 from ..autograd.graph import Node, record
 from ._util import empty_preserving, quiet_fp, saved_int
 from .activation import _softmax_backward_data
@@ -45,6 +46,23 @@ class SafeSoftmaxBackward0(Node):
 
     def backward(self, g):
         return (_softmax_backward_data(g, self._get("result"), self._dim, self._d),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, dim, d):
+        """dz = result * (self_t - lse_t), ``lse_t = Σ exp(self - max) * self_t / Σ exp(self -
+        max)`` along ``dim`` (the tangent of logsumexp), 0 on slices that are all -inf (as
+        PyTorch's ``safe_logsumexp_jvp``). The products are taken in place on the
+        exponential, as PyTorch's ``logsumexp_jvp`` does: so, as there, the gradient of this
+        tangent with respect to a primal that requires grad raises (the saved exponential was
+        modified)."""
+        x, t = inputs[0], tangents[0]
+        e = (x - x.amax(d, keepdim=True)).exp() if x.numel() else x.exp()
+        sumexp = e.sum(d, keepdim=True)
+        e.mul_(t)
+        lse_t = e.sum(d, keepdim=True)
+        lse_t.div_(sumexp)
+        lse_t = lse_t.masked_fill((x == -math.inf).all(d, keepdim=True), 0)
+        return outputs[0] * (t - lse_t)
 
 
 def _safe_softmax_np(x: np.ndarray, d: int) -> np.ndarray:
@@ -87,6 +105,12 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
         self._save("value", value)
         self._mask, self._scale = mask_arr, scale_value
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, *args):
+        """Not supported, as in PyTorch (its fused CPU kernel has no forward formula: the
+        math path's composition, which does have one, runs only when not fused)."""
+        raise_no_forward_ad("_scaled_dot_product_flash_attention_for_cpu")
+
     def backward(self, g):
         no_double_backward(self)
         q, k, v = (self._get(n)._data for n in ("query", "key", "value"))
@@ -102,12 +126,25 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
         return tuple(Tensor._make(a.astype(q.dtype, copy=False)) for a in (dq, dk, dv))
 
 
+def raise_no_forward_ad(op: str):
+    """Raise PyTorch's NotImplementedError for an op that has no forward-AD formula in
+    PyTorch either (``op``: its ATen name)."""
+    raise NotImplementedError(
+        f"Trying to use forward AD with {op} that does not support it because it has not "
+        "been implemented yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/"
+        "pytorch/issues/new?template=feature-request.yml so that we can prioritize its "
+        "implementation or submit a PR adding the implementation to derivatives.yaml")
+
+
 def _scores(q, k, scale, mask):
     s = (q @ np.swapaxes(k, -1, -2)) * np.asarray(scale, q.dtype)
     return s if mask is None else s + mask
 
 
 def _flash(query, key, value, attn_mask, mask_arr, is_causal, scale, scale_value):
+    if attn_mask is not None and graph.fw_on and fw_grad(attn_mask) is not None:
+        # (the mask is no input of the node, so record would not see its tangent)
+        raise_no_forward_ad("_scaled_dot_product_flash_attention_for_cpu")
     q, k, v = query._data, key._data, value._data
     s = _scores(q, k, scale_value, mask_arr)
     with quiet_fp():

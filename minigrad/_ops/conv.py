@@ -28,10 +28,12 @@ import warnings
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .._tensor import _CPP_NAMES, Tensor
+from .._creation import zeros_like
+from .._tensor import _CPP_NAMES, Tensor, empty_strided
 from ..autograd import grad_mode
+from ..autograd.forward_ad import tangent_sum
 from ..autograd.graph import Node, record
-from ._util import copy_preserving, widened
+from ._util import _strides_in_order, copy_preserving, dims_by_stride, widened
 
 
 def _pair(value, name: str, k: int = 2) -> tuple:
@@ -137,8 +139,30 @@ def _col2im_batch_last(cols: np.ndarray, padded_size, stride, dilation) -> np.nd
 
 
 def _batch_first(a: np.ndarray) -> np.ndarray:
-    """A batch-last array ``(C, *spatial, N)`` as the contiguous ``(N, C, *spatial)``."""
+    """A batch-last array ``(C, *spatial, N)`` as the contiguous ``(N, C, *spatial)`` (for
+    N = 1 by a reshape: NumPy's moved axis keeps a stride of one element for the batch dim,
+    PyTorch's contiguous stride is the size of a sample)."""
+    if a.shape[-1] == 1 and a.flags.c_contiguous:
+        return a.reshape((1,) + a.shape[:-1])
     return np.ascontiguousarray(np.moveaxis(a, -1, 0))
+
+
+_CHANNELS_LAST = {4: [1, 3, 2, 0], 5: [1, 4, 3, 2, 0]}  # dims, innermost first
+
+
+def like_memory_format(y: np.ndarray, *inputs: np.ndarray) -> np.ndarray:
+    """``y`` laid out channels-last (``channels_last_3d`` when 5-D) if one of ``inputs`` of
+    its rank suggests that format (its dims ordered by stride channel-innermost, as
+    PyTorch's ``suggest_memory_format``), else ``y`` as it is: PyTorch's CPU conv2d,
+    conv_transpose2d, pools and upsampling allocate their results so."""
+    order = _CHANNELS_LAST.get(y.ndim)
+    if order is None or not y.size or not any(
+            a.ndim == y.ndim and a.size and dims_by_stride(
+                a.shape, [[st // a.itemsize for st in a.strides]]) == order for a in inputs):
+        return y
+    out = empty_strided(y.shape, _strides_in_order(y.shape, order, zero_as_one=False), y.dtype)
+    out[...] = y
+    return out
 
 
 def pad_hw(x: np.ndarray, padding, value=0) -> np.ndarray:
@@ -208,6 +232,45 @@ class ConvolutionBackward0(Node):
 
             return convolution_backward(self, g, x, w, mask)
         return convolution_grads(self, g, x, w, mask, self._cols)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, weight, bias, stride, padding, dilation, groups,
+            valid=False, saved=None, transposed=False, output_padding=(0, 0)):
+        """dz = conv(input_t, weight) + conv(input, weight_t, bias_t) (PyTorch's
+        ``convolution_jvp``: the convolution is bilinear in input and weight); a missing
+        tangent's term is left out (``bias_t`` alone: broadcast over (N, *spatial)) unless
+        PyTorch's zero term would make the tangent require grad (its primal factor requires
+        grad: then it is computed with a zero tangent, as PyTorch computes every term)."""
+        from .conv_backward import _forward
+
+        if saved is None:
+            saved = (stride, (0,) if valid else padding, dilation,
+                     (0,) if valid else tuple(output_padding))
+        geometry = _Geometry({"stride": saved[0], "padding": saved[1], "dilation": saved[2],
+                              "output_padding": saved[3], "groups": groups,
+                              "transposed": transposed})
+        tx, tw, tb = tangents
+        if grad_mode.is_grad_enabled():
+            if tx is None and weight.requires_grad:
+                tx = zeros_like(input)
+            if tw is None and input.requires_grad:
+                tw = zeros_like(weight)
+        first = None if tx is None else _forward(geometry, tx, weight)
+        if tw is not None:
+            second = _forward(geometry, input, tw)
+            if tb is not None:  # (the bias added to the second convolution, as PyTorch's)
+                second = second + tb.reshape((1, -1) + (1,) * (input.ndim - 2))
+        else:
+            second = None if tb is None else tb.reshape((1, -1) + (1,) * (input.ndim - 2))
+        return tangent_sum(first, second)
+
+
+class _Geometry:
+    """A convolution's saved geometry (``_saved``: stride, padding, dilation, output_padding,
+    groups, transposed), standing in for its node where a formula needs only that."""
+
+    def __init__(self, saved: dict):
+        self._saved = saved
 
 
 def convolution_grads(node, g: Tensor, x: Tensor, w: Tensor, mask, cols=None) -> tuple:
@@ -452,6 +515,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
     else:  # (N, groups, O/groups, L)
         cols = _im2col(input._data, (kh, kw), stride, padding, dilation, groups, (oh, ow))
     out = _conv_result(wm, cols, bias, (n, o, oh, ow), batch_last, input._data.dtype)
+    out = Tensor._make(like_memory_format(out._data, input._data, weight._data))
     node = record(ConvolutionBackward0, out, (input, weight, bias), input, weight, bias,
                   stride, padding, dilation, groups, valid)
     if node is not None and weight._requires_grad:

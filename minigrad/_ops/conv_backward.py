@@ -26,7 +26,9 @@ tensors (stride and dilation swapped, one per group, ``TransposeBackward0``/``Ca
 from __future__ import annotations
 
 from .._tensor import Tensor
+from ..autograd.forward_ad import tangent_sum
 from ..autograd.graph import Node, record
+from ._jvp_util import zero_filled
 from .conv import convolution_grads
 
 
@@ -116,6 +118,31 @@ class ConvolutionBackwardBackward0(Node):
         if nf[2][0] is not None and ggi is not None:
             gw = convolution_backward(self, g, ggi, w, (False, True, False))[1]
         return gg, gx, gw
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, node, grad_output, input, weight):
+        """Forward AD of convolution_backward (bilinear in each pair), PyTorch's formulas:
+        dgrad_input = grad_input(grad_output, weight_t) + grad_input(grad_output_t, weight);
+        dgrad_weight = grad_weight(grad_output, input_t) + grad_weight(grad_output_t, input);
+        dgrad_bias = grad_output_t summed over every dim but 1. A missing tangent's term is
+        left out; an output that was not computed gets none."""
+        given = [t is not None for t in tangents]  # (each output's formula runs when one of
+        tg, tx, tw = zero_filled(inputs, tangents)  # its own tangents is given, as PyTorch's)
+
+        def part(i, g, x, w):
+            mask = tuple(j == i for j in range(3))
+            return convolution_backward(node, g, x, w, mask)[i]
+
+        gi = gw = gb = None
+        if outputs[0] is not None and (given[0] or given[2]):
+            gi = tangent_sum(None if tw is None else part(0, grad_output, input, tw),
+                             None if tg is None else part(0, tg, input, weight))
+        if outputs[1] is not None and (given[0] or given[1]):
+            gw = tangent_sum(None if tx is None else part(1, grad_output, tx, weight),
+                             None if tg is None else part(1, tg, input, weight))
+        if len(outputs) > 2 and outputs[2] is not None and given[0]:
+            gb = tg.sum((0,) + tuple(range(2, tg.ndim)))
+        return gi, gw, gb
 
 
 def convolution_backward(node, grad_output: Tensor, input: Tensor, weight: Tensor,

@@ -30,6 +30,7 @@ from .conv import (
     _im2col,
     _pair,
     _same_padding_1d,
+    like_memory_format,
 )
 
 
@@ -131,7 +132,8 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                               full, out_hw)
     if bias is not None:
         res += widened(bias._data).reshape(1, -1, 1, 1)
-    out = Tensor._make(res.astype(input._data.dtype, copy=False))
+    out = Tensor._make(like_memory_format(res.astype(input._data.dtype, copy=False),
+                                          input._data, weight._data))
     record(ConvolutionBackward0, out, (input, weight, bias), input, weight, bias, stride,
            padding, dilation, groups, False, None, True, output_padding)
     return out

@@ -54,8 +54,14 @@ class EmbeddingBackward0(Node):
         np.add.at(out, idx, rows)
         res = Tensor._make(out)
         if grad_mode.is_grad_enabled():
-            record(EmbeddingDenseBackwardBackward0, res, (g,), indices, self._padding_idx)
+            record(EmbeddingDenseBackwardBackward0, res, (g,), indices, self._padding_idx, self)
         return (res,)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, indices, padding_idx, scale_grad_by_freq, sparse,
+            num_weights):
+        """dz = embedding(weight_t, indices) (linear: PyTorch's ``auto_linear``)."""
+        return embedding(tangents[0], indices, padding_idx, scale_grad_by_freq, sparse)
 
 
 class EmbeddingDenseBackwardBackward0(Node):
@@ -65,11 +71,17 @@ class EmbeddingDenseBackwardBackward0(Node):
     ``embedding_dense_double_backward``, which ignores ``scale_grad_by_freq``).
     Saves: indices, padding_idx."""
 
-    def __init__(self, indices, padding_idx):
+    def __init__(self, indices, padding_idx, forward_node=None):
         Node.__init__(self)
         self._save("indices", indices)
         self._save("padding_idx", saved_int(padding_idx))
         self._padding_idx = padding_idx
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, indices, padding_idx, forward_node):
+        """dz = embedding_dense_backward(grad_output_t, indices, ...) with the forward's
+        arguments (linear: ``auto_linear``)."""
+        return forward_node.backward(tangents[0])[0]
 
     def backward(self, g):
         no_double_backward(self)

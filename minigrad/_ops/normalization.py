@@ -32,7 +32,9 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd.forward_ad import tangent_sum
 from ..autograd.graph import Node, record
+from ._jvp_util import zero_filled
 from ._util import dims_by_stride, empty_for, quiet_fp
 
 
@@ -103,10 +105,14 @@ class NativeBatchNormBackward0(Node):
     training, weight.
     """
 
-    def __init__(self, input, weight, running_mean, running_var, training, eps):
+    def __init__(self, input, weight, running_mean, running_var, training, eps, result1=None,
+                 result2=None):
         Node.__init__(self)
         self._save("eps", eps)
         self._save("input", input)
+        if result1 is not None:
+            self._save("result1", result1)
+            self._save("result2", result2)
         self._save("running_mean", running_mean)
         self._save("running_var", running_var)
         self._save("training", training)
@@ -164,6 +170,55 @@ class NativeBatchNormBackward0(Node):
         gw = (g * xhat).sum(dims) if self.next_functions[1][0] is not None else None
         gb = g.sum(dims) if self.next_functions[2][0] is not None else None
         return gx, gw, gb
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, weight, running_mean, running_var, training, eps,
+            result1, result2):
+        """PyTorch's ``batch_norm_jvp``, per channel (dim 1; means and sums over the others,
+        n elements each): training, with the batch's mean and invstd,
+        ``dxhat = (input_t - mean(input_t)) * invstd + (input - mean) * invstd_t``,
+        ``invstd_t = -invstd^3 * Σ (input_t - mean(input_t)) * (input - mean) / n``;
+        eval ``dxhat = input_t * invstd`` (running statistics); then
+        dz = dxhat * weight + (input - mean) * invstd * weight_t + bias_t."""
+        tangents = zero_filled(inputs, tangents)
+        _, tw, tb = tangents
+        view = (1, input.shape[1]) + (1,) * (input.ndim - 2)
+        dims = (0,) + tuple(range(2, input.ndim))
+        if training:
+            mean, invstd = result1.view(view), result2.view(view)
+        else:
+            mean = running_mean.view(view)
+            invstd = (1 / (running_var + eps).sqrt()).view(view)
+        return _affine_jvp(_normalized_jvp(input, tangents[0], mean, invstd, dims, training),
+                           lambda: (input - mean) * invstd, weight, tw, tb, view)
+
+
+def _normalized_jvp(x, tx, mean, invstd, dims, batch_stats: bool):
+    """The tangent of ``xhat = (x - mean) * invstd``: with statistics of the batch over
+    ``dims`` (PyTorch's formula: ``(tx - mean(tx)) * invstd + (x - mean) * invstd_t``,
+    ``invstd_t = -invstd^3 * Σ (tx - mean(tx)) * (x - mean) / n``), or fixed ones
+    (``tx * invstd``); None when ``tx`` is."""
+    if tx is None:
+        return None
+    if not batch_stats:
+        return tx * invstd
+    n = math.prod(x.shape[d] for d in dims)
+    centred = tx - tx.mean(dims, keepdim=True)
+    invstd_t = -invstd.pow(3) * (centred * (x - mean)).sum(dims, keepdim=True) / n
+    return centred * invstd + (x - mean) * invstd_t
+
+
+def _affine_jvp(dxhat, xhat, weight, tw, tb, view):
+    """``dxhat * weight + xhat() * weight_t + bias_t`` (``xhat()``: the normalised input,
+    made only when needed; weight, weight_t and bias_t viewed as ``view``; a missing
+    tangent's term left out)."""
+    result = dxhat
+    if weight is not None:
+        if result is not None:
+            result = result * weight.view(view)
+        if tw is not None:
+            result = tangent_sum(result, xhat() * tw.view(view))
+    return tangent_sum(result, None if tb is None else tb.view(view))
 
 
 def native_batch_norm(input: Tensor, weight, bias, running_mean, running_var, training: bool,
@@ -223,11 +278,8 @@ def native_batch_norm(input: Tensor, weight, bias, running_mean, running_var, tr
             y += _col(bias._data, ct)  # (y is new: in place)
         y = y.reshape(input.shape)
     out = Tensor._make(_batch_norm_result(y.astype(dt, copy=False), input))
-    node = record(NativeBatchNormBackward0, out, (input, weight, bias), input, weight,
-                  running_mean, running_var, training, eps)
-    if node is not None:
-        node._save("result1", save_mean)
-        node._save("result2", save_invstd)
+    record(NativeBatchNormBackward0, out, (input, weight, bias), input, weight, running_mean,
+           running_var, training, eps, save_mean, save_invstd)
     return out
 
 
@@ -289,11 +341,14 @@ class NativeLayerNormBackward0(Node):
     dims). Saves: bias, input, normalized_shape, result1 (mean), result2 (rstd), weight.
     """
 
-    def __init__(self, input, normalized_shape, weight, bias, eps):
+    def __init__(self, input, normalized_shape, weight, bias, eps, result1=None, result2=None):
         Node.__init__(self)
         self._save("bias", bias)
         self._save("input", input)
         self._save("normalized_shape", tuple(normalized_shape))
+        if result1 is not None:
+            self._save("result1", result1)
+            self._save("result2", result2)
         self._save("weight", weight)
         self._eps = eps  # (not saved by PyTorch; the create_graph path recomputes rstd)
 
@@ -332,6 +387,22 @@ class NativeLayerNormBackward0(Node):
         gb = g2.sum(0).reshape(b.shape) if nf[2][0] is not None else None
         return gx.reshape(x.shape), gw, gb
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, normalized_shape, weight, bias, eps, result1,
+            result2):
+        """PyTorch's ``layer_norm_jvp``: batch norm's training formula with the statistics
+        of each row (the normalized dims): ``dxhat = (input_t - mean(input_t)) * rstd +
+        (input - mean) * rstd_t``, ``rstd_t = -rstd^3 * Σ (input_t - mean(input_t)) *
+        (input - mean) / M``; dz = dxhat * weight + (input - mean) * rstd * weight_t +
+        bias_t."""
+        tangents = zero_filled(inputs, tangents)
+        _, tw, tb = tangents
+        k = len(normalized_shape)
+        dims = tuple(range(input.ndim - k, input.ndim))
+        view = (1,) * (input.ndim - k) + tuple(normalized_shape)
+        return _affine_jvp(_normalized_jvp(input, tangents[0], result1, result2, dims, True),
+                           lambda: (input - result1) * result2, weight, tw, tb, view)
+
 
 def native_layer_norm(input: Tensor, normalized_shape, weight, bias, eps: float) -> Tensor:
     """Layer normalisation over the trailing ``normalized_shape`` dims (``torch.layer_norm``).
@@ -365,13 +436,11 @@ def native_layer_norm(input: Tensor, normalized_shape, weight, bias, eps: float)
             y = y * weight._data.astype(np.float64).reshape(1, m)
         if bias is not None:
             y = y + bias._data.astype(np.float64).reshape(1, m)
-    out = Tensor._make(y.reshape(input.shape).astype(dt))
-    node = record(NativeLayerNormBackward0, out, (input, weight, bias), input, shape, weight,
-                  bias, eps)
-    if node is not None:
-        stat_shape = lead + (1,) * k
-        node._save("result1", Tensor._make(mean.reshape(stat_shape).astype(dt)))
-        node._save("result2", Tensor._make(rstd.reshape(stat_shape).astype(dt)))
+    out = Tensor._make(np.ascontiguousarray(y.reshape(input.shape), dtype=dt))  # (as PyTorch's)
+    stat_shape = lead + (1,) * k
+    record(NativeLayerNormBackward0, out, (input, weight, bias), input, shape, weight, bias, eps,
+           Tensor._make(mean.reshape(stat_shape).astype(dt)),
+           Tensor._make(rstd.reshape(stat_shape).astype(dt)))
     return out
 
 
@@ -386,7 +455,7 @@ class NativeGroupNormBackward0(Node):
     result2 (rstd), weight.
     """
 
-    def __init__(self, input, weight, n, c, hxw, group, eps):
+    def __init__(self, input, weight, n, c, hxw, group, eps, result1=None, result2=None):
         Node.__init__(self)
         self._save("C", c)
         self._save("HxW", hxw)
@@ -394,6 +463,9 @@ class NativeGroupNormBackward0(Node):
         self._save("eps", eps)
         self._save("group", group)
         self._save("input", input)
+        if result1 is not None:
+            self._save("result1", result1)
+            self._save("result2", result2)
         self._save("weight", weight)
 
     def backward(self, g):
@@ -435,6 +507,31 @@ class NativeGroupNormBackward0(Node):
         gb = g3.sum((0, 2)) if nf[2][0] is not None else None
         return gx.reshape(x.shape), gw, gb
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, weight, n, c, hxw, group, eps, result1, result2):
+        """PyTorch's ``group_norm_jvp``: batch norm's training formula on the input viewed as
+        (1, N * group, C / group * HxW) (statistics per sample and group), viewed back;
+        dz = dxhat * weight[c] + xhat * weight_t[c] + bias_t[c]. PyTorch's mean and rstd are
+        differentiable outputs of the op: when the input requires grad (and grad mode is on)
+        they are recomputed here in tensor ops, so that the tangent's gradient reaches the
+        input through them too."""
+        tangents = zero_filled(inputs, tangents)
+        _, tw, tb = tangents
+        per_group = c // group * hxw  # (not -1: a reshape of no elements cannot infer it)
+        rows = (1, n * group, per_group)
+        x = input.reshape(rows)
+        if input.requires_grad and grad_mode.is_grad_enabled():
+            mean = x.mean(2, keepdim=True)
+            rstd = ((x - mean).pow(2).mean(2, keepdim=True) + eps).rsqrt()
+        else:
+            mean, rstd = result1.reshape(1, n * group, 1), result2.reshape(1, n * group, 1)
+        tx = tangents[0]
+        dxhat = _normalized_jvp(x, None if tx is None else tx.reshape(rows), mean, rstd, (0, 2),
+                                True)
+        return _affine_jvp(None if dxhat is None else dxhat.reshape(input.shape),
+                           lambda: ((x - mean) * rstd).reshape(input.shape), weight, tw, tb,
+                           (1, c) + (1,) * (input.ndim - 2))
+
 
 def native_group_norm(input: Tensor, num_groups: int, weight, bias, eps: float) -> Tensor:
     """Group normalisation (``torch.group_norm``): channels split into ``num_groups`` groups,
@@ -467,11 +564,9 @@ def native_group_norm(input: Tensor, num_groups: int, weight, bias, eps: float) 
         if bias is not None:
             y = y + bias._data.astype(np.float64).reshape(1, c, 1)
     out = Tensor._make(y.reshape(input.shape).astype(dt))
-    node = record(NativeGroupNormBackward0, out, (input, weight, bias), input, weight, n, c,
-                  hxw, num_groups, eps)
-    if node is not None:
-        node._save("result1", Tensor._make(mean.reshape(n, num_groups).astype(dt)))
-        node._save("result2", Tensor._make(rstd.reshape(n, num_groups).astype(dt)))
+    record(NativeGroupNormBackward0, out, (input, weight, bias), input, weight, n, c, hxw,
+           num_groups, eps, Tensor._make(mean.reshape(n, num_groups).astype(dt)),
+           Tensor._make(rstd.reshape(n, num_groups).astype(dt)))
     return out
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
 from ._util import quiet_fp, sum_dtype
-from .conv import _col2im, _dilated, _windows, pad_hw
+from .conv import _col2im, _dilated, _windows, like_memory_format, pad_hw
 from .nn_activation import no_double_backward
 
 
@@ -127,14 +127,21 @@ class MaxPool2DWithIndicesBackward0(Node):
     Saves: ceil_mode, dilation, kernel_size, padding, result1 (the indices), self, stride.
     Double backward is not supported (computed in NumPy)."""
 
-    def __init__(self, input, kernel, stride, padding, dilation, ceil_mode):
+    def __init__(self, input, kernel, stride, padding, dilation, ceil_mode, indices):
         Node.__init__(self)
         self._save("ceil_mode", ceil_mode)
         self._save("dilation", dilation)
         self._save("kernel_size", kernel)
         self._save("padding", padding)
+        self._save("result1", indices)
         self._save("self", input)
         self._save("stride", stride)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, *args):
+        """dz = self_t.flatten(-2).gather(-1, indices.flatten(-2)), viewed as the result
+        (each output's tangent is its maximum's)."""
+        return _gather_jvp(tangents[0], args[-1], outputs[0])
 
     def backward(self, g):
         no_double_backward(self)
@@ -151,6 +158,13 @@ class MaxPool2DWithIndicesBackward0(Node):
         gx = np.zeros(planes * h * w, dtype=acc)
         np.add.at(gx, flat.ravel(), g._data.ravel().astype(acc, copy=False))
         return (Tensor._make(gx.astype(dt, copy=False).reshape(x.shape)),)
+
+
+def _gather_jvp(tangent: Tensor, indices: Tensor, result: Tensor) -> Tensor:
+    """The tangent of a max pool's ``result`` given the flat ``h * W + w`` ``indices`` of its
+    maxima: PyTorch's ``gather(self_t.flatten(-2), -1, indices.flatten(-2)).view_as(result)``
+    (tensor ops, so it is differentiable when the tangent requires grad)."""
+    return tangent.flatten(-2).gather(-1, indices.flatten(-2)).view(result.shape)
 
 
 def _special_windows(stack, vals, arg, kernel, stride, pad, dil):
@@ -202,12 +216,10 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     indices = rows * input.shape[-1] + cols
     if input.ndim == 3:
         vals, indices = vals[0], indices[0]
-    out = Tensor._make(np.ascontiguousarray(vals))
-    ind = Tensor._make(indices.astype(np.int64, copy=False))
-    node = record(MaxPool2DWithIndicesBackward0, out, (input,), input, kernel, saved_stride,
-                  pad, dil, ceil_mode)
-    if node is not None:
-        node._save("result1", ind)
+    out = Tensor._make(like_memory_format(np.ascontiguousarray(vals), input._data))
+    ind = Tensor._make(like_memory_format(indices.astype(np.int64, copy=False), input._data))
+    record(MaxPool2DWithIndicesBackward0, out, (input,), input, kernel, saved_stride, pad, dil,
+           ceil_mode, ind)
     return (out, ind) if return_indices else out
 
 
@@ -258,6 +270,14 @@ class AvgPool2DBackward0(Node):
         gx = np.ascontiguousarray(gxp[:, :, ph:ph + h, pw:pw + w]).reshape(x.shape)
         return (Tensor._make(gx),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, kernel, stride, padding, ceil_mode,
+            count_include_pad, divisor_override, divisor, stride_used):
+        """dz = avg_pool2d(self_t) with the same arguments (linear: PyTorch's
+        ``auto_linear``)."""
+        return avg_pool2d(tangents[0], kernel, stride, padding, ceil_mode, count_include_pad,
+                          divisor_override)
+
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
@@ -288,7 +308,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         divisor = _avg_divisor(input.shape[-2:], (oh, ow), kernel, stride_, pad,
                                count_include_pad, x.dtype)
     res = (sums / divisor).astype(x.dtype, copy=False)
-    out = Tensor._make(np.ascontiguousarray(res[0] if input.ndim == 3 else res))
+    out = Tensor._make(like_memory_format(np.ascontiguousarray(res[0] if input.ndim == 3 else res),
+                                          input._data))
     record(AvgPool2DBackward0, out, (input,), input, kernel, saved_stride, pad, ceil_mode,
            count_include_pad, divisor_override, divisor, stride_)
     return out
@@ -337,6 +358,11 @@ class AdaptiveAvgPool2DBackward0(Node):
         gx = diff.cumsum(-2).cumsum(-1)[..., :h, :w]
         return (Tensor._make(gx.astype(x._data.dtype)),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input):
+        """dz = adaptive_avg_pool2d(self_t) to the result's size (linear: ``auto_linear``)."""
+        return adaptive_avg_pool2d(tangents[0], tuple(outputs[0].shape[-2:]))
+
 
 def adaptive_avg_pool2d(input, output_size) -> Tensor:
     """Average pooling to a fixed output size (``torch.nn.functional.adaptive_avg_pool2d``).
@@ -378,7 +404,8 @@ def adaptive_avg_pool2d(input, output_size) -> Tensor:
             for i in range(oh):
                 for j in range(ow):
                     res[..., i, j] = x[..., hs[i]:he[i], ws[j]:we[j]].mean(axis=(-2, -1))
-    out = Tensor._make(np.ascontiguousarray(res, dtype=input._data.dtype))
+    out = Tensor._make(like_memory_format(np.ascontiguousarray(res, dtype=input._data.dtype),
+                                          input._data))
     record(AdaptiveAvgPool2DBackward0, out, (input,), input)
     return out
 
@@ -391,11 +418,17 @@ class AdaptiveMaxPool2DBackward0(Node):
     Saves: result1 (the indices), self. Double backward is not supported (computed in NumPy;
     PyTorch supports it)."""
 
-    def __init__(self, input):
+    def __init__(self, input, indices):
         Node.__init__(self)
+        self._save("result1", indices)
         self._save("self", input)
 
     backward = MaxPool2DWithIndicesBackward0.backward
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, indices):
+        """dz = self_t.flatten(-2).gather(-1, indices.flatten(-2)), viewed as the result."""
+        return _gather_jvp(tangents[0], indices, outputs[0])
 
 
 def _adaptive_index(n: int, o: int):
@@ -456,9 +489,8 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     else:
         vals = np.zeros(x.shape[:-2] + (oh, ow), dtype=x.dtype)
         indices = np.zeros(vals.shape, dtype=np.int64)
-    out = Tensor._make(np.ascontiguousarray(vals))
-    ind = Tensor._make(np.ascontiguousarray(indices, dtype=np.int64))
-    node = record(AdaptiveMaxPool2DBackward0, out, (input,), input)
-    if node is not None:
-        node._save("result1", ind)
+    out = Tensor._make(like_memory_format(np.ascontiguousarray(vals), input._data))
+    ind = Tensor._make(like_memory_format(np.ascontiguousarray(indices, dtype=np.int64),
+                                          input._data))
+    record(AdaptiveMaxPool2DBackward0, out, (input,), input, ind)
     return (out, ind) if return_indices else out

@@ -152,6 +152,14 @@ class MkldnnRnnLayerBackward0(Node):
         for name in sorted(saved):
             self._save(name, saved[name])
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, saved):
+        """Not supported, as in PyTorch (``mkldnn_rnn_layer`` has no forward formula; a
+        float64 LSTM, which runs the composition of ordinary ops, has one)."""
+        from .attention import raise_no_forward_ad
+
+        raise_no_forward_ad("mkldnn_rnn_layer")
+
     def backward(self, g_out, g_hy, g_cy):
         if grad_mode.is_grad_enabled():
             return self._backward_graph(g_out, g_hy, g_cy)

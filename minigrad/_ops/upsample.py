@@ -19,6 +19,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node, record
+from .conv import like_memory_format
 
 _DIM_NAMES = {1: ("W",), 2: ("H", "W"), 3: ("D", "H", "W")}
 _SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"), 3: ("scales_d", "scales_h",
@@ -98,6 +99,11 @@ class _UpsampleNode(Node):
             record(_DOUBLE[type(self)], out, (g,), self)
         return (out,)
 
+    @classmethod
+    def jvp(cls, inputs, tangents, outputs, input, *args):
+        """dz = the same upsampling of self_t (linear: PyTorch's ``auto_linear``)."""
+        return _resample(tangents[0], args[-1], cls, args)
+
 
 def _resample(x: Tensor, mats, node_cls, node_args) -> Tensor:
     """``x`` contracted with the interpolation matrices ``mats``, recorded as the upsampling
@@ -123,6 +129,11 @@ class _UpsampleBackwardNode(Node):
 
     def backward(self, g):
         return (_resample(g, self._mats, self._forward_cls, self._forward_args),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, forward_node):
+        """dz = upsample_*_backward(grad_output_t) (linear: ``auto_linear``)."""
+        return forward_node.backward(tangents[0])[0]
 
 
 class UpsampleNearest1DBackwardBackward0(_UpsampleBackwardNode):
@@ -239,7 +250,7 @@ def upsample(input, output_size, scales, mode: str, align_corners=None) -> Tenso
         mats = [linear_matrix(n, o, align_corners, s, ft) for n, o, s in
                 zip(input.shape[2:], out_sizes, saved_scales)]
         res = np.ascontiguousarray(_apply(x, mats), dtype=x.dtype)
-    out = Tensor._make(res)
+    out = Tensor._make(like_memory_format(res, x))  # (channels-last stays so, as PyTorch's)
     if mode == "nearest":
         record(_NEAREST[k], out, (input,), input, out_sizes, saved_scales, mats)
     else:
