@@ -15,6 +15,7 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.forward_ad import tangent_sum
 from ..autograd.graph import Node, check_saveable, crossed, record
+from ._jvp_util import zero_filled
 from ._util import _HALF, attach, broadcast_shapes, sum_to, widened
 from .shape import _expand_target, _squeeze_dims, _unsafe_view
 
@@ -79,7 +80,8 @@ def _addmm_like_jvp(tangents, bias, m1, m2, beta, alpha, product, reduce=None):
     """The tangent of ``beta * bias + alpha * product(m1, m2)`` (addmm, addmv, baddbmm, and
     addbmm with ``reduce`` summing the batch): ``beta * bias_t + alpha * product(m1_t, m2) +
     alpha * product(m1, m2_t)``."""
-    tb, t1, t2 = tangents
+    tb, t1, t2 = zero_filled((bias, m1, m2), tangents)  # (a zero term still makes the
+    # tangent require grad when its primal factor does, as PyTorch's zero tensors do)
 
     def term(x, y):
         out = product(x, y)

@@ -35,7 +35,8 @@ DOCUMENTED = ["minigrad", "minigrad.nn", "minigrad.autograd", "minigrad.optim", 
 API_PAGES = {"minigrad": "minigrad", "minigrad.nn": "nn", "minigrad.autograd": "autograd",
              "minigrad.optim": "optim", "minigrad.viz": "viz", "minigrad.debug": "debug",
              "minigrad.parity": "parity", "minigrad.utils": "utils",
-             "minigrad.tutorial": "tutorial", "minigrad.linalg": "linalg"}
+             "minigrad.tutorial": "tutorial", "minigrad.linalg": "linalg",
+             "minigrad.func": "func"}
 
 # Public methods that had no docstring of their own (nor an inherited one) when this test was
 # written; they live in files other sessions own. The test fails on any *new* gap.
