@@ -241,7 +241,7 @@ def views_and_inplace(lib):
                               lib.arange(4, dtype=lib.float64))
         view = base[1:3]
         base_t, view_t = fwAD.unpack_dual(base).tangent, fwAD.unpack_dual(view).tangent
-        out = {"view's tangent": view_t, "its _base is base's tangent": view_t._base is base_t,
+        out = {"view's tangent": view_t, "its _base: base's tangent": view_t._base is base_t,
                "base's tangent _version": base_t._version}
         x = fwAD.make_dual(lib.tensor([2.0, 3.0], dtype=lib.float64),
                            lib.tensor([1.0, 1.0], dtype=lib.float64))
@@ -258,7 +258,7 @@ def views_and_inplace(lib):
 
 
 mg, pt = side_by_side(views_and_inplace)
-assert mg["its _base is base's tangent"] and mg["same tensor as before"]
+assert mg["its _base: base's tangent"] and mg["same tensor as before"]
 assert np.allclose(mg["base's tangent"].numpy(), [0.0, 2.0, 3.0, 3.0])
 assert np.allclose(mg["buffer's tangent"].numpy(), [0.0, 0.0, 4.0, 6.0])
 
@@ -381,37 +381,55 @@ def rnn_loss(lib, w):
     return h
 
 
+def hook_nodes(out, log) -> int:
+    """Put a pre-hook logging its node's name on every node of ``out``'s graph (leaves'
+    ``AccumulateGrad`` aside); return how many there are: the ops that recorded them."""
+    nodes = [n for n in graph_nodes([out.grad_fn]) if "AccumulateGrad" not in type(n).__name__]
+    for node in nodes:
+        node.register_prehook(lambda grads, n=node: log.append(n.name()))
+    return len(nodes)
+
+
 def gradient_both_ways(lib, n):
     fwAD = lib.autograd.forward_ad
     w0 = lib.tensor(np.linspace(0.5, 1.5, n))
+    calls, nodes_run = [], []
+
+    def loss_fn(w):
+        calls.append(1)
+        return rnn_loss(lib, w)
+
     # reverse mode: one forward pass recording the graph, one backward pass
     w = w0.clone().requires_grad_()
-    loss = rnn_loss(lib, w)
-    ops = sum(1 for node in graph_nodes([loss.grad_fn])
-              if "AccumulateGrad" not in type(node).__name__)
+    loss = loss_fn(w)
+    ops = hook_nodes(loss, nodes_run)
     loss.backward()
+    reverse = (len(calls), len(nodes_run))
     # forward mode: one dual pass per weight, each giving one entry of the gradient
+    calls.clear()
     columns = []
     with fwAD.dual_level():
         for i in range(n):
             e_i = lib.zeros(n, dtype=w0.dtype)
             e_i[i] = 1.0
-            columns.append(fwAD.unpack_dual(rnn_loss(lib, fwAD.make_dual(w0, e_i))).tangent)
+            columns.append(fwAD.unpack_dual(loss_fn(fwAD.make_dual(w0, e_i))).tangent)
     return {"reverse: w.grad": w.grad, "forward: n tangents": lib.stack(columns),
-            "ops in one pass": ops,
-            "reverse: passes (forward, backward)": (1, 1),
-            "forward: dual passes": len(columns)}
+            "ops in one pass": ops, "reverse: calls, nodes run": reverse,
+            "forward: calls, nodes run": (len(calls), 0)}
 
 
 mg, pt = side_by_side(gradient_both_ways, 6, rtol=1e-12, atol=1e-12)
 assert np.allclose(mg["reverse: w.grad"].numpy(), mg["forward: n tangents"].numpy(), rtol=1e-12)
+assert mg["reverse: calls, nodes run"] == (1, mg["ops in one pass"])
+assert mg["forward: calls, nodes run"] == (6, 0)
 
 # %% [markdown]
-# The same gradient. Now count the work for growing `n`, one unit per op of a pass, per
-# tangent formula and per backward node (each about one op's work): reverse mode costs one
-# forward pass (`k` ops) plus one backward pass (`k` nodes) whatever `n` is, while forward
-# mode costs `n` dual passes of `2k`. Here `k` itself grows with `n` (four ops per step:
-# `w[i]`, `*`, `+`, `tanh`), so reverse mode grows like `n` and forward mode like `n²`.
+# The same gradient. Reverse mode: one call of the loss recording `k` = 24 ops (four per step:
+# `w[i]`, `*`, `+`, `tanh`), one backward pass running the 24 nodes they recorded. Forward
+# mode: 6 calls, one per weight, each computing 24 primals and their tangents. Counting one
+# unit of work per op, per tangent formula and per backward node (each about one op's work),
+# reverse mode costs `2k` whatever `n` is, forward mode `n · 2k`, and since `k` itself grows
+# with `n` here, reverse mode grows like `n` and forward mode like `n²`.
 #
 # The other way round, forward mode wins: a function of *one* input with `m` outputs, such as
 # a curve sampled at `m` points, `c(t) = sin(t · [1, 2, ..., m])`. Its Jacobian is a single
@@ -426,48 +444,55 @@ def curve(lib, t, m):
 def curve_derivative(lib, m):
     F, fwAD = lib.autograd.functional, lib.autograd.forward_ad
     t0 = lib.tensor(0.3, dtype=lib.float64)
-    with fwAD.dual_level():
-        forward = fwAD.unpack_dual(curve(lib, fwAD.make_dual(t0, lib.ones_like(t0)), m)).tangent
-    passes = []
+    calls, nodes_run, ops = [], [], []
 
     def counted_curve(t):
+        calls.append(1)
         out = curve(lib, t, m)
-        out.register_hook(lambda grad: passes.append(1))  # once per backward pass
+        if out.grad_fn is not None:
+            ops.append(hook_nodes(out, nodes_run))
         return out
 
+    with fwAD.dual_level():
+        forward = fwAD.unpack_dual(counted_curve(fwAD.make_dual(t0, lib.ones_like(t0)))).tangent
+    forward_cost = (len(calls), len(nodes_run))
+    calls.clear()
     reverse = F.jacobian(counted_curve, t0)
-    return {"forward mode: dc/dt": forward, "jacobian: dc/dt": reverse,
-            "forward: dual passes": 1, "reverse: backward passes": len(passes)}
+    return {"forward mode: dc/dt": forward, "jacobian: dc/dt": reverse, "ops in one pass": ops[0],
+            "forward: calls, nodes run": forward_cost,
+            "reverse: calls, nodes run": (len(calls), len(nodes_run))}
 
 
 mg, pt = side_by_side(curve_derivative, 5, rtol=1e-12, atol=1e-12)
 K = np.arange(1, 6)
 assert np.allclose(mg["forward mode: dc/dt"].numpy(), K * np.cos(0.3 * K))
-assert mg["reverse: backward passes"] == 5
+assert mg["reverse: calls, nodes run"] == (1, 5 * mg["ops in one pass"])  # 5 backward passes
 
 # %% [markdown]
-# The work for both cases as `n` (or `m`) grows, counted in both libraries (the counts are
-# asserted equal, then drawn):
+# `t * [1, ..., m]` and `sin` are two ops, whatever `m` is: the curve's one dual pass costs 4
+# units; `jacobian` runs 5 backward passes through the 2 nodes. Here is the work of both cases
+# as `n` (or `m`) grows, measured in both libraries (the counts are asserted equal, then
+# drawn): reverse mode is `calls · k + nodes run`, forward mode `calls · 2k`.
 
 # %%
-def op_counts(lib, size):
-    """Work units (ops + tangent formulas + backward nodes) of both modes, for the RNN loss of
-    ``size`` weights and for the curve of ``size`` points."""
-    w = lib.tensor(np.linspace(0.5, 1.5, size), requires_grad=True)
-    loss = rnn_loss(lib, w)
-    k = sum(1 for n in graph_nodes([loss.grad_fn]) if "AccumulateGrad" not in type(n).__name__)
-    t = lib.tensor(0.3, dtype=lib.float64, requires_grad=True)
-    c = curve(lib, t, size)
-    kc = sum(1 for n in graph_nodes([c.grad_fn]) if "AccumulateGrad" not in type(n).__name__)
-    return {"scalar loss: reverse": k + k, "scalar loss: forward": size * 2 * k,
-            "curve: reverse": kc + size * kc, "curve: forward": 2 * kc}
+def work(lib, size):
+    """Units of work (ops + tangent formulas + backward nodes) of the whole derivative in each
+    mode, for the RNN loss of ``size`` weights and for the curve of ``size`` points."""
+    loss, crv = gradient_both_ways(lib, size), curve_derivative(lib, size)
+    out = {}
+    for case, m in (("scalar loss", loss), ("curve", crv)):
+        k = m["ops in one pass"]
+        calls, nodes = m["reverse: calls, nodes run"]
+        out[f"{case}: reverse"] = calls * k + nodes
+        out[f"{case}: forward"] = m["forward: calls, nodes run"][0] * 2 * k
+    return out
 
 
 SIZES = [1, 2, 4, 8, 16, 32]
 counts = {}
 for size in SIZES:
-    mg_counts, pt_counts = op_counts(minigrad, size), op_counts(torch, size)
-    assert mg_counts == pt_counts
+    mg_counts, pt_counts = work(minigrad, size), work(torch, size)
+    assert mg_counts == pt_counts, (mg_counts, pt_counts)
     counts[size] = mg_counts
 print("  size  " + "  ".join(f"{k:>21}" for k in counts[1]))
 for size in SIZES:
@@ -477,15 +502,18 @@ assert all(counts[n]["scalar loss: reverse"] < counts[n]["scalar loss: forward"]
 assert all(counts[n]["curve: forward"] < counts[n]["curve: reverse"] for n in SIZES if n > 1)
 assert counts[1]["scalar loss: forward"] == counts[1]["scalar loss: reverse"]  # 1 in, 1 out
 
-fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
 for ax, case, xlabel in ((axes[0], "scalar loss", "n inputs (1 output)"),
                          (axes[1], "curve", "m outputs (1 input)")):
     for mode, style in (("reverse", "o-"), ("forward", "s--")):
         ax.plot(SIZES, [counts[n][f"{case}: {mode}"] for n in SIZES], style,
                 label=f"{mode} mode")
-    ax.set(xscale="log", yscale="log", xlabel=xlabel, ylabel="ops + tangents + nodes",
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set(xticks=SIZES, xticklabels=[str(n) for n in SIZES], xlabel=xlabel,
            title=f"{case}: the whole derivative")
     ax.legend()
+axes[0].set_ylabel("ops + tangents + backward nodes")
 save_figure(fig, OUT / "forward_vs_reverse_cost.png")
 
 # %% [markdown]
