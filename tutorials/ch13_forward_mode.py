@@ -29,6 +29,7 @@
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
+from matplotlib.ticker import FuncFormatter
 
 import minigrad
 from minigrad.parity import graph_nodes
@@ -510,6 +511,7 @@ for ax, case, xlabel in ((axes[0], "scalar loss", "n inputs (1 output)"),
                 label=f"{mode} mode")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
     ax.set(xticks=SIZES, xticklabels=[str(n) for n in SIZES], xlabel=xlabel,
            title=f"{case}: the whole derivative")
     ax.legend()
