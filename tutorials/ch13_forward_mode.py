@@ -59,10 +59,10 @@ V = np.array([1.0, 0.0, -1.0])  # the direction of every Jacobian-vector product
 # `(a + b·ε)(c + d·ε) = ac + (ad + bc)·ε`
 #
 # which is the product rule in the `ε` part. A smooth function extends to them by its Taylor
-# series, cut after the first term: `f(a + b·ε) = f(a) + f'(a)·b·ε`. So evaluating a function
-# at `x + 1·ε` gives its value *and* its derivative, with no formula for the derivative of the
-# whole function: each step only needs its own rule. Here is the whole idea, in a dozen lines of
-# plain Python, on `f(x) = exp(x · sin x) + x`:
+# series, which stops after the first-order term: `f(a + b·ε) = f(a) + f'(a)·b·ε`. So
+# evaluating a function at `x + 1·ε` gives its value *and* its derivative, with no formula for
+# the derivative of the whole function: each step only needs its own rule. Here is the whole
+# idea in a few lines of plain Python, on `f(x) = exp(x · sin x) + x`:
 
 # %%
 class Dual:
@@ -561,10 +561,10 @@ assert np.isclose(mg["tangent: grad E . v"].item(), np.array([3 + -2, 12 + 1]) @
 # %% [markdown]
 # ## The errors a learner hits
 #
-# Forward AD has one level at a time: PyTorch does not support nesting `dual_level()` (use
-# `torch.func.jvp` for derivatives of derivatives in forward mode). `make_dual` needs an active
-# level, a tangent of exactly the primal's shape (no broadcasting), and floating-point tensors;
-# a tensor that is already dual cannot be made dual again.
+# Forward AD has one level at a time: PyTorch does not support nesting `dual_level()`.
+# `make_dual` needs an active level, a tangent of exactly the primal's shape (no
+# broadcasting), and floating-point tensors; a tensor that is already dual cannot be made dual
+# again.
 
 # %%
 def nested_levels(lib):
