@@ -282,6 +282,15 @@ assert np.allclose(mg["buffer's tangent"].numpy(), [0.0, 0.0, 4.0, 6.0])
 # backward node costs about as much as its op did in the forward pass.
 
 # %%
+def hook_nodes(out, log) -> int:
+    """Put a pre-hook logging its node's name on every node of ``out``'s graph (leaves'
+    ``AccumulateGrad`` aside); return how many there are: the ops that recorded them."""
+    nodes = [n for n in graph_nodes([out.grad_fn]) if "AccumulateGrad" not in type(n).__name__]
+    for node in nodes:
+        node.register_prehook(lambda grads, n=node: log.append(n.name()))
+    return len(nodes)
+
+
 def counted(lib, calls, nodes_run):
     """``g``, counting its calls and the backward nodes run through the graph it records."""
 
@@ -289,9 +298,7 @@ def counted(lib, calls, nodes_run):
         calls.append(1)
         out = (x[:, None] * x[None, :].sin()).exp()
         if out.grad_fn is not None:
-            for node in graph_nodes([out.grad_fn]):
-                if "AccumulateGrad" not in type(node).__name__:
-                    node.register_prehook(lambda grads, n=node: nodes_run.append(n.name()))
+            hook_nodes(out, nodes_run)
         return out
 
     return g
@@ -333,15 +340,16 @@ assert COSTS["jacobian @ v"][1] == 9 * COSTS["double backward"][1]  # 9 passes o
 #   computed a tangent (the two views for free: views of the tangent), so the pass cost about
 #   twice a plain forward pass.
 # * **double backward**: one forward pass *recording a graph*, then two backward passes: the
-#   hooks count the first one's 5 nodes, and the second pass runs through the 9 nodes that the
-#   first one recorded (its formulas, `grad * cos(x)` and so on, became ops of a new graph;
-#   hooks put on `g`'s graph do not see it). Three passes' work for one column, and every
+#   hooks count the first one's 5 nodes. The second pass runs through the graph that the first
+#   one recorded (its formulas, `grad * cos(x)` and so on, became ops with nodes of their own),
+#   which the hooks on `g`'s graph do not see. Three passes' work for one column, and every
 #   backward formula must be differentiable.
 # * **jacobian @ v**: 9 backward passes of 5 nodes, one per output element, to build all 27
 #   entries, and then a matrix product that throws away most of the information.
 #
 # The second pass of the double-backward trick, counted by doing the trick by hand (as chapter
-# 11 does) with hooks on the graph the first pass returns:
+# 11 does) with hooks on the graph the first pass records. Of its nodes, the second pass runs
+# the 9 that lead to `u`, the seed it differentiates by:
 
 # %%
 def second_pass(lib):
@@ -352,15 +360,15 @@ def second_pass(lib):
     (gu,) = lib.autograd.grad(out, x, grad_outputs=u, create_graph=True)
     first = list(nodes_run)
     second = []
-    for node in graph_nodes([gu.grad_fn]):
-        if "AccumulateGrad" not in type(node).__name__:
-            node.register_prehook(lambda grads, n=node: second.append(n.name()))
+    recorded = hook_nodes(gu, second)
     (jv,) = lib.autograd.grad(gu, u, grad_outputs=lib.tensor(V))
-    return {"first pass runs": first, "second pass runs": sorted(second), "J @ v": jv}
+    return {"first pass runs": first, "nodes in the graph it recorded": recorded,
+            "second pass runs": sorted(second), "J @ v": jv}
 
 
 mg, pt = side_by_side(second_pass, rtol=1e-12, atol=1e-12)
 assert len(mg["first pass runs"]) == COSTS["double backward"][1]
+assert len(mg["second pass runs"]) == 9
 assert np.allclose(mg["J @ v"].numpy(), three_ways(minigrad)["forward mode"].numpy())
 
 # %% [markdown]
@@ -380,15 +388,6 @@ def rnn_loss(lib, w):
     for i in range(w.shape[0]):
         h = (h * w[i] + 0.5).tanh()
     return h
-
-
-def hook_nodes(out, log) -> int:
-    """Put a pre-hook logging its node's name on every node of ``out``'s graph (leaves'
-    ``AccumulateGrad`` aside); return how many there are: the ops that recorded them."""
-    nodes = [n for n in graph_nodes([out.grad_fn]) if "AccumulateGrad" not in type(n).__name__]
-    for node in nodes:
-        node.register_prehook(lambda grads, n=node: log.append(n.name()))
-    return len(nodes)
 
 
 def gradient_both_ways(lib, n):
