@@ -124,8 +124,9 @@ assert np.isclose(mg["tangent"].item(), y.b, rtol=1e-12)
 # A dual tensor is not a new kind of tensor. `make_dual` returns a *view* of the primal (its
 # `_base` is the primal) that carries the tangent, which `repr` shows as `tangent=`. The
 # tangent has the primal's shape; `unpack_dual` returns a named tuple `(primal, tangent)`.
-# Nothing here requires grad and no graph is recorded: a tangent is not a `.grad`. Leaving the
-# level deletes every tangent made in it.
+# Nothing here requires grad and no graph is recorded: a tangent is not a `.grad`, and
+# `no_grad()`, which stops the recording of graphs, does not stop tangents. Leaving the level
+# deletes every tangent made in it.
 
 # %%
 def what_a_dual_is(lib):
@@ -143,6 +144,8 @@ def what_a_dual_is(lib):
         y = d.sin()
         out["sin(d): grad_fn"] = y.grad_fn
         out["sin(d): tangent"] = fwAD.unpack_dual(y).tangent
+        with lib.no_grad():
+            out["under no_grad: tangent"] = fwAD.unpack_dual(d.sin()).tangent
     out["after the level: tangent"] = fwAD.unpack_dual(y).tangent
     return out
 
@@ -150,6 +153,7 @@ def what_a_dual_is(lib):
 mg, pt = side_by_side(what_a_dual_is)
 assert mg["d._base is x"] and mg["tangent is t"] and mg["sin(d): grad_fn"] is None
 assert np.allclose(mg["sin(d): tangent"].numpy(), np.cos(X) * V)
+assert np.allclose(mg["under no_grad: tangent"].numpy(), np.cos(X) * V)
 
 # %% [markdown]
 # ## Tangents, op by op
