@@ -33,6 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import grad_mode as _grad_mode
 from . import graph as _graph
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
@@ -226,8 +227,17 @@ def set_fw_grad(t, g) -> None:
         from .._tensor import Tensor, empty_strided
 
         arr = empty_strided(t.shape, _element_strides_full(t._data), g._data.dtype)
-        arr[...] = g._data  # (broadcasts)
-        g = Tensor._make(arr)
+        if g._requires_grad and _grad_mode.is_grad_enabled():
+            # a tangent with a history (reverse over forward): a recorded copy_, as PyTorch's
+            # (CopyBackwards), so that the copy keeps it
+            _graph.fw_on, was = False, _graph.fw_on
+            try:
+                g = Tensor._make(arr).copy_(g)
+            finally:
+                _graph.fw_on = was
+        else:
+            arr[...] = g._data  # (broadcasts)
+            g = Tensor._make(arr)
     _keep(t, g)
 
 
@@ -266,7 +276,29 @@ def _view_of_tangent(tangent, primal, view):
         interface.update(shape=arr.shape, data=(_address(src) + offset, not src.flags.writeable),
                          strides=tuple(s // size * src.itemsize for s in arr.strides))
         out = np.asarray(_Interface(interface, src))
-    return tangent._make_view(out)
+    result = tangent._make_view(out)
+    if tangent._requires_grad and tangent._grad_fn is not None:
+        _differentiable_view(tangent, result)
+    return result
+
+
+def _differentiable_view(tangent, view) -> None:
+    """Give the view of a tangent that has a history (reverse over forward) a grad_fn, as
+    ``as_strided`` does (``AsStridedBackward0``), so that gradients flow through it back to the
+    tangent (PyTorch's tangent of a view is the view op applied to the tangent, e.g.
+    ``TransposeBackward0``; minigrad replays the layout, so its node is the generic one)."""
+    from .._ops.inplace import AsStridedBackward0, _base_index
+    from . import grad_mode
+    from .graph import edge_of
+
+    if not grad_mode.is_grad_enabled():
+        return
+    owner = tangent if tangent._base is None else tangent._base
+    node = AsStridedBackward0(owner, view)
+    if owner is not tangent:
+        node._input_index = _base_index(owner, tangent)
+        node.next_functions = (edge_of(tangent),)
+    view._set_history(node)
 
 
 def propagate(node_cls, outputs, inputs, args) -> None:
