@@ -1,6 +1,6 @@
 """The runnable examples of ``docs/concepts/{versions,retain_graph,higher_order,
 saved_tensor_hooks,graph_utils,functional_api,checkpointing,devices_and_data,
-custom_functions,profiler}.md``: each
+custom_functions,profiler,forward_mode}.md``: each
 ``<!-- example -->`` python block is run with minigrad and must print exactly the ``text`` block
 that follows it; the same code with ``import torch`` must print the same (``torch.`` in PyTorch's
 messages read as ``minigrad.``)."""
@@ -17,7 +17,7 @@ torch = pytest.importorskip("torch")
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "concepts"
 PAGES = ["versions.md", "retain_graph.md", "higher_order.md", "saved_tensor_hooks.md",
          "graph_utils.md", "functional_api.md", "checkpointing.md", "devices_and_data.md",
-         "custom_functions.md", "profiler.md"]
+         "custom_functions.md", "profiler.md", "forward_mode.md"]
 EXAMPLE = re.compile(r"<!-- example -->\n```python\n(.*?)```\n.*?```text\n(.*?)```", re.S)
 IMPORT = "import minigrad as torch\n"
 

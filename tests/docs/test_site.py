@@ -99,7 +99,7 @@ def test_build_is_strict_and_has_every_page(site):
                     "debugging"]:
         assert (site / "concepts" / concept / "index.html").is_file(), concept
     chapters = sorted((ROOT / "tutorials").glob("ch[0-9][0-9]_*.py"))
-    assert len(chapters) == 12
+    assert len(chapters) == 13
     for ch in chapters:
         html = (site / "tutorials" / ch.stem / "index.html").read_text(encoding="utf-8")
         assert "side_by_side" in html or "same_error" in html or "make_dot" in html
@@ -132,7 +132,7 @@ def test_chapter_titles_nav_and_toc_keep_their_code_words(site):
     heading, minus its inline code: "Tensors, and the backward graph"); the table of contents
     has every heading's whole text, and each of its links reaches a heading of the page."""
     labels = _nav_labels()
-    assert len(labels) == 12
+    assert len(labels) == 13
     for stem, label in labels.items():
         page = (site / "tutorials" / stem / "index.html").read_text(encoding="utf-8")
         assert f"<title>{html.escape(label)} - minigrad</title>" in page, stem
@@ -176,7 +176,7 @@ def test_tables_keep_their_columns(site):
 @pytest.mark.docs
 @pytest.mark.slow
 def test_build_with_executed_chapters_shows_outputs_and_figures(tmp_path, request):
-    """About a minute (twelve kernels), so it runs only when asked for: ``pytest -m docs``.
+    """About a minute (thirteen kernels), so it runs only when asked for: ``pytest -m docs``.
 
     The outputs show no trace of the build: no temporary folders (figures are shown under
     ``minigrad-out/tutorials``, where a reader's own run puts them), no kernel cell file names
