@@ -25,6 +25,7 @@ from .._tensor import Tensor, empty_strided, view_rebase_message
 from .._type_promotion import can_cast
 from ..autograd import grad_mode
 from ..autograd import graph as _graph
+from ..autograd.forward_ad import linked, tangent_sum
 from ..autograd.graph import Node, SavedTensor, _is_dense, edge_of, record
 from . import activation as A
 from . import pointwise as P
@@ -471,6 +472,11 @@ class ZeroBackward0(Node):
     def backward(self, g):
         return (Tensor._make(np.zeros_like(g._data)),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, *args):
+        """dz = zeros (the tangent of a constant fill)."""
+        return Tensor._make(np.zeros_like(tangents[0]._data))
+
 
 class FillBackward2(ZeroBackward0):
     """z = self filled with a Python scalar, in place.  dz/dself = 0. Saves nothing."""
@@ -484,6 +490,14 @@ class FillBackward3(Node):
         return (Tensor._make(np.zeros_like(g._data)) if self.next_functions[0][0] is not None
                 else None,
                 g.sum() if self.next_functions[1][0] is not None else None)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, *args):
+        """dz = value_t expanded to self's shape (zeros without one)."""
+        tv = tangents[1]
+        if tv is None:
+            return Tensor._make(np.zeros(outputs[0].shape, tangents[0]._data.dtype))
+        return tv.expand(outputs[0].shape)
 
 
 class CopyBackwards(Node):
@@ -543,6 +557,18 @@ class IndexPutBackward0(_IndexNode):
             record(IndexBackward0, picked, (g,), self._saved["indices"], self._np_index, g.shape)
             gvals = sum_to(picked, self._values_shape)
         return gself, gvals
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, np_index, saved_indices, values, accumulate=False):
+        """dz = self_t.index_put(indices, values_t, accumulate) (zeros for a missing
+        tangent)."""
+        from .index_ops import index_put
+
+        (s, v), (ts, tv) = inputs, tangents
+        dt = (ts if tv is None else tv)._data.dtype
+        ts = ts if ts is not None else Tensor._make(np.zeros(s.shape, dt))
+        tv = tv if tv is not None else Tensor._make(np.zeros(v.shape, dt))
+        return index_put(ts, tuple(saved_indices), tv, accumulate)
 
 
 def _constant_like(self, value, node_cls, inputs=None, *args):
@@ -694,8 +720,8 @@ def setitem(self, index, value) -> None:
     if index is False:  # PyTorch writes nothing and checks nothing more (no version bump)
         return
     split = _split_index(self, index)
-    needs_graph = grad_mode.is_grad_enabled() and (
-        self.requires_grad or (isinstance(value, Tensor) and value.requires_grad))
+    needs_graph = _graph.fw_on or grad_mode.is_grad_enabled() and (  # (forward AD: the
+        self.requires_grad or (isinstance(value, Tensor) and value.requires_grad))  # tangent)
     try:
         _check_setitem(self, index, value)
     except (IndexError, RuntimeError) as e:
@@ -885,9 +911,11 @@ def _assign(arr: np.ndarray, basic, trivial, advanced, val) -> None:
 
 
 class _Ternary(Node):
-    """Base of addcmul/addcdiv/lerp nodes: input shapes, to sum broadcast gradients back."""
+    """Base of addcmul/addcdiv/lerp nodes: input shapes, to sum broadcast gradients back.
+    Made from ``(inputs, number)``: the op's tensors and its ``value`` / ``weight`` number
+    (None for a tensor weight), as `_fused` records them."""
 
-    def __init__(self, *inputs):
+    def __init__(self, inputs, number=None):
         Node.__init__(self)
         self._shapes = [t.shape if isinstance(t, Tensor) else () for t in inputs]
 
@@ -909,6 +937,14 @@ class AddcmulBackward0(_Ternary):
         return self._grads(g, g * mul_scalar(self._get("tensor2"), v) if n[1] else None,
                            g * mul_scalar(self._get("tensor1"), v) if n[2] else None)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, tensors, value):
+        """dz = self_t + value * tensor1_t * tensor2 + value * tensor2_t * tensor1."""
+        (_, t1, t2), (ts, ta, tb) = inputs, tangents
+        return linked(tangent_sum(ts, None if ta is None else _maybe_multiply(ta * t2, value),
+                                  None if tb is None else _maybe_multiply(tb * t1, value)),
+                      t2 if ta is None else None, t1 if tb is None else None)
+
 
 class AddcdivBackward0(_Ternary):
     """z = self + value * tensor1 / tensor2.  dz/dself = grad; dz/dtensor1 = grad * value /
@@ -924,6 +960,16 @@ class AddcdivBackward0(_Ternary):
                            -g * (mul_scalar(self._get("tensor1"), v) / (t2 * t2))
                            if n[2] else None)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, tensors, value):
+        """dz = self_t + value * tensor1_t / tensor2
+        - value * tensor2_t * (tensor1 / tensor2) / tensor2."""
+        (_, t1, t2), (ts, ta, tb) = inputs, tangents
+        return linked(tangent_sum(
+            ts, None if ta is None else _maybe_multiply(ta / t2, value),
+            None if tb is None else -_maybe_multiply(tb * (t1 / t2) / t2, value)),
+            t2 if ta is None else None, *((t1, t2) if tb is None else ()))
+
 
 class LerpBackward0(_Ternary):
     """z = self + weight * (end - self), scalar weight.  dz/dself = grad * (1 - weight);
@@ -932,6 +978,12 @@ class LerpBackward0(_Ternary):
     def backward(self, g):
         w = self._saved["weight"]
         return self._grads(g * (1 - w), g * w)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, tensors, weight):
+        """dz = lerp(self_t, end_t, weight)."""
+        ts, te = _zeros_for_missing(inputs, tangents)
+        return _lerp(ts, te, weight)
 
 
 class LerpBackward1(_Ternary):
@@ -946,20 +998,48 @@ class LerpBackward1(_Ternary):
         return self._grads(g * one_minus if n[0] else None, g * w if n[1] else None,
                            g * (self._get("end") - self._get("self")) if n[2] else None)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, tensors, number):
+        """dz = lerp(self_t, end_t, weight) + weight_t * (end - self)."""
+        (s, e, w), (ts, te, tw) = inputs, tangents
+        first = None
+        if ts is not None or te is not None:
+            first = _lerp(*_zeros_for_missing(inputs[:2], tangents[:2]), w)
+        return linked(tangent_sum(first, None if tw is None else tw * (e - s)),
+                      w if first is None else None, *((s, e) if tw is None else ()))
 
-def _fused(node_cls, compute, inputs, saved):
-    """Run ``compute()`` without recording and record one ``node_cls`` node for it (ops that
-    PyTorch differentiates as a whole), saving what ``saved()`` gives (name -> value; called
-    only when a node is recorded). The result is laid out as PyTorch's one TensorIterator
-    over ``inputs`` lays it out (`laid_out`), not as the chain of ops in ``compute`` did."""
-    with grad_mode.no_grad():
-        out = compute()
+
+def _maybe_multiply(t: Tensor, number) -> Tensor:
+    """PyTorch's ``maybe_multiply``: ``t`` as is for a number 1, else ``t * number``."""
+    return t if number == 1 else mul_scalar(t, number)
+
+
+def _zeros_for_missing(inputs, tangents) -> list:
+    """The tangents, zeros of its input's shape (in another tangent's dtype) where missing."""
+    like = next(t for t in tangents if t is not None)._data.dtype
+    return [Tensor._make(np.zeros(x.shape, like)) if t is None else t
+            for x, t in zip(inputs, tangents)]
+
+
+def _fused(node_cls, compute, inputs, saved, number=None):
+    """Run ``compute()`` without recording (nor tangents) and record one ``node_cls`` node
+    for it (ops that PyTorch differentiates as a whole), made from ``(inputs, number)``
+    (``number``: the op's value or number weight), saving what ``saved()`` gives (name ->
+    value; called only when a node is recorded). The result is laid out as PyTorch's one
+    TensorIterator over ``inputs`` lays it out (`laid_out`), not as the chain of ops in
+    ``compute`` did."""
+    fw_on, _graph.fw_on = _graph.fw_on, False
+    try:
+        with grad_mode.no_grad():
+            out = compute()
+    finally:
+        _graph.fw_on = fw_on
     arr = out._data
     arrays = [t._data for t in inputs if isinstance(t, Tensor)]
     if not all(a.flags.c_contiguous for a in arrays):
         arr = laid_out(arr, *arrays)
     out = Tensor._make(arr)
-    node = record(node_cls, out, inputs, *inputs)
+    node = record(node_cls, out, inputs, inputs, number)
     if node is not None:
         for name, value in saved().items():
             node._save(name, value)
@@ -988,14 +1068,15 @@ def _addcmul(self, t1, t2, value=1):
     return _fused(AddcmulBackward0, lambda: _in_float32(
         lambda s, a, b: P.add(s, P.mul(P.mul(a, b), value)), self, t1, t2),
                   (self, t1, t2), lambda: {"tensor1": t1 if _rg(t2) else None,
-                                           "tensor2": t2 if _rg(t1) else None, "value": value})
+                                           "tensor2": t2 if _rg(t1) else None, "value": value},
+                  value)
 
 
 def _addcdiv(self, t1, t2, value=1):
     return _fused(AddcdivBackward0, lambda: _in_float32(
         lambda s, a, b: P.add(s, P.mul(P.div(a, b), value)), self, t1, t2),
                   (self, t1, t2), lambda: {"tensor1": t1 if _rg(t2) else None,
-                                           "tensor2": t2, "value": value})
+                                           "tensor2": t2, "value": value}, value)
 
 
 def _lerp(self, end, weight):
@@ -1007,7 +1088,7 @@ def _lerp(self, end, weight):
                       lambda: {"end": end if _rg(weight) else None,
                                "self": self if _rg(weight) else None,
                                "weight": weight})
-    return _fused(LerpBackward0, compute, (self, end), lambda: {"weight": weight})
+    return _fused(LerpBackward0, compute, (self, end), lambda: {"weight": weight}, weight)
 
 
 attach(

@@ -29,6 +29,11 @@ class MulBackward1(Node):
     def backward(self, g):
         return (mul_scalar(g, self._saved["other"]),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, other):
+        """dz = self_t * other."""
+        return mul_scalar(tangents[0], other)
+
 
 class DivBackward1(Node):
     """z = self / other, ``other`` a plain number.  dz/dself = grad / other
@@ -41,12 +46,22 @@ class DivBackward1(Node):
     def backward(self, g):
         return (div_scalar(g, self._saved["other"]),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, other):
+        """dz = self_t / other."""
+        return div_scalar(tangents[0], other)
+
 
 class AddBackward1(Node):
     """z = self + other, ``other`` a plain number.  dz/dself = grad. Saves nothing."""
 
     def backward(self, g):
         return (g,)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs):
+        """dz = self_t.clone()."""
+        return tangents[0].clone()
 
 
 def add_scalar(input: Tensor, other) -> Tensor:

@@ -105,6 +105,11 @@ class CloneBackward0(Node):
     def backward(self, g):
         return (g,)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, *args):
+        """dz = self_t.clone() (a fresh tangent, never the input's)."""
+        return clone(tangents[0])
+
 
 class AliasBackward0(CloneBackward0):
     """z = alias of self (``x[...]``).  dz/dself = grad. Saves nothing."""
@@ -119,6 +124,11 @@ class ToCopyBackward0(Node):
 
     def backward(self, g):
         return (to_dtype(g, self._dtype),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, *args):
+        """dz = _to_copy(self_t, dtype): the tangent converted to the result's dtype."""
+        return to_dtype(tangents[0], outputs[0].dtype, copy=True)
 
 
 class TransposeBackward0(Node):

@@ -33,6 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import grad_mode as _grad_mode
 from . import graph as _graph
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
@@ -55,6 +56,7 @@ def enter_dual_level() -> int:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
     _current_level = 0
     _graph.fw_on = True
+    _graph.fw_token = object()
     return _current_level
 
 
@@ -78,6 +80,7 @@ def exit_dual_level(*, level=None) -> None:
     _duals.clear()
     _current_level = level - 1
     _graph.fw_on = False
+    _graph.fw_token = None
 
 
 class dual_level:
@@ -205,6 +208,30 @@ def tangent_sum(*terms):
     return total
 
 
+def linked(tangent, *primals):
+    """``tangent`` as it is, but differentiable (with a zero gradient) with respect to those
+    ``primals`` that require grad, in grad mode. PyTorch computes the term of an input without
+    a tangent with an efficient zero tensor: its value is zero, but a product with a primal that
+    requires grad still requires grad, so the tangent does (``(x * 2.5)``'s tangent requires
+    grad when ``x`` does). A formula calls this with the primals of the terms it leaves out."""
+    from . import grad_mode
+
+    if tangent is None or tangent._requires_grad or not grad_mode.is_grad_enabled():
+        return tangent
+    from .._ops.pointwise import where
+    from .._tensor import Tensor
+
+    never = None
+    for p in primals:
+        if isinstance(p, Tensor) and p._requires_grad and p.is_floating_point():
+            if never is None:
+                never = Tensor._make(np.zeros((), bool))
+            if p.dtype is not tangent.dtype:
+                p = p.to(tangent.dtype)
+            tangent = where(never, p, tangent)  # (values: the tangent's; p's gradient: 0)
+    return tangent
+
+
 # ------------------------------------------------------------------------------ the mechanism
 def fw_grad(t):
     """``t``'s tangent, or None. A view without its own finds its base's (made as a view of the
@@ -226,8 +253,17 @@ def set_fw_grad(t, g) -> None:
         from .._tensor import Tensor, empty_strided
 
         arr = empty_strided(t.shape, _element_strides_full(t._data), g._data.dtype)
-        arr[...] = g._data  # (broadcasts)
-        g = Tensor._make(arr)
+        if g._requires_grad and _grad_mode.is_grad_enabled():
+            # a tangent with a history (reverse over forward): a recorded copy_, as PyTorch's
+            # (CopyBackwards), so that the copy keeps it
+            _graph.fw_on, was = False, _graph.fw_on
+            try:
+                g = Tensor._make(arr).copy_(g)
+            finally:
+                _graph.fw_on = was
+        else:
+            arr[...] = g._data  # (broadcasts)
+            g = Tensor._make(arr)
     _keep(t, g)
 
 
@@ -266,7 +302,29 @@ def _view_of_tangent(tangent, primal, view):
         interface.update(shape=arr.shape, data=(_address(src) + offset, not src.flags.writeable),
                          strides=tuple(s // size * src.itemsize for s in arr.strides))
         out = np.asarray(_Interface(interface, src))
-    return tangent._make_view(out)
+    result = tangent._make_view(out)
+    if tangent._requires_grad and tangent._grad_fn is not None:
+        _differentiable_view(tangent, result)
+    return result
+
+
+def _differentiable_view(tangent, view) -> None:
+    """Give the view of a tangent that has a history (reverse over forward) a grad_fn, as
+    ``as_strided`` does (``AsStridedBackward0``), so that gradients flow through it back to the
+    tangent (PyTorch's tangent of a view is the view op applied to the tangent, e.g.
+    ``TransposeBackward0``; minigrad replays the layout, so its node is the generic one)."""
+    from .._ops.inplace import AsStridedBackward0, _base_index
+    from . import grad_mode
+    from .graph import edge_of
+
+    if not grad_mode.is_grad_enabled():
+        return
+    owner = tangent if tangent._base is None else tangent._base
+    node = AsStridedBackward0(owner, view)
+    if owner is not tangent:
+        node._input_index = _base_index(owner, tangent)
+        node.next_functions = (edge_of(tangent),)
+    view._set_history(node)
 
 
 def propagate(node_cls, outputs, inputs, args) -> None:
@@ -298,11 +356,25 @@ def propagate(node_cls, outputs, inputs, args) -> None:
                 f"Trying to use forward AD with {node_cls.__name__} that does not support it "
                 "because it has not been implemented yet in minigrad (its node has no jvp "
                 "formula).") from None
+        result = (result,) if single else result
+        if not getattr(node_cls, "_jvp_shares_tangent", False):
+            result = [_unshared(g, tangents) for g in result]
     finally:
         _graph.fw_on = True
-    for o, g in zip(outs, (result,) if single else result):
+    for o, g in zip(outs, result):
         if o is not None and g is not None and o.is_floating_point():
             set_fw_grad(o, g)
+
+
+def _unshared(g, tangents):
+    """``g``, or a clone of it when it is one of the inputs' tangents: a formula's only term
+    (``a + b`` with ``a`` not dual, ``copy_``) must not make two tensors share one tangent,
+    which a later in-place op on either would write through. PyTorch's formulas give a new
+    tensor there; only nodes whose formula is the tangent itself (``frac``, ``fmod`` by a
+    number: ``_jvp_shares_tangent``) share it, in PyTorch as here."""
+    if g is not None and any(g is t for t in tangents):
+        return g.clone()
+    return g
 
 
 def after_inplace(self, r) -> None:
@@ -327,6 +399,16 @@ def after_inplace(self, r) -> None:
             return
     from .._ops.inplace import bump
 
+    if _grad_mode.is_grad_enabled() and (old._requires_grad or
+                                         new is not None and new._requires_grad):
+        # a tangent with a history (reverse over forward): written by a recorded op, as
+        # PyTorch's ``self_t.copy_(...)``, so that the new tangent keeps it
+        _graph.fw_on = False
+        try:
+            old.zero_() if new is None else old.copy_(new)
+        finally:
+            _graph.fw_on = True
+        return
     old._data[...] = 0 if new is None else new._data
     bump(old)
 

@@ -46,6 +46,7 @@ INFERENCE_SAVE_MSG = (
 
 _sequence = itertools.count()
 fw_on = False  # a forward-AD level is active and no forward formula is running (forward_ad)
+fw_token = None  # the active forward-AD level's identity (None outside one): saved tangents
 _TENSOR = None
 # The shared "nothing registered" value of the hook and retain_grad tables of nodes and
 # tensors: read-only, so a registration must go through ``own_table`` and can never write into
@@ -184,6 +185,7 @@ class SavedTensor:
     _was_leaf = True  # an input: whether it had no grad_fn when saved
     _hooked = False  # True once pack/unpack hooks own the value (see _set_hooks)
     _prefetched = None  # the engine's unpack of a hooked tensor, for the node's own read
+    _fw_saved = None  # an output with a tangent: (the level's fw_token, the tangent)
 
     def __init__(self, tensor=None, node=None, is_output: bool = False):
         if tensor is None:  # (autograd makes these; PyTorch refuses ``SavedTensor()``)
@@ -205,6 +207,8 @@ class SavedTensor:
             self._node = weakref.ref(node)
             self._node_cls = type(node)  # names the producer if the node is gone
             self._output_nr = tensor._output_nr
+            if fw_token is not None and tensor._fw_grad is not None:  # (forward over reverse:
+                self._fw_saved = (fw_token, tensor._fw_grad)  # the tangent, as PyTorch saves)
         else:
             self._tensor = tensor
             if tensor._grad_fn is not None:  # unpacked with its grad_fn: see _detached
@@ -384,6 +388,10 @@ class SavedTensor:
             t._requires_grad = True
             t._grad_fn = node
             t._output_nr = self._output_nr
+        if self._fw_saved is not None and self._fw_saved[0] is fw_token:  # (same level)
+            from . import forward_ad
+
+            forward_ad._keep(t, self._fw_saved[1])
         return t
 
     def _version_message(self) -> str:
