@@ -771,6 +771,13 @@ class Tensor:
     def __repr__(self) -> str:
         return _format(self)
 
+    def __format__(self, format_spec: str) -> str:
+        """``format(t, spec)`` / f-strings: a 0-dim tensor formats as its Python number (so
+        ``f"{loss:.4f}"`` works), any other as ``repr``, as ``torch.Tensor.__format__``."""
+        if self.ndim == 0 and type(self) is Tensor:
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
+
     def __deepcopy__(self, memo):
         """A new leaf with a copy of the data, ``requires_grad`` and ``.grad`` and deep copies of
         the user's own attributes — but none of the autograd state (``Tensor.__deepcopy__``):

@@ -167,7 +167,8 @@ def _apply_inplace(self: Tensor, compute, others=(), overlap_ok=False, where=Non
             node._saved["self"] = SavedTensor(self.clone(), node, False)
     _write(self, r, overlap_ok, where)
     bump(self)
-    if _graph.fw_on:  # (forward AD: the new tangent goes into self's)
+    if _graph.fw_on and not grad_mode.is_inference_mode_enabled():  # (forward AD: the new
+        # tangent goes into self's; inference mode leaves the old one as it was)
         from ..autograd import forward_ad
 
         forward_ad.after_inplace(self, r)

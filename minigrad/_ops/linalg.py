@@ -13,6 +13,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd.forward_ad import tangent_sum
 from ..autograd.graph import Node, check_saveable, crossed, record
 from ._util import _HALF, attach, broadcast_shapes, sum_to, widened
 from .shape import _expand_target, _squeeze_dims, _unsafe_view
@@ -68,6 +69,29 @@ def _mat2_grad(node, name, g, mat1):
         return mm(_operand_t(g), mat1).t()
     return mm(_operand_t(mat1), g)
 
+def _scaled_t(t, factor):
+    """PyTorch's ``maybe_multiply``: ``t * factor``, or ``t`` itself when the factor is 1 (and
+    None for a zero tangent)."""
+    return None if t is None else t if factor == 1 else t * factor
+
+
+def _addmm_like_jvp(tangents, bias, m1, m2, beta, alpha, product, reduce=None):
+    """The tangent of ``beta * bias + alpha * product(m1, m2)`` (addmm, addmv, baddbmm, and
+    addbmm with ``reduce`` summing the batch): ``beta * bias_t + alpha * product(m1_t, m2) +
+    alpha * product(m1, m2_t)``."""
+    tb, t1, t2 = tangents
+
+    def term(x, y):
+        out = product(x, y)
+        return _scaled_t(out if reduce is None else reduce(out), alpha)
+
+    # (the terms right to left, as PyTorch's compiled formula evaluates them: the same error
+    # comes first for mismatched dtypes)
+    last = None if t2 is None else term(m1, t2)
+    middle = None if t1 is None else term(t1, m2)
+    return tangent_sum(_scaled_t(tb, beta), middle, last)
+
+
 
 class MmBackward0(Node):
     """z = self @ mat2 (2-D).  dz/dself = grad @ mat2ᵀ; dz/dmat2 = selfᵀ @ grad.
@@ -84,6 +108,13 @@ class MmBackward0(Node):
         ga = _mat1_grad(self, "self", g, self._get("mat2")) if nf[0][0] else None
         gb = _mat2_grad(self, "mat2", g, self._get("self")) if nf[1][0] else None
         return ga, gb
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, b):
+        """dz = mm(self_t, mat2) + mm(self, mat2_t)."""
+        ta, tb = tangents
+        right = None if tb is None else mm(a, tb)  # (first, as PyTorch's compiled formula:
+        return tangent_sum(None if ta is None else mm(ta, b), right)  # which error comes)
 
 
 class AddmmBackward0(Node):
@@ -110,6 +141,12 @@ class AddmmBackward0(Node):
             gb = gb * alpha if gb is not None else None
         return gbias, ga, gb
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, bias, m1, m2, beta, alpha):
+        """dz = beta * self_t + alpha * mat1_t @ mat2 + alpha * mat1 @ mat2_t (each factor left
+        out when it is 1)."""
+        return _addmm_like_jvp(tangents, bias, m1, m2, beta, alpha, mm)
+
 
 class BmmBackward0(Node):
     """z = self @ mat2 (batched 3-D).  dz/dself = grad @ mat2ᵀ; dz/dmat2 = selfᵀ @ grad.
@@ -124,6 +161,13 @@ class BmmBackward0(Node):
         ga = bmm(g, self._get("mat2").transpose(1, 2)) if self.next_functions[0][0] else None
         gb = bmm(self._get("self").transpose(1, 2), g) if self.next_functions[1][0] else None
         return ga, gb
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, b):
+        """dz = bmm(self_t, mat2) + bmm(self, mat2_t)."""
+        ta, tb = tangents
+        right = None if tb is None else bmm(a, tb)  # (first, as PyTorch's compiled formula:
+        return tangent_sum(None if ta is None else bmm(ta, b), right)  # which error comes)
 
 
 class DotBackward0(Node):
@@ -140,6 +184,13 @@ class DotBackward0(Node):
         gb = g * self._get("self") if self.next_functions[1][0] else None
         return ga, gb
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, b):
+        """dz = dot(self_t, tensor) + dot(self, tensor_t)."""
+        ta, tb = tangents
+        right = None if tb is None else dot(a, tb)  # (first, as PyTorch's compiled formula:
+        return tangent_sum(None if ta is None else dot(ta, b), right)  # which error comes)
+
 
 class MvBackward0(Node):
     """z = self @ vec (2-D @ 1-D).  dz/dself = outer(grad, vec); dz/dvec = selfᵀ @ grad.
@@ -154,6 +205,13 @@ class MvBackward0(Node):
         ga = g.unsqueeze(1) * self._get("vec").unsqueeze(0) if self.next_functions[0][0] else None
         gb = mv(self._get("self").t(), g) if self.next_functions[1][0] else None
         return ga, gb
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, b):
+        """dz = mv(self_t, vec) + mv(self, vec_t)."""
+        ta, tb = tangents
+        right = None if tb is None else mv(a, tb)  # (first, as PyTorch's compiled formula:
+        return tangent_sum(None if ta is None else mv(ta, b), right)  # which error comes)
 
 
 def _cannot(a_shape, b_shape):

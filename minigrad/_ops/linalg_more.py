@@ -15,9 +15,10 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.forward_ad import tangent_sum
 from ..autograd.graph import Node, record
 from ._util import _HALF, attach, broadcast_shapes, normalize_dim, saved_int, sum_to
-from .linalg import _half_addmm, _scalar_name, bmm, mv
+from .linalg import _addmm_like_jvp, _half_addmm, _scalar_name, bmm, mv
 from .shape import _expand_target
 
 
@@ -68,6 +69,11 @@ class AddmvBackward0(Node):
         gm = _scaled(outer(g, self._get("vec")), alpha) if nf[1][0] else None
         gv = _scaled(mv(self._get("mat").t(), g), alpha) if nf[2][0] else None
         return gs, gm, gv
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, self_, mat, vec, beta, alpha):
+        """dz = beta * self_t + alpha * mat_t @ vec + alpha * mat @ vec_t."""
+        return _addmm_like_jvp(tangents, self_, mat, vec, beta, alpha, mv)
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1) -> Tensor:
@@ -133,6 +139,11 @@ class BaddbmmBackward0(Node):
         g2 = _scaled(bmm(self._get("batch1").transpose(1, 2), gb), alpha) if nf[2][0] else None
         return gs, g1, g2
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, self_, b1, b2, beta, alpha):
+        """dz = beta * self_t + alpha * bmm(batch1_t, batch2) + alpha * bmm(batch1, batch2_t)."""
+        return _addmm_like_jvp(tangents, self_, b1, b2, beta, alpha, bmm)
+
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * bmm(batch1, batch2)``, ``input`` broadcast to the product's
@@ -170,6 +181,13 @@ class AddbmmBackward0(BaddbmmBackward0):
         s = self._saved
         return g.unsqueeze(0).expand(s["batch1_sym_argsize_0"], s["batch1_sym_argsize_1"],
                                      s["batch2_sym_argsize_2"])
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, self_, b1, b2, beta, alpha):
+        """dz = beta * self_t + alpha * bmm(batch1_t, batch2).sum(0) + alpha * bmm(batch1,
+        batch2_t).sum(0)."""
+        return _addmm_like_jvp(tangents, self_, b1, b2, beta, alpha, bmm,
+                               lambda t: t.sum(0))
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
@@ -214,6 +232,13 @@ class LinalgCrossBackward0(Node):
         ga = sum_to(_cross(self._get("other"), g, d), self._shapes[0]) if nf[0][0] else None
         gb = sum_to(_cross(g, self._get("self"), d), self._shapes[1]) if nf[1][0] else None
         return ga, gb
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, b, dim, d):
+        """dz = cross(self_t, other, dim) + cross(self, other_t, dim)."""
+        ta, tb = tangents
+        right = None if tb is None else _cross(a, tb, dim)  # (first: see MmBackward0.jvp)
+        return tangent_sum(None if ta is None else _cross(ta, b, dim), right)
 
 
 def _cross(a, b, dim) -> Tensor:

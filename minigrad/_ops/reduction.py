@@ -46,6 +46,43 @@ def _grad_dtype(g: Tensor, dtype) -> Tensor:
     return g if g.dtype is dtype else g.to(dtype)
 
 
+def _out_dtype(a: Tensor, out: Tensor):
+    """The ``dtype=`` a reduction was called with (None: its input's), for its tangent."""
+    return None if out.dtype is a.dtype else out.dtype
+
+
+def _var_jvp(a: Tensor, t: Tensor, dim, dims, correction, keepdim: bool) -> Tensor:
+    """PyTorch's var jvp: ``var_backward(t, a, dim, correction, keepdim=True)`` (2 / (N -
+    correction) * t * (a - mean); for a full reduction with N - correction <= 0, t * (nan where
+    a == mean else inf)) summed over the reduced dims."""
+    from .pointwise import where
+
+    if dim is None or a.ndim == 0:
+        dof = a.numel() - correction
+        centered = a - a.mean()
+        if dof <= 0:
+            nan = Tensor._make(np.asarray(np.nan, t._data.dtype))
+            inf = Tensor._make(np.asarray(np.inf, t._data.dtype))
+            v = t * where(a == a.mean(), nan, inf)
+        else:
+            v = mul_scalar(t, 2.0 / dof) * centered
+        return sum(v, [], keepdim)
+    given = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    n = int(np.prod([a.shape[d] for d in dims], dtype=np.int64)) if given else 1
+    dof = n - correction
+    factor = 2.0 / dof if dof != 0 else float("inf")
+    v = mul_scalar(t, factor) * (a - a.mean(dim, keepdim=True))
+    return sum(v, dim, keepdim)
+
+
+def _std_jvp(var_t: Tensor, result: Tensor) -> Tensor:
+    """std's tangent from var's: ``(var_t / (2 result)).masked_fill_(result == 0, 0)``."""
+    from .pointwise import masked_fill
+
+    with quiet_fp():
+        return masked_fill(var_t / mul_scalar(result, 2.0), result == 0, 0)
+
+
 class SumBackward0(Node):
     """z = self.sum().  dz/dself = grad expanded to self_sym_sizes. Saves: self_sym_sizes."""
 
@@ -56,6 +93,11 @@ class SumBackward0(Node):
 
     def backward(self, g):
         return (_grad_dtype(g, self._dtype).expand(self._saved["self_sym_sizes"]),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a):
+        """dz = self_t.sum() (auto_linear)."""
+        return sum(tangents[0], dtype=_out_dtype(a, outputs[0]))
 
 
 class SumBackward1(Node):
@@ -73,6 +115,11 @@ class SumBackward1(Node):
         g = _unsqueeze_dims(_grad_dtype(g, self._dtype), self._dims, self._saved["keepdim"])
         return (g.expand(self._saved["self_sym_sizes"]),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, dim, dims, keepdim):
+        """dz = self_t.sum(dim, keepdim) (auto_linear)."""
+        return sum(tangents[0], dim, keepdim, dtype=_out_dtype(a, outputs[0]))
+
 
 class MeanBackward0(Node):
     """z = self.mean().  dz/dself = grad / numel expanded. Saves: self_sym_numel,
@@ -89,6 +136,11 @@ class MeanBackward0(Node):
         # under create_graph), as PyTorch's formula
         return (div_scalar(_grad_dtype(g, self._dtype).expand(s["self_sym_sizes"]),
                            s["self_sym_numel"]),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a):
+        """dz = self_t.mean() (auto_linear)."""
+        return mean(tangents[0], dtype=_out_dtype(a, outputs[0]))
 
 
 class MeanBackward1(Node):
@@ -108,6 +160,11 @@ class MeanBackward1(Node):
         s = self._saved
         g = _unsqueeze_dims(_grad_dtype(g, self._dtype), self._dims, s["keepdim"])
         return (div_scalar(g.expand(s["self_sym_sizes"]), self._count),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, dim, dims, keepdim):
+        """dz = self_t.mean(dim, keepdim) (auto_linear)."""
+        return mean(tangents[0], dim, keepdim, dtype=_out_dtype(a, outputs[0]))
 
 
 def _reduce_dims(dim, ndim: int) -> tuple:
@@ -226,6 +283,13 @@ class MaxBackward1(Node):
         out._vc.bump()  # PyTorch fills new zeros in place (masked_fill_): version 1
         return (out,)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a):
+        """dz = sum(mask * (self_t / mask.sum())), mask = (self == result): the tangent averaged
+        over the maximal elements (PyTorch's ``evenly_read_jvp``; NaN when the max is NaN)."""
+        mask = a == outputs[0]
+        return sum(mask * (tangents[0] / sum(mask)))
+
 
 class MinBackward1(MaxBackward1):
     """z = self.min() (all elements).  dz/dself = grad spread evenly over the elements equal
@@ -261,6 +325,18 @@ class MaxBackward0(Node):
         out = where(Tensor._make(mask), _unsqueeze_dims(g, (d,), s["keepdim"]), zero)
         out._vc.value += 2  # PyTorch writes into new zeros in place: the result is at version 2
         return (out,)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, dim, d, keepdim):
+        """dvalues = self_t.gather(dim, indices) (indices unsqueezed at dim without keepdim;
+        PyTorch's ``gather_with_keepdimed_indices``)."""
+        from .scatter_gather import gather
+
+        t, idx = tangents[0], outputs[1]
+        if not keepdim:
+            idx = idx.unsqueeze(d)
+        out = gather(t, d, idx)
+        return (out if keepdim else out.squeeze(d)), None
 
 
 class MinBackward0(MaxBackward0):
@@ -329,6 +405,18 @@ class AmaxBackward0(Node):
         if not keep:  # (PyTorch's restore_reduced_dims: a reshape, ViewBackward0)
             g = g.reshape(r.shape)
         return ((g / count) * Tensor._make(mask),)  # (PyTorch's scale_grad_by_count)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, dim, dims, keepdim):
+        """dz = where(mask, self_t, 0).sum(dim, keepdim) / mask.sum(dim, keepdim), mask = (self
+        == result with the reduced dims restored) (PyTorch's ``amaxamin_jvp``)."""
+        from .pointwise import where
+
+        r = outputs[0] if keepdim else outputs[0].reshape(
+            [1 if i in dims else n for i, n in enumerate(a.shape)])
+        mask = a == r
+        zero = Tensor._make(np.zeros((), tangents[0]._data.dtype))
+        return sum(where(mask, tangents[0], zero), dims, keepdim) / sum(mask, dims, keepdim)
 
 
 class AminBackward0(AmaxBackward0):
@@ -429,6 +517,12 @@ class VarBackward0(Node):
     def backward(self, g):
         return (self._var_grad(g),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, dim, dims, correction, keepdim, saved_correction):
+        """dz = var_backward(self_t, self, dim, correction, keepdim=True).sum(dim, keepdim):
+        sum(2 / (N - correction) * self_t * (self - mean)) over the reduced dims."""
+        return _var_jvp(a, tangents[0], dim, dims, correction, keepdim)
+
 
 class StdBackward0(VarBackward0):
     """z = self.std(dim, correction, keepdim).  dz/dself = var_backward(grad / (2 result)),
@@ -442,6 +536,11 @@ class StdBackward0(VarBackward0):
         with quiet_fp():  # (PyTorch: (grad / (result * 2)).masked_fill_(result == 0, 0))
             gv = masked_fill(g / mul_scalar(r, 2), r == 0, 0)
         return (self._var_grad(gv),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, dim, dims, correction, keepdim, saved_correction):
+        """dz = (var's tangent / (2 result)), 0 where result == 0."""
+        return _std_jvp(_var_jvp(a, tangents[0], dim, dims, correction, keepdim), outputs[0])
 
 
 def _var(input, dim, unbiased, keepdim, correction, std):
@@ -497,6 +596,17 @@ class LogsumexpBackward0(Node):
         s, dims, keep = self._get("self"), self._dims, self._saved["keepdim"]
         r = _unsqueeze_dims(self._get("result"), dims, keep)
         return (_unsqueeze_dims(g, dims, keep) * (s - r).exp(),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, dim, dims, keepdim):
+        """dz = sum(e * self_t, dim) / sum(e, dim), e = exp(self - amax(self, dim)) (exp(self)
+        for an empty input) (PyTorch's ``logsumexp_jvp``). As PyTorch's, e is multiplied by
+        self_t in place (the tangent has self's dtype; a reverse pass through it fails, e being
+        saved by ExpBackward0) and the division is in place."""
+        e = (a - amax(a, dims, True)).exp() if a.numel() else a.exp()
+        total = sum(e, dims, keepdim)
+        e.mul_(tangents[0])
+        return sum(e, dims, keepdim).div_(total)
 
 
 def logsumexp(input, dim, keepdim: bool = False) -> Tensor:

@@ -103,6 +103,12 @@ class ProdBackward0(Node):
             return (g.reshape(s.shape),)
         return ((g * _others_product(s.reshape(-1), 0)).reshape(s.shape),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a):
+        """dz = (prod_backward(ones_like(result), self, result) * self_t).sum(): the tangent
+        weighted by the product of the other elements."""
+        return (_prod_weights(ProdBackward0(a), a, outputs[0]) * tangents[0]).sum()
+
 
 class ProdBackward1(Node):
     """z = self.prod(dim, keepdim).  dz/dself = grad * result / self (reduced dim restored)
@@ -129,6 +135,13 @@ class ProdBackward1(Node):
         if s.shape[d] == 1:  # (prod_safe_zeros_backward along a dim of size 1: the gradient)
             return (g,)
         return (g * _others_product(s, d),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, dim, d, keepdim):
+        """dz = (prod_backward(ones_like(result), self, result, dim) * self_t).sum(dim,
+        keepdim)."""
+        w = _prod_weights(ProdBackward1(a, dim, d, keepdim), a, outputs[0])
+        return (w * tangents[0]).sum(d, keepdim) if a.ndim else w * tangents[0]
 
 
 def _int_to_long(arr: np.ndarray, dtype) -> np.ndarray:
@@ -260,6 +273,12 @@ class CumsumBackward0(Node):
             return (g,)
         return (_reversed_cumsum(g, self._d),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, dim, d):
+        """dz = self_t.cumsum(dim) (auto_linear; in the result's dtype)."""
+        out = outputs[0]
+        return cumsum(tangents[0], d, dtype=None if out.dtype is a.dtype else out.dtype)
+
 
 class CumprodBackward0(Node):
     """z = self.cumprod(dim).  dz/dself[i] = sum_{k >= i} grad[k] * prod_{j <= k, j != i}
@@ -287,6 +306,25 @@ class CumprodBackward0(Node):
         if grad_mode.is_grad_enabled():  # create_graph: a formula differentiable everywhere
             return (_to_last(_cumprod_grad_differentiable(st, gt), d),)
         return (_to_last(_cumprod_grad_with_zeros(st, rt, gt), d),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, dim, d):
+        """dz = cumsum(self_t / self, dim) * result where no zero of self comes before; from
+        the first zero z of a slice on, dz[i] = self_t[z] * prod_{k <= i, k != z} self[k] (the
+        product past a second zero is 0) (PyTorch's ``cumprod_jvp``)."""
+        t, r = tangents[0], outputs[0]
+        with quiet_fp():
+            z = cumsum(t / a, d) * r
+        zeros = a._data == 0
+        if not zeros.any():
+            return _as_result_dtype(z, r)
+        seen = np.cumsum(zeros, axis=d) if a.ndim else zeros.astype(np.int64)
+        first = Tensor._make(zeros & (seen == 1))
+        t_first = P.masked_fill(t, ~first, 0)
+        t_first = t_first.sum(d, keepdim=True) if a.ndim else t_first
+        part = t_first * cumprod(P.masked_fill(a, first, 1), d)
+        return _as_result_dtype(P.where(Tensor._make(seen >= 1), part, z), r)
+
 
 
 def _cumprod_grad_differentiable(s: Tensor, g: Tensor) -> Tensor:
@@ -324,6 +362,10 @@ def _cumprod_grad_with_zeros(s: Tensor, r: Tensor, g: Tensor) -> Tensor:
     part2 = P.where(at, _exclusive_cumprod(s) * total, zero)
     return part1 + part2
 
+def _as_result_dtype(t: Tensor, result: Tensor) -> Tensor:
+    return t if t.dtype is result.dtype else t.to(result.dtype)
+
+
 
 class LogcumsumexpBackward0(Node):
     """z = log(cumsum(exp(self), dim)).  dz/dself[i] = sum_{k >= i} grad[k] *
@@ -353,6 +395,15 @@ class LogcumsumexpBackward0(Node):
             return (_flip_last(logcumsumexp(_flip_last(log_g - rt), -1)) + st).exp()
 
         return (_to_last(part(log_pos) - part(log_neg), d),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, dim, d):
+        """dz = cumsum(e * self_t, dim) / (cumsum(e, dim) + 1e-13), e = exp(self - max(self,
+        dim)) (PyTorch's ``logcumsumexp_jvp``)."""
+        e = (a - a.max(d, keepdim=True)[0]).exp()
+        total = cumsum(e, d)
+        e.mul_(tangents[0])  # (in place, as PyTorch's: see LogsumexpBackward0.jvp)
+        return cumsum(e, d).div_(total.add_(1e-13))
 
 
 def _scan(name, node_cls, kernel, float_only=False):
@@ -419,6 +470,15 @@ class VarMeanBackward0(VarBackward0):
             return (Tensor._make(np.zeros(self._get("self").shape, gv._data.dtype)),)
         return (parts[0] if len(parts) == 1 else parts[0] + parts[1],)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, dim, dims, correction, keepdim, saved_correction):
+        """dv = var's tangent; dm = self_t.mean(dim, keepdim)."""
+        from .reduction import _var_jvp
+
+        t = tangents[0]
+        return (_var_jvp(a, t, dim, dims, correction, keepdim),
+                t.mean([] if dim is None else dim, keepdim))
+
 
 def _constant_zero(g: Tensor) -> bool:
     return g.grad_fn is None and not g.requires_grad and not g._data.any()
@@ -433,6 +493,16 @@ class StdMeanBackward0(VarMeanBackward0):
         with quiet_fp():
             gv = P.masked_fill(gs / mul_scalar(r, 2), r == 0, 0)
         return self._var_grad(gv)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, dim, dims, correction, keepdim, saved_correction):
+        """ds = std's tangent (var's / (2 result0), 0 where result0 == 0); dm = self_t.mean(dim,
+        keepdim)."""
+        from .reduction import _std_jvp, _var_jvp
+
+        t = tangents[0]
+        return (_std_jvp(_var_jvp(a, t, dim, dims, correction, keepdim), outputs[0]),
+                t.mean([] if dim is None else dim, keepdim))
 
 
 def _var_mean(input, dim, unbiased, keepdim, correction, std):
@@ -511,6 +581,47 @@ def _norm_grad(g, s, r, ord, dims, keepdim, all_dims):
         scaled = s * s.abs().pow(ord - 2)
     return scaled * P.masked_fill(g / r.pow(ord - 1), r == 0, 0)
 
+def _prod_weights(node, a: Tensor, result: Tensor) -> Tensor:
+    """``prod_backward(ones, self, result)``: the product of the other elements, for each
+    element (prod's jvp weights), from a node made for the purpose; ``self`` in the result's
+    dtype (``prod(dtype=)``), as PyTorch's formula casts it."""
+    if a.dtype is not result.dtype:
+        a = a.to(result.dtype)
+        node._dtype = result.dtype
+    node._saved["result"] = result
+    node._saved["self"] = a
+    return node.backward(Tensor._make(np.ones(result.shape, result._data.dtype)))[0]
+
+
+def _norm_jvp(s: Tensor, t: Tensor, p: float, norm: Tensor, dims, keepdim: bool) -> Tensor:
+    """PyTorch's ``norm_jvp`` (see `LinalgVectorNormBackward0.jvp`)."""
+    if p == 0:
+        return Tensor._make(np.zeros(norm.shape, norm._data.dtype))
+    if p == 1:  # (sgn(self) multiplied in place, as PyTorch's: self's dtype)
+        return s.sgn().mul_(t).sum(dims, keepdim)
+    with quiet_fp():
+        if p == 2:  # (PyTorch divides in place: the tangent keeps the numerator's dtype)
+            total = (s * t).sum(dims, keepdim)
+            out = total / norm
+            return P.masked_fill(out if out.dtype is total.dtype else out.to(total.dtype),
+                                 norm == 0, 0)
+        if math.isinf(p):
+            n = norm if keepdim or not s.ndim else _unsqueeze_dims(norm, dims, False)
+            is_max = ((s.abs() == n) | (s.isnan() & n.isnan())).to(norm.dtype)
+            count = Tensor._make(np.asarray(np.count_nonzero(is_max._data, axis=dims)))
+            if s.ndim:
+                count = _unsqueeze_dims(count, dims, False)
+            return ((s.sgn() * t) * is_max / count).sum(dims, keepdim)
+        if p < 1:
+            w = P.masked_fill(s.abs().pow(p - 1), s == 0, 0)
+            return (w * (s.sgn() * t)).sum(dims, keepdim) * norm.pow(1 - p)
+        if p < 2:
+            total = (s.abs().pow(p - 1) * (s.sgn() * t)).sum(dims, keepdim)
+        else:
+            total = (s.abs().pow(p - 2) * (s * t)).sum(dims, keepdim)
+        return P.masked_fill(total / norm.pow(p - 1), norm == 0, 0)
+
+
 
 class LinalgVectorNormBackward0(Node):
     """z = linalg.vector_norm(self, ord, dim, keepdim).  dz/dself by ord: 0 → 0; 1 →
@@ -535,6 +646,15 @@ class LinalgVectorNormBackward0(Node):
         out = _norm_grad(g, s, r, float(self._saved[self._ord_name]), self._dims,
                          self._saved["keepdim"], self._all)
         return (out if out is None or out.dtype is self._dtype else out.to(self._dtype),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, ord, dim, dims, keepdim):
+        """dz by ord (PyTorch's ``norm_jvp``): 0 → 0; 1 → sum(sgn(self) * self_t); 2 →
+        sum(self * self_t) / result (0 where result is 0); ±inf → the mean of sgn(self) *
+        self_t over the extreme positions; p < 1 → sum(|self|^(p-1) (0 at 0) * sgn(self) *
+        self_t) * result^(1-p); other p → sum(|self|^(p-1) sgn(self) self_t) / result^(p-1)
+        (p < 2; p >= 2 written |self|^(p-2) self self_t), 0 where result is 0."""
+        return _norm_jvp(a, tangents[0], float(ord), outputs[0], dims, keepdim)
 
 
 class NormBackward1(LinalgVectorNormBackward0):

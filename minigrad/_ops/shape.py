@@ -92,6 +92,11 @@ class UnsafeViewBackward0(ViewBackward0):
     """z = _unsafe_view(self, shape) (reshape of a fresh copy).  dz/dself = grad.reshape(sizes).
     Saves: self_sym_sizes."""
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, shape):
+        """dz = _unsafe_view(self_t, size) (auto_linear: not a view op, its output is no view)."""
+        return _unsafe_view(tangents[0], outputs[0].shape)
+
 
 class ReshapeAliasBackward0(ViewBackward0):
     """z = _reshape_alias(self, shape, strides): ``reshape`` of a non-contiguous tensor whose
@@ -107,7 +112,7 @@ class CloneBackward0(Node):
 
     @staticmethod
     def jvp(inputs, tangents, outputs, *args):
-        """dz = self_t.clone() (a fresh tangent, never the input's)."""
+        """dz = self_t.clone() (auto_linear)."""
         return clone(tangents[0])
 
 

@@ -82,6 +82,50 @@ class LinalgSvdBackward0(Node):
             gA = U @ (gA @ Vh) if m >= n else (U @ gA) @ Vh
         return (gA,)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, full_matrices, k):
+        """PyTorch's ``linalg_svd_jvp`` (real case), U, Vh narrowed to k columns / rows: with
+        dP = U^T dA V, dS = diag(dP), dX = dP - diag(dS), sym(X) = X + X^T and E as above:
+        dU = U (sym(dX S) / E) (+ (I - U U^T) dA V S^-1 when m > n), dVh = (sym(-S dX) / E) Vh
+        (+ S^-1 U^T dA (I - V Vh) when m < n); zero columns / rows pad dU / dVh for full
+        matrices."""
+        from . import pointwise as P
+        from .shape import cat
+        from .transform import diag_embed
+
+        dA = tangents[0]
+        U, S, Vh = outputs
+        m, n = dA.shape[-2], dA.shape[-1]
+        if full_matrices:
+            U, Vh = U.narrow(-1, 0, k), Vh.narrow(-2, 0, k)
+        V = Vh.mT
+        dP = U.mT @ (dA @ V) if m < n else (U.mT @ dA) @ V
+        dS = dP.diagonal(0, -2, -1)
+        dP = dP - diag_embed(dS)
+        S2 = S * S
+        E = P.masked_fill(S2.unsqueeze(-2) - S2.unsqueeze(-1),
+                          Tensor._make(np.eye(k, dtype=bool)), 1)
+
+        def sym(X):
+            return X + X.mT
+
+        dU = U @ (sym(dP * S.unsqueeze(-2)) / E)
+        if m > n:
+            dAVSinv = dA @ (V / S.unsqueeze(-2))
+            dU = dU + dAVSinv - U @ (U.mT @ dAVSinv)
+            if full_matrices:
+                pad = Tensor._make(np.zeros(dU.shape[:-1] + (m - n,), dU._data.dtype))
+                dU = cat([dU, pad], -1)
+        dVh = (sym(dP * (-S).unsqueeze(-1)) / E) @ Vh
+        if m < n:
+            UHdASinv = (U.mT / S.unsqueeze(-1)) @ dA
+            dVh = dVh + UHdASinv - (UHdASinv @ V) @ Vh
+            if full_matrices:
+                pad = Tensor._make(np.zeros(dVh.shape[:-2] + (n - m,) + dVh.shape[-1:],
+                                            dVh._data.dtype))
+                dVh = cat([dVh, pad], -2)
+        return dU, dS, dVh
+
 
 def _check(A, fn: str) -> None:
     if not isinstance(A, Tensor):

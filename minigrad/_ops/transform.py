@@ -333,6 +333,11 @@ class TraceBackward0(Node):
         where = Tensor._make(np.arange(min(rows, cols), dtype=np.int64) * (cols + 1))
         return (index_fill(zeros, 0, where, g).view(rows, cols),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, sizes):
+        """dz = self_t.trace() (auto_linear)."""
+        return trace(tangents[0])
+
 
 def trace(input) -> Tensor:
     """Sum of the main diagonal of a matrix (``torch.trace``); node ``TraceBackward0``.

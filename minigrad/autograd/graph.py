@@ -827,9 +827,10 @@ def _record_dual(node_cls, outputs, inputs, args):
         node = record(node_cls, outputs, inputs, *args)
     finally:
         fw_on = True
-    from . import forward_ad
+    if not (grad_mode._inference_blocks and grad_mode._tls.inference):  # (inference mode
+        from . import forward_ad  # turns forward AD off too, as PyTorch's)
 
-    forward_ad.propagate(node_cls, outputs, inputs, args)
+        forward_ad.propagate(node_cls, outputs, inputs, args)
     return node
 
 

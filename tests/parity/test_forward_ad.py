@@ -147,3 +147,21 @@ def _reverse_over_forward(lib):
 
 def test_reverse_over_forward_hvp():
     assert_parity(_reverse_over_forward, rtol=1e-9, atol=1e-12)
+
+
+def _inference_mode(lib):
+    fwAD = lib.autograd.forward_ad
+    with fwAD.dual_level():
+        d = fwAD.make_dual(lib.ones(2), lib.ones(2) * 3)
+        e = d * 1
+        with lib.inference_mode():
+            a = d * 2
+            e.mul_(5)
+        return [fwAD.unpack_dual(a).tangent, to_numpy(fwAD.unpack_dual(e).tangent),
+                to_numpy(e)]
+
+
+def test_inference_mode_turns_forward_ad_off():
+    """Fuzz finding (theme forward): no tangent for an op in inference mode, and an in-place op
+    there leaves the old tangent as it was."""
+    assert_parity(_inference_mode)

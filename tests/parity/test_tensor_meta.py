@@ -381,3 +381,23 @@ def test_repr_suffix_on_device(device):
         return [repr(t).rsplit(", ", 1)[-1] for t in (x, x * 2, (x * 2).sum())]
 
     assert_parity(scenario, device=device)
+
+
+def _formats(lib):
+    out = [f"{lib.tensor(2.0)}", f"{lib.tensor(2.0):.3f}", f"{lib.tensor([2.0])}",
+           format(lib.tensor(3)), f"{lib.tensor(True)}"]
+    try:
+        f"{lib.tensor([2.0]):.3f}"
+    except TypeError as e:
+        out.append(("TypeError", str(e).split(" passed")[0]))
+    fwAD = lib.autograd.forward_ad
+    with fwAD.dual_level():
+        d = fwAD.make_dual(lib.tensor(1.0), lib.ones(()))
+        out.append(repr(d * 2))
+    return out
+
+
+def test_format_of_a_0_dim_tensor_is_its_number():
+    """``Tensor.__format__``: a 0-dim tensor formats as ``item()`` (``f"{loss:.4f}"``; the
+    repr of a 0-dim tangent, ``tangent=2.0``, comes from it), others as repr."""
+    assert_parity(_formats)
