@@ -565,10 +565,7 @@ class IndexPutBackward0(_IndexNode):
         tangent)."""
         from .index_ops import index_put
 
-        (s, v), (ts, tv) = inputs, tangents
-        dt = (ts if tv is None else tv)._data.dtype
-        ts = ts if ts is not None else Tensor._make(np.zeros(s.shape, dt))
-        tv = tv if tv is not None else Tensor._make(np.zeros(v.shape, dt))
+        ts, tv = _zeros_for_missing(inputs, tangents)
         return index_put(ts, tuple(saved_indices), tv, accumulate)
 
 
@@ -1016,9 +1013,8 @@ def _maybe_multiply(t: Tensor, number) -> Tensor:
 
 
 def _zeros_for_missing(inputs, tangents) -> list:
-    """The tangents, zeros of its input's shape (in another tangent's dtype) where missing."""
-    like = next(t for t in tangents if t is not None)._data.dtype
-    return [Tensor._make(np.zeros(x.shape, like)) if t is None else t
+    """The tangents, zeros like its input where missing (PyTorch's efficient zeros)."""
+    return [Tensor._make(np.zeros(x.shape, x._data.dtype)) if t is None else t
             for x, t in zip(inputs, tangents)]
 
 

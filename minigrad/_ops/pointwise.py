@@ -112,16 +112,13 @@ class _Binary(Node):
         return ga, gb  # (sum_to's first test inlined: most gradients have their input's shape)
 
 
-def _or_zero(tangent, like):
-    """``tangent``, or for an input without one a 0-dim zero in the dtype of ``like`` (another
-    input's tangent): PyTorch's efficient zero tensor where a formula reads a missing tangent
-    in a ``where`` (it broadcasts)."""
-    return tangent if tangent is not None else Tensor._make(np.zeros((), like._data.dtype))
-
-
-def _first(*tangents):
-    """The first tangent that is not None."""
-    return next(t for t in tangents if t is not None)
+def _or_zero(tangent, primal):
+    """``tangent``, or for an input without one zeros of its ``primal``'s shape and dtype
+    (one expanded zero): PyTorch's efficient zero tensor where a formula reads a missing
+    tangent in a ``where`` (with the primal's shape, its dtype takes part in the promotion)."""
+    if tangent is not None:
+        return tangent
+    return Tensor._make(np.broadcast_to(np.zeros((), primal._data.dtype), primal._data.shape))
 
 
 def auto_element_wise(node_cls, tangent, outputs, *args):
@@ -911,8 +908,8 @@ class ClampBackward0(Node):
         where(self < min, min_t, where(self > max, max_t, self_t))); with one,
         where(self > min, self_t, min_t) or where(self < max, self_t, max_t)."""
         ts, tlo, thi = tangents
-        like = _first(ts, tlo, thi)
-        ts, tlo, thi = (_or_zero(t, like) for t in (ts, tlo, thi))
+        ts, tlo, thi = (None if p is None else _or_zero(t, p)
+                        for t, p in zip(tangents, (a, lo, hi)))
         if lo is not None and hi is not None:
             return where(gt(lo, hi), thi, where(lt(a, lo), tlo, where(gt(a, hi), thi, ts)))
         if lo is not None:
@@ -1055,8 +1052,7 @@ class WhereBackward0(_Binary):
     def jvp(inputs, tangents, outputs, cond, a, b):
         """dz = where(condition, self_t, other_t)."""
         ta, tb = tangents
-        like = _first(ta, tb)
-        return where(cond, _or_zero(ta, like), _or_zero(tb, like))
+        return where(cond, _or_zero(ta, a), _or_zero(tb, b))
 
 
 def where(condition, input, other):
@@ -1117,10 +1113,10 @@ class MaskedFillBackward1(Node):
     def jvp(inputs, tangents, outputs, mask):
         """dz = self_t.masked_fill(mask, value_t)."""
         ts, tv = tangents
-        like = _first(ts, tv)
+        s, v = inputs
         if ts is None:
-            ts = Tensor._make(np.zeros(inputs[0].shape, like._data.dtype))
-        return masked_fill(ts, mask, _or_zero(tv, like))
+            ts = Tensor._make(np.zeros(s.shape, s._data.dtype))
+        return masked_fill(ts, mask, _or_zero(tv, v))
 
 
 def masked_fill(input, mask, value):

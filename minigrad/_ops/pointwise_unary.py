@@ -358,9 +358,8 @@ class ClampMinBackward1(Node):
         """dz = where(self >= min, self_t, min_t) (clamp_max: where(self <= max, self_t,
         max_t))."""
         ts, tb = tangents
-        like = P._first(ts, tb)
         keep = P.le(a, bound) if cls._upper else P.ge(a, bound)
-        return P.where(keep, P._or_zero(ts, like), P._or_zero(tb, like))
+        return P.where(keep, P._or_zero(ts, a), P._or_zero(tb, bound))
 
 
 class ClampMaxBackward1(ClampMinBackward1):

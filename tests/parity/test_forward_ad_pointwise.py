@@ -807,3 +807,67 @@ def _no_shared_tangents(lib):
 
 def test_no_shared_tangents():
     assert_parity(_no_shared_tangents)
+
+
+# ------------------------------------------------------------------------------ other forms
+@pytest.mark.parametrize("fn", [
+    lambda lib, a, b: lib.rsub(a, 2.0, alpha=3),
+    lambda lib, a, b: lib.rsub(a, 2.0),
+    lambda lib, a, b: lib.where(a > 0, a, 0.0),
+    lambda lib, a, b: lib.where(a > 0, 1.5, b),
+    lambda lib, a, b: lib.sin_(a * 1),
+    lambda lib, a, b: lib.clamp_(a * 1, min=-0.5),
+    lambda lib, a, b: lib.clamp_(a * 1, b, b + 1),
+    lambda lib, a, b: lib.square_(a * 1),
+    lambda lib, a, b: lib.nan_to_num_(a * 1),
+    lambda lib, a, b: lib.frac_(a * 1),
+    lambda lib, a, b: (a * 1).clip_(-0.5, 0.5),
+    lambda lib, a, b: (a * 1).negative_(),
+    lambda lib, a, b: (a * 1).arctan2_(b),
+    lambda lib, a, b: (a * 1).true_divide_(b),
+    lambda lib, a, b: (a * 1).multiply_(b),
+    lambda lib, a, b: (a * 1).subtract_(b, alpha=2),
+    lambda lib, a, b: lib.arctan2(a, b),
+    lambda lib, a, b: lib.absolute(a),
+    lambda lib, a, b: lib.fix(a),
+    lambda lib, a, b: lib.negative(a),
+], ids=["rsub_number_alpha", "rsub_number", "where_number_other", "where_number_self",
+        "torch_sin_", "torch_clamp_", "torch_clamp_tensors", "torch_square_", "torch_nan_to_num_",
+        "torch_frac_", "clip_", "negative_", "arctan2_", "true_divide_", "multiply_",
+        "subtract_", "arctan2", "absolute", "fix", "negative"])
+@pytest.mark.parametrize("mname", list(MASKS))
+def test_other_forms(fn, mname):
+    a, b = R.uniform(0.5, 2, (2, 3)) * R.choice([-1.0, 1.0], (2, 3)), R.uniform(0.5, 2, (3,))
+    mask = MASKS[mname]
+    check_jvp(fn, [a, b], [_t(a.shape) if mask[0] else None, _t(b.shape) if mask[1] else None])
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, a, b: a * b.to(lib.float64), lambda lib, a, b: a.to(lib.float64) / b,
+    lambda lib, a, b: lib.maximum(a, b.to(lib.float64)), lambda lib, a, b: a ** b.to(lib.float64),
+    lambda lib, a, b: lib.where(a > 0, a, b.to(lib.float64)),
+    lambda lib, a, b: lib.atan2(a, b.to(lib.float64)),
+], ids=["mul", "div", "maximum", "pow", "where", "atan2"])
+@pytest.mark.parametrize("mname", list(MASKS))
+def test_type_promotion(fn, mname):
+    """A float32 dual against a float64 one: the tangent in the promoted dtype."""
+    a, b = R.uniform(0.5, 2, (2, 3)), R.uniform(0.5, 2, (2, 3))
+    mask = MASKS[mname]
+    check_jvp(fn, [a, b], [_t(a.shape) if mask[0] else None, _t(b.shape) if mask[1] else None],
+              dtype="float32", rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, a, b: a.sin(), lambda lib, a, b: a * b, lambda lib, a, b: a / b,
+    lambda lib, a, b: a ** b, lambda lib, a, b: a.tanh(), lambda lib, a, b: a.sigmoid(),
+    lambda lib, a, b: lib.addcdiv(a, a, b, value=0.5), lambda lib, a, b: lib.lerp(a, b, 0.3),
+    lambda lib, a, b: lib.maximum(a, b), lambda lib, a, b: a.exp2() * 0.1,
+    lambda lib, a, b: lib.hypot(a, b), lambda lib, a, b: (a * 1).mul_(b),
+], ids=["sin", "mul", "div", "pow", "tanh", "sigmoid", "addcdiv", "lerp", "maximum", "exp2",
+        "hypot", "mul_"])
+def test_float16(fn):
+    """Half precision: PyTorch evaluates some derivative kernels (tanh_backward, exp2's
+    ln 2 product) in float32 and rounds once, minigrad in float16 step by step, so the last
+    bit may differ: compared to 1e-2."""
+    a, b = R.uniform(0.5, 2, (2, 3)), R.uniform(0.5, 2, (2, 3))
+    check_jvp(fn, [a, b], [_t(a.shape), _t(b.shape)], dtype="float16", rtol=1e-2, atol=1e-3)
