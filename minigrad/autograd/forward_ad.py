@@ -209,23 +209,35 @@ def tangent_sum(*terms):
 
 
 def linked(tangent, *primals):
-    """``tangent`` as it is, but differentiable (with a zero gradient) with respect to those
-    ``primals`` that require grad, in grad mode. PyTorch computes the term of an input without
-    a tangent with an efficient zero tensor: its value is zero, but a product with a primal that
-    requires grad still requires grad, so the tangent does (``(x * 2.5)``'s tangent requires
-    grad when ``x`` does). A formula calls this with the primals of the terms it leaves out."""
-    from . import grad_mode
-
-    if tangent is None or tangent._requires_grad or not grad_mode.is_grad_enabled():
+    """``tangent``, as PyTorch's formula would have it with the terms of the inputs that have
+    no tangent: PyTorch computes those with an efficient zero tensor (a zero value, the
+    input's dtype) times some primals, so the tangent takes part in their type promotion
+    (a float32 tangent on float64 primals becomes float64) and, in grad mode, is differentiable
+    (with a zero gradient) with respect to those primals that require grad (``(x * 2.5)``'s
+    tangent requires grad when ``x`` does). A formula calls this with the primals of the terms
+    it leaves out (None: none left out)."""
+    if tangent is None:
         return tangent
-    from .._ops.pointwise import where
+    from .._ops._util import result_dtype
     from .._tensor import Tensor
 
-    never = None
-    for p in primals:
-        if isinstance(p, Tensor) and p._requires_grad and p.is_floating_point():
-            if never is None:
-                never = Tensor._make(np.zeros((), bool))
+    floats = [p for p in primals if isinstance(p, Tensor) and p.is_floating_point()]
+    if not floats:
+        return tangent
+    dt = result_dtype(tangent, *floats)
+    if dt != tangent._data.dtype:
+        from .._dtype import from_numpy_dtype
+
+        tangent = tangent.to(from_numpy_dtype(dt))
+    from . import grad_mode
+
+    if tangent._requires_grad or not grad_mode.is_grad_enabled():
+        return tangent
+    from .._ops.pointwise import where
+
+    never = Tensor._make(np.zeros((), bool))
+    for p in floats:
+        if p._requires_grad:
             if p.dtype is not tangent.dtype:
                 p = p.to(tangent.dtype)
             tangent = where(never, p, tangent)  # (values: the tangent's; p's gradient: 0)

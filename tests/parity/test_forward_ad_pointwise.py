@@ -716,7 +716,7 @@ def _identity(lib):
     out = {}
     with fwAD.dual_level():
         t = lib.tensor(_TANGENT[(2, 3)])
-        d = fwAD.make_dual(lib.tensor(R.uniform(-2, 2, (2, 3))), t)
+        d = fwAD.make_dual(lib.tensor(_A * 2 - 2.5), t)
         for name, f in {"frac": lambda: d.frac(), "fmod": lambda: lib.fmod(d, 0.7),
                         "remainder": lambda: d % 0.7, "add": lambda: d + 2,
                         "sub": lambda: d - 2, "mul": lambda: d * 1,
@@ -787,7 +787,7 @@ def _no_shared_tangents(lib):
     out = []
     with fwAD.dual_level():
         t = lib.tensor(_TANGENT[(2, 3)])
-        d = fwAD.make_dual(lib.tensor(R.uniform(-2, 2, (2, 3))), t)
+        d = fwAD.make_dual(lib.tensor(_A * 2 - 2.5), t)
         before = to_numpy(t).copy()
         p = lib.ones(2, 3, dtype=lib.float64)
         for make in (lambda: p + d, lambda: p - d * 1, lambda: lib.where(p > 0, d, p),
@@ -871,3 +871,35 @@ def test_float16(fn):
     bit may differ: compared to 1e-2."""
     a, b = R.uniform(0.5, 2, (2, 3)), R.uniform(0.5, 2, (2, 3))
     check_jvp(fn, [a, b], [_t(a.shape), _t(b.shape)], dtype="float16", rtol=1e-2, atol=1e-3)
+
+
+_A, _B = R.uniform(0.5, 2, (2, 3)), R.uniform(0.5, 2, (2, 3))
+
+
+def _mixed_dtype_tangents(lib):
+    """float64 tangents on float32 primals (and the reverse): each formula's tangent dtype."""
+    fwAD = lib.autograd.forward_ad
+    out = {}
+    a, b = _A, _B
+    ops = {"sin": lambda x, y: x.sin(), "exp": lambda x, y: x.exp(), "mul": lambda x, y: x * y,
+           "div": lambda x, y: x / y, "pow": lambda x, y: x ** y, "pow_number": lambda x, y: x ** 2,
+           "maximum": lambda x, y: lib.maximum(x, y), "where": lambda x, y: lib.where(x > 1, x, y),
+           "clamp": lambda x, y: x.clamp(0.7, 1.5), "clamp_t": lambda x, y: lib.clamp(x, max=y),
+           "atan2": lambda x, y: lib.atan2(x, y), "hypot": lambda x, y: lib.hypot(x, y),
+           "addcmul": lambda x, y: lib.addcmul(x, x, y), "lerp": lambda x, y: lib.lerp(x, y, 0.4),
+           "sign": lambda x, y: x.sign(), "frac": lambda x, y: x.frac(),
+           "mul_": lambda x, y: (x * 1).mul_(y), "fill_": lambda x, y: (x * 1).fill_(y[0, 0])}
+    with fwAD.dual_level():
+        for primal, tangent in (("float32", "float64"), ("float64", "float32")):
+            pd, td = getattr(lib, primal), getattr(lib, tangent)
+            x = fwAD.make_dual(lib.tensor(a, dtype=pd), lib.tensor(_TANGENT[(2, 3)], dtype=td))
+            y = fwAD.make_dual(lib.tensor(b, dtype=pd), lib.tensor(_TANGENT[(2, 3)] * 2,
+                                                                   dtype=td))
+            for name, f in ops.items():
+                t = fwAD.unpack_dual(f(x, y)).tangent
+                out[f"{primal}-{name}"] = [str(t.dtype).split(".")[-1], to_numpy(t)]
+    return out
+
+
+def test_mixed_dtype_tangents():
+    assert_parity(_mixed_dtype_tangents)
