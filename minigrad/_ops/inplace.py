@@ -25,7 +25,7 @@ from .._tensor import Tensor, empty_strided, view_rebase_message
 from .._type_promotion import can_cast
 from ..autograd import grad_mode
 from ..autograd import graph as _graph
-from ..autograd.forward_ad import linked, tangent_sum
+from ..autograd.forward_ad import linked, promoted, tangent_sum
 from ..autograd.graph import Node, SavedTensor, _is_dense, edge_of, record
 from . import activation as A
 from . import pointwise as P
@@ -939,9 +939,11 @@ class AddcmulBackward0(_Ternary):
     def jvp(inputs, tangents, outputs, tensors, value):
         """dz = self_t + value * tensor1_t * tensor2 + value * tensor2_t * tensor1."""
         (_, t1, t2), (ts, ta, tb) = inputs, tangents
-        return linked(tangent_sum(ts, None if ta is None else _maybe_multiply(ta * t2, value),
-                                  None if tb is None else _maybe_multiply(tb * t1, value)),
-                      t2 if ta is None else None, t1 if tb is None else None)
+        return promoted(linked(tangent_sum(
+            ts, None if ta is None else _maybe_multiply(ta * t2, value),
+            None if tb is None else _maybe_multiply(tb * t1, value)),
+            t2 if ta is None else None, t1 if tb is None else None),
+            inputs[0] if ts is None else None)
 
 
 class AddcdivBackward0(_Ternary):
@@ -963,10 +965,11 @@ class AddcdivBackward0(_Ternary):
         """dz = self_t + value * tensor1_t / tensor2
         - value * tensor2_t * (tensor1 / tensor2) / tensor2."""
         (_, t1, t2), (ts, ta, tb) = inputs, tangents
-        return linked(tangent_sum(
+        return promoted(linked(tangent_sum(
             ts, None if ta is None else _maybe_multiply(ta / t2, value),
             None if tb is None else -_maybe_multiply(tb * (t1 / t2) / t2, value)),
-            t2 if ta is None else None, *((t1, t2) if tb is None else ()))
+            t2 if ta is None else None, *((t1, t2) if tb is None else ())),
+            inputs[0] if ts is None else None)
 
 
 class LerpBackward0(_Ternary):
@@ -980,8 +983,10 @@ class LerpBackward0(_Ternary):
     @staticmethod
     def jvp(inputs, tangents, outputs, tensors, weight):
         """dz = lerp(self_t, end_t, weight)."""
+        from .pointwise_binary import lerp  # (with its dtype checks, as PyTorch's at::lerp)
+
         ts, te = _zeros_for_missing(inputs, tangents)
-        return _lerp(ts, te, weight)
+        return lerp(ts, te, weight)
 
 
 class LerpBackward1(_Ternary):
@@ -1000,9 +1005,11 @@ class LerpBackward1(_Ternary):
     def jvp(inputs, tangents, outputs, tensors, number):
         """dz = lerp(self_t, end_t, weight) + weight_t * (end - self)."""
         (s, e, w), (ts, te, tw) = inputs, tangents
+        from .pointwise_binary import lerp  # (with its dtype checks, as PyTorch's at::lerp)
+
         first = None
         if ts is not None or te is not None:
-            first = _lerp(*_zeros_for_missing(inputs[:2], tangents[:2]), w)
+            first = lerp(*_zeros_for_missing(inputs[:2], tangents[:2]), w)
         return linked(tangent_sum(first, None if tw is None else tw * (e - s)),
                       w if first is None else None, *((s, e) if tw is None else ()))
 

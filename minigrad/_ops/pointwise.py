@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _defaults
 from .._tensor import _SCALAR_NAMES, Tensor
-from ..autograd.forward_ad import linked, tangent_sum
+from ..autograd.forward_ad import linked, promoted, tangent_sum
 from ..autograd.graph import Node, check_saveable, crossed, record
 from ._util import (
     _HALF,
@@ -148,7 +148,8 @@ class AddBackward0(_Binary):
     def jvp(inputs, tangents, outputs, a, b, alpha):
         """dz = self_t + alpha * other_t."""
         ta, tb = tangents
-        return tangent_sum(ta, tb if tb is None or alpha == 1 else tb * alpha)
+        return promoted(tangent_sum(ta, tb if tb is None or alpha == 1 else tb * alpha),
+                        a if ta is None else None, b if tb is None else None)
 
 
 class SubBackward0(_Binary):
@@ -166,7 +167,9 @@ class SubBackward0(_Binary):
     def jvp(inputs, tangents, outputs, a, b, alpha):
         """dz = self_t - alpha * other_t."""
         ta, tb = tangents
-        return tangent_sum(ta, None if tb is None else -tb if alpha == 1 else tb * (-alpha))
+        return promoted(tangent_sum(ta, None if tb is None else -tb if alpha == 1 else
+                                    tb * (-alpha)),
+                        a if ta is None else None, b if tb is None else None)
 
 
 class RsubBackward1(Node):

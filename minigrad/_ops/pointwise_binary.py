@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.forward_ad import linked, tangent_sum
+from ..autograd.forward_ad import linked, promoted, tangent_sum
 from ..autograd.graph import Node, record
 from . import inplace as I
 from . import pointwise as P
@@ -254,10 +254,11 @@ class FmaxBackward0(_Binary):
         x, y = a._data, b._data
         with np.errstate(invalid="ignore"):
             wins = np.greater(x, y) if cls._self_wins is np.greater_equal else np.less_equal(x, y)
-            mask = (wins | np.isnan(y)).astype(outputs[0]._data.dtype)
+            mask = wins | np.isnan(y)  # (a bool factor: the tangents' dtype)
         diff = ta if tb is None else -tb if ta is None else ta - tb
-        term = Tensor._make(mask) * diff
-        return term if tb is None else tb + term
+        term = Tensor._make(np.asarray(mask)) * diff
+        return promoted(term if tb is None else tb + term, a if ta is None else None,
+                        b if tb is None else None)
 
 
 class FminBackward0(FmaxBackward0):

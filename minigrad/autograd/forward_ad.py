@@ -208,6 +208,25 @@ def tangent_sum(*terms):
     return total
 
 
+def promoted(tangent, *primals):
+    """``tangent`` in the dtype PyTorch's type promotion gives it with efficient zero tensors
+    of ``primals`` (the inputs without a tangent, None skipped): ``x + y`` with a float32
+    tangent on float64 primals, ``y`` not dual, has a float64 tangent. A 0-dim primal (a
+    number) does not raise a dimensioned tangent's dtype."""
+    from .._ops._util import result_dtype
+    from .._tensor import Tensor
+
+    floats = [p for p in primals if isinstance(p, Tensor) and p.is_floating_point()]
+    if tangent is None or not floats:
+        return tangent
+    dt = result_dtype(tangent, *floats)
+    if dt == tangent._data.dtype:
+        return tangent
+    from .._dtype import from_numpy_dtype
+
+    return tangent.to(from_numpy_dtype(dt))
+
+
 def linked(tangent, *primals):
     """``tangent``, as PyTorch's formula would have it with the terms of the inputs that have
     no tangent: PyTorch computes those with an efficient zero tensor (a zero value, the
@@ -218,17 +237,12 @@ def linked(tangent, *primals):
     it leaves out (None: none left out)."""
     if tangent is None:
         return tangent
-    from .._ops._util import result_dtype
     from .._tensor import Tensor
 
     floats = [p for p in primals if isinstance(p, Tensor) and p.is_floating_point()]
     if not floats:
         return tangent
-    dt = result_dtype(tangent, *floats)
-    if dt != tangent._data.dtype:
-        from .._dtype import from_numpy_dtype
-
-        tangent = tangent.to(from_numpy_dtype(dt))
+    tangent = promoted(tangent, *floats)
     from . import grad_mode
 
     if tangent._requires_grad or not grad_mode.is_grad_enabled():

@@ -887,17 +887,28 @@ def _mixed_dtype_tangents(lib):
            "clamp": lambda x, y: x.clamp(0.7, 1.5), "clamp_t": lambda x, y: lib.clamp(x, max=y),
            "atan2": lambda x, y: lib.atan2(x, y), "hypot": lambda x, y: lib.hypot(x, y),
            "addcmul": lambda x, y: lib.addcmul(x, x, y), "lerp": lambda x, y: lib.lerp(x, y, 0.4),
+           "lerp_t": lambda x, y: lib.lerp(x, y, y * 0.3),
            "sign": lambda x, y: x.sign(), "frac": lambda x, y: x.frac(),
-           "mul_": lambda x, y: (x * 1).mul_(y), "fill_": lambda x, y: (x * 1).fill_(y[0, 0])}
+           "mul_": lambda x, y: (x * 1).mul_(y), "fill_": lambda x, y: (x * 1).fill_(y[0, 0]),
+           "add": lambda x, y: x + y, "sub": lambda x, y: x - y, "add_number": lambda x, y: x + 2,
+           "fmod": lambda x, y: lib.fmod(x, y), "fmax": lambda x, y: lib.fmax(x, y),
+           "addcdiv": lambda x, y: lib.addcdiv(x, y, y), "copy_": lambda x, y: (x * 1).copy_(y),
+           "masked_fill": lambda x, y: x.masked_fill(x > 1, y[0, 0])}
     with fwAD.dual_level():
         for primal, tangent in (("float32", "float64"), ("float64", "float32")):
             pd, td = getattr(lib, primal), getattr(lib, tangent)
             x = fwAD.make_dual(lib.tensor(a, dtype=pd), lib.tensor(_TANGENT[(2, 3)], dtype=td))
             y = fwAD.make_dual(lib.tensor(b, dtype=pd), lib.tensor(_TANGENT[(2, 3)] * 2,
                                                                    dtype=td))
+            p = lib.tensor(b, dtype=pd)  # (not dual)
             for name, f in ops.items():
-                t = fwAD.unpack_dual(f(x, y)).tangent
-                out[f"{primal}-{name}"] = [str(t.dtype).split(".")[-1], to_numpy(t)]
+                for other, o in (("dual", y), ("plain", p)):
+                    try:
+                        t = fwAD.unpack_dual(f(x, o)).tangent
+                    except RuntimeError as e:  # (lerp: PyTorch's formula mixes the dtypes)
+                        out[f"{primal}-{name}-{other}"] = str(e)
+                        continue
+                    out[f"{primal}-{name}-{other}"] = [str(t.dtype).split(".")[-1], to_numpy(t)]
     return out
 
 
