@@ -5,7 +5,10 @@ their backward sums the gradient back to each input's shape. Python scalars take
 ``next_functions`` (``x * 2`` → ``MulBackward0(AccumulateGrad, None)``) except where PyTorch
 stores them as attributes (``RsubBackward1``, ``PowBackward0``/``2``: one slot).
 Backward formulas are written with tensor ops, so they can themselves be differentiated
-(``create_graph=True``).
+(``create_graph=True``). Each node's ``jvp`` is its forward-mode formula (forward AD), PyTorch's
+``result:`` entry: ``auto_element_wise`` (`auto_element_wise`) for the one-input nodes, explicit
+formulas for the others; an input without a tangent counts as PyTorch's efficient zeros
+(`forward_ad.promoted` / `forward_ad.linked` keep their dtype and history effects).
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ Mirrors the unary entries of ``tools/autograd/derivatives.yaml`` (PyTorch's node
 ``Log1PBackward0``, and saved names: ``_saved_self`` or ``_saved_result``). Backward formulas
 are tensor ops, so they can be differentiated again (``create_graph=True``). Each ``op_``
 goes through ``inplace._inplace_of`` (version bump, leaf/view checks, history rebase).
+Forward AD: the ``_Unary`` nodes take the generic ``auto_element_wise`` jvp; the in-place
+asinh_/acosh_/atanh_ raise PyTorch's NotImplementedError (it has no formula either).
 """
 
 from __future__ import annotations

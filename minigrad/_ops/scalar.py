@@ -6,7 +6,8 @@ When a derivative formula or a composite op in ATen multiplies a tensor by a pla
 smoothing), PyTorch dispatches to the Tensor-Scalar overload, whose node is ``MulBackward1`` /
 ``DivBackward1`` / ``AddBackward1`` and saves the number itself (``_saved_other``), not a
 wrapped 0-dim tensor as ``x * 2`` from Python does (``MulBackward0``). Mirrors the ``mul.Scalar``
-/ ``div.Scalar`` / ``add.Scalar`` entries of ``derivatives.yaml``.
+/ ``div.Scalar`` / ``add.Scalar`` entries of ``derivatives.yaml``, forward formulas (``jvp``)
+included: they carry tangents through backward formulas (forward over reverse).
 """
 
 from __future__ import annotations

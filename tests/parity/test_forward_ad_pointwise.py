@@ -914,3 +914,22 @@ def _mixed_dtype_tangents(lib):
 
 def test_mixed_dtype_tangents():
     assert_parity(_mixed_dtype_tangents)
+
+
+def _inplace_on_leaf_tangent(lib):
+    """An in-place op on a dual whose tangent is a leaf that requires grad: PyTorch writes the
+    primal, then refuses to write the tangent in place (the leaf error)."""
+    fwAD = lib.autograd.forward_ad
+    out = []
+    with fwAD.dual_level():
+        for f in (lambda d: d.mul_(2), lambda d: d.sin_(), lambda d: d.zero_(),
+                  lambda d: d.add_(1.0)):
+            t = lib.tensor(_TANGENT[(2, 3)]).requires_grad_()
+            d = fwAD.make_dual(lib.tensor(_A), t)
+            out.append([capture_error(lambda f=f, d=d: f(d)), to_numpy(fwAD.unpack_dual(d).primal),
+                        fwAD.unpack_dual(d).tangent is t, d._version])
+    return out
+
+
+def test_inplace_on_leaf_tangent():
+    assert_parity(_inplace_on_leaf_tangent)
