@@ -247,6 +247,7 @@ from . import (  # noqa: E402
     autograd,  # noqa: E402
     backends,
     cuda,
+    func,
     linalg,
     nn,
     optim,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.forward_ad import tangent_sum
 from ..autograd.graph import Node, record
 from ._util import _HALF, attach, normalize_dim, quietly, saved_int, widened
 
@@ -19,6 +20,11 @@ class ReluBackward0(Node):
 
     def backward(self, g):
         return (threshold_backward(g, self._get("result"), 0),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs):
+        """dz = threshold_backward(self_t, result, 0)."""
+        return threshold_backward(tangents[0], outputs[0], 0)
 
 
 class ThresholdBackwardBackward0(Node):
@@ -37,6 +43,14 @@ class ThresholdBackwardBackward0(Node):
         g_grad = threshold_backward(g, s, self._saved["threshold"]) if n_grad else None
         g_self = Tensor._make(np.zeros_like(g._data)) if n_self else None
         return g_grad, g_self
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, self, threshold):
+        """dz = threshold_backward(grad_output_t, self, threshold) (+ 0 * self_t)."""
+        t_go = tangents[0]  # (a missing grad_output_t is zeros: self enters the graph)
+        if t_go is None:
+            t_go = Tensor._make(np.zeros_like(outputs[0]._data))
+        return threshold_backward(t_go, self, threshold)
 
 
 def threshold_backward(grad_output, self, threshold) -> Tensor:
@@ -86,6 +100,11 @@ class SoftmaxBackward0(Node):
     def backward(self, g):
         return (_softmax_backward_data(g, self._get("result"), self._dim, self._d),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, dim, d):
+        """dz = result * (self_t - logsumexp_jvp(self, self_t, dim))."""
+        return outputs[0] * (tangents[0] - _logsumexp_jvp(inputs[0], tangents[0], d))
+
 
 class LogSoftmaxBackward0(SoftmaxBackward0):
     """z = log_softmax(self, dim).  dz/dself = _log_softmax_backward_data(grad, result, dim) =
@@ -94,6 +113,18 @@ class LogSoftmaxBackward0(SoftmaxBackward0):
 
     def backward(self, g):
         return (_log_softmax_backward_data(g, self._get("result"), self._dim, self._d),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, dim, d):
+        """dz = self_t - logsumexp_jvp(self, self_t, dim)."""
+        return tangents[0] - _logsumexp_jvp(inputs[0], tangents[0], d)
+
+
+def _logsumexp_jvp(x, t, d):
+    """The tangent of ``logsumexp(x, d, keepdim=True)``: ``sum(e * t, d) / sum(e, d)`` with
+    ``e = exp(x - amax(x, d))`` (PyTorch's ``logsumexp_jvp``, its order of operations)."""
+    e = (x - x.amax(d, keepdim=True)).exp() if x.numel() else x.exp()
+    return (e * t).sum(d, keepdim=True) / e.sum(d, keepdim=True)
 
 
 class SoftmaxBackwardDataBackward0(Node):
@@ -119,6 +150,19 @@ class SoftmaxBackwardDataBackward0(Node):
                  - go * (out * g).sum(d, keepdim=True)) if n_out else None
         return g_go, g_out
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, grad_output, output, dim, d):
+        """PyTorch's decomposition ``p = grad_output * output; p - output * sum(p, dim)``,
+        differentiated: dp = grad_output_t * output + output_t * grad_output;
+        dz = dp - (output_t * sum(p, dim) + output * sum(dp, dim))."""
+        t_go, t_out = tangents
+        go, out = grad_output, output
+        p = go * out
+        dp = tangent_sum(None if t_go is None else t_go * out,
+                         None if t_out is None else t_out * go)
+        return (dp - tangent_sum(None if t_out is None else t_out * p.sum(d, keepdim=True),
+                                 out * dp.sum(d, keepdim=True))).contiguous()
+
 
 class LogSoftmaxBackwardDataBackward0(SoftmaxBackwardDataBackward0):
     """z = _log_softmax_backward_data(grad_output, output, dim) = grad_output - exp(output) *
@@ -132,6 +176,18 @@ class LogSoftmaxBackwardDataBackward0(SoftmaxBackwardDataBackward0):
         g_go = g - (g * out.exp()).sum(d, keepdim=True) if n_go else None
         g_out = -go.sum(d, keepdim=True) * out.exp() * g if n_out else None
         return g_go, g_out
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, grad_output, output, dim, d):
+        """PyTorch's decomposition ``grad_output - exp(output) * sum(grad_output, dim)``,
+        differentiated: dz = grad_output_t - (exp(output) * output_t * sum(grad_output, dim)
+        + exp(output) * sum(grad_output_t, dim))."""
+        t_go, t_out = tangents
+        e = output.exp()
+        de = None if t_out is None else t_out * e
+        dprod = tangent_sum(None if de is None else de * grad_output.sum(d, keepdim=True),
+                            None if t_go is None else e * t_go.sum(d, keepdim=True))
+        return dprod.neg() if t_go is None else t_go - dprod
 
 
 def _softmax_backward_data(grad_output, output, dim, d) -> Tensor:

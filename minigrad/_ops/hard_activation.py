@@ -20,6 +20,8 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd import graph as _graph
+from ..autograd.forward_ad import fw_grad, tangent_sum
 from ..autograd.graph import Node, record
 from . import pointwise as P
 from ._util import quiet_fp, sum_to, widened, wrap_scalar
@@ -48,6 +50,11 @@ class HardtanhBackward0(Node):
         s = self._saved
         return (hardtanh_backward(g, self._get("self"), s["min_val"], s["max_val"]),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, min_val, max_val):
+        """dz = hardtanh_backward(self_t, self, min_val, max_val)."""
+        return hardtanh_backward(tangents[0], input, min_val, max_val)
+
 
 class HardtanhBackwardBackward0(Node):
     """z = hardtanh_backward(grad_output, self, min_val, max_val): linear in grad_output.
@@ -65,6 +72,16 @@ class HardtanhBackwardBackward0(Node):
         s = self._saved
         g_go = hardtanh_backward(g, self._get("self"), s["min_val"], s["max_val"]) if n_go else None
         return g_go, Tensor._make(np.zeros_like(g._data)) if n_self else None
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, min_val, max_val):
+        """dz = where(min_val < self < max_val, grad_output_t, 0)."""
+        t = tangents[0]
+        x = input._data
+        if t is None:  # (PyTorch: no tangent from self's alone)
+            return None
+        inside = Tensor._make(np.asarray((x > min_val) & (x < max_val)))
+        return P.where(inside, t, wrap_scalar(0.0))
 
 
 def hardtanh_backward(grad_output, self, min_val, max_val) -> Tensor:
@@ -101,6 +118,11 @@ class HardswishBackward0(Node):
     def backward(self, g):
         return (hardswish_backward(g, self._get("self")),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input):
+        """dz = hardswish_backward(self_t, self)."""
+        return hardswish_backward(tangents[0], input)
+
 
 class HardswishBackwardBackward0(Node):
     """z = hardswish_backward(grad_output, self).
@@ -122,6 +144,17 @@ class HardswishBackwardBackward0(Node):
             xs, go = x._data, self._get("grad_output")._data
             g_self = _make(np.where((xs > -3) & (xs < 3), g._data * go / 3, 0), xs)
         return g_go, g_self
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, grad_output, input):
+        """dz = hardswish_backward(grad_output_t, self) + where(-3 < self < 3,
+        self_t * grad_output / 3, 0)."""
+        t_go, t_x = tangents
+        x = input._data
+        inside = Tensor._make(np.asarray((x > -3) & (x < 3)))
+        zero = Tensor._make(np.zeros((), x.dtype))
+        return tangent_sum(None if t_go is None else hardswish_backward(t_go, input),
+                           None if t_x is None else P.where(inside, t_x * grad_output / 3.0, zero))
 
 
 def hardswish_backward(grad_output, self) -> Tensor:
@@ -161,10 +194,17 @@ class HardsigmoidBackward0(Node):
     def backward(self, g):
         x = self._get("self")
         xs, gd = x._data, g._data
+        if _graph.fw_on and fw_grad(g) is not None:  # (the op's inputs are (grad, self))
+            NotImplemented.jvp((), (), (), "aten::hardsigmoid_backward")
         out = _make(np.where((xs > -3) & (xs < 3), gd * _ONE_SIXTH.astype(gd.dtype), 0), gd)
         # (PyTorch's NotImplemented node here has one edge, to ``self``'s history)
         record(NotImplemented, out, (x,), "aten::hardsigmoid_backward")
         return (out,)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input):
+        """dz = hardsigmoid_backward(self_t, self)."""
+        return HardsigmoidBackward0(input).backward(tangents[0])[0]
 
 
 class NotImplemented(Node):
@@ -181,6 +221,11 @@ class NotImplemented(Node):
 
     def backward(self, g):
         raise RuntimeError(f"derivative for {self._op} is not implemented")
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, op):
+        """No forward formula (PyTorch's NotImplementedError)."""
+        raise NotImplementedError(f"Trying to use forward AD with {op} that does not support it.")
 
 
 def hardsigmoid(input: Tensor) -> Tensor:
@@ -219,6 +264,11 @@ class MishBackward0(Node):
         ts = P.tanh(log1p(P.exp(x)))
         return (g * (ts + x * sig * P.sub(wrap_scalar(1.0), ts * ts)),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input):
+        """dz = mish_backward(self_t, self) (tensor ops under grad mode, as the backward)."""
+        return MishBackward0(input).backward(tangents[0])[0]
+
 
 def mish(input: Tensor) -> Tensor:
     """``x * tanh(softplus(x))`` (``torch.nn.functional.mish``). Node ``MishBackward0``.
@@ -252,6 +302,12 @@ class PreluKernelBackward0(Node):
         # (the kernel's weight gradient has the input's shape; summed back as PyTorch does)
         return (g_x if n_x else None), (sum_to(g_w, tuple(w.shape)) if n_w else None)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, weight):
+        """dz = where(self >= 0, self_t, weight * self_t + weight_t * self)."""
+        t_x, t_w = (_or_zeros(t, p) for t, p in zip(tangents, inputs))  # (as PyTorch: a
+        return P.where(_nonneg(input), t_x, weight * t_x + t_w * input)  # missing one is 0)
+
 
 class PreluKernelBackwardBackward0(Node):
     """(gx, gw) = _prelu_kernel_backward(grad_output, self, weight), gx = where(self > 0,
@@ -277,6 +333,31 @@ class PreluKernelBackwardBackward0(Node):
         d_x = _make(np.where(nonneg, 0, go * b), x) if n_x else None
         d_w = _make(_sum_to(np.where(nonneg, 0, go * a), w.shape), w) if n_w else None
         return d_go, d_x, d_w
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, grad_output, input, weight):
+        """dgx = where(self >= 0, grad_output_t, grad_output_t * weight + grad_output *
+        weight_t); dgw = where(self >= 0, 0, grad_output * self_t + grad_output_t * self)."""
+        used0, used1 = (tangents[0], tangents[2]), (tangents[0], tangents[1])
+        t_go, t_x, t_w = (_or_zeros(t, p) for t, p in zip(tangents, inputs))
+        nonneg = _nonneg(input)
+        zero = Tensor._make(np.zeros((), input._data.dtype))
+        d_gx = d_gw = None  # (an output's tangent needs one of the tangents its formula uses)
+        if any(t is not None for t in used0):
+            d_gx = P.where(nonneg, t_go, t_go * weight + grad_output * t_w)
+        if any(t is not None for t in used1):
+            d_gw = P.where(nonneg, zero, grad_output * t_x + t_go * input)
+        return d_gx, d_gw
+
+
+def _or_zeros(t, primal: Tensor) -> Tensor:
+    """``t``, or zeros like ``primal`` for a missing tangent (PyTorch's multi-input formulas
+    take an undefined tangent as a zero tensor: the primals still enter the graph)."""
+    return Tensor._make(np.zeros_like(primal._data)) if t is None else t
+
+
+def _nonneg(x: Tensor) -> Tensor:
+    return Tensor._make(np.asarray(x._data >= 0))
 
 
 def _sum_to(full: np.ndarray, shape: tuple) -> np.ndarray:

@@ -176,6 +176,8 @@ def _apply_inplace(self: Tensor, compute, others=(), overlap_ok=False, where=Non
         for sv in node._saved.values():
             if isinstance(sv, SavedTensor) and sv._is_output:
                 sv._data, sv._vc, sv._saved_version = self._data, self._vc, self._vc.value
+                if sv._fw_grad is not None:  # (forward AD: self's tangent, now the result's)
+                    sv._keep_tangent(self._fw_grad)
         if self._base is None:
             self._set_history(node)
         else:

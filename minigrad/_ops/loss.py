@@ -21,6 +21,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd import graph as _graph
 from ..autograd.graph import Node, record
 from . import activation as A
 from . import pointwise as P
@@ -79,6 +80,13 @@ class NllLossBackward0(Node):
             raise RuntimeError(self._size_error)
         return (_nll_loss_backward(g, self._get("self"), self),)
 
+    @classmethod
+    def jvp(cls, inputs, tangents, outputs, input, target, weight, reduction, ignore_index,
+            total_weight, where):
+        """dz = nll_loss(self_t, target, weight, reduction, ignore_index) (linear in self)."""
+        axis = 1 if cls is NllLoss2DBackward0 else input.ndim - 1
+        return _nll(tangents[0], target, weight, reduction, ignore_index, cls, axis)
+
 
 class NllLoss2DBackward0(NllLossBackward0):
     """``nll_loss`` over (N, C, H, W) input and (N, H, W) target: the same formula and saved
@@ -92,8 +100,8 @@ class NllLossBackwardBackward0(Node):
     dz/dself = 0 (``zeros_like(grad)``, no graph). Saves: ignore_index, reduction, target,
     weight."""
 
-    def __init__(self, target, weight, reduction, ignore_index):
-        Node.__init__(self)
+    def __init__(self, target, weight, reduction, ignore_index, first=None):
+        Node.__init__(self)  # (first: the nll node whose gradient this is, for the jvp)
         self._save("ignore_index", int(ignore_index) % 2**64)
         self._save("reduction", reduction)
         self._save("target", target)
@@ -108,6 +116,15 @@ class NllLossBackwardBackward0(Node):
         (n_go, _), (n_self, _) = self.next_functions
         g_go = self._loss(g, self._get("target"), self._get("weight")) if n_go else None
         return g_go, Tensor._make(np.zeros_like(g._data)) if n_self else None
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, target, weight, reduction, ignore_index, first):
+        """dz = nll_loss_backward(grad_output_t, self, target, ...) (linear in grad_output,
+        constant in self: PyTorch's decomposition for forward AD)."""
+        t_go = tangents[0]
+        if t_go is None:  # (self only gives the shape)
+            return None
+        return _nll_loss_backward(t_go, inputs[1], first)
 
 
 class NllLoss2DBackwardBackward0(NllLossBackwardBackward0):
@@ -133,7 +150,7 @@ def _nll_loss_backward(grad_output, input, node) -> Tensor:
     out = Tensor._make(res)  # an infinite grad)
     s = node._saved
     record(node._double, out, (grad_output, input), node._get("target"), node._get("weight"),
-           s["reduction"], node._ignore_index)
+           s["reduction"], node._ignore_index, node)
     return out
 
 
@@ -226,7 +243,8 @@ def _nll(input, target, weight, reduction: int, ignore_index: int, node_cls, cla
         res = np.asarray(losses.sum(dtype=acc)) if red == 2 else np.asarray(  # (all ignored:
             quietly(np.divide, losses.sum(dtype=acc), total), dtype=x.dtype)  # 0/0 = nan)
     out = Tensor._make(np.asarray(res, dtype=x.dtype))
-    if input.requires_grad:  # (the backward writes grad * scale at the targets' positions)
+    if input.requires_grad or _graph.fw_on:  # (the backward writes grad * scale at the
+        # targets' positions; inside a forward-AD level the tangent needs the node's formula)
         scale = -wt / total if red == 1 and total != 0 else -wt
         where = (at if c else None, scale, None if everyone else valid)
         record(node_cls, out, (input,), input, target, weight, reduction, ignore_index,
@@ -405,6 +423,14 @@ class MseLossBackward0(Node):
             gt = gt.to(t.dtype)
         return gx, gt
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, target, reduction):
+        """dz = reduce(mse_loss_backward(self_t, self, target, none) +
+        mse_loss_backward(target_t, target, self, none))."""
+        t_x, t_t = (_or_zeros(t, p) for t, p in zip(tangents, inputs))
+        return apply_loss_reduction(mse_loss_backward(t_x, input, target, 0)
+                                    + mse_loss_backward(t_t, target, input, 0), reduction)
+
 
 class MseLossBackwardBackward0(Node):
     """z = mse_loss_backward(grad_output, self, target) = norm * (self - target) *
@@ -436,6 +462,32 @@ class MseLossBackwardBackward0(Node):
             g_self = scaled if n_self else None
             g_t = -scaled if n_t else None
         return g_go, g_self, g_t
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, grad_output, input, target, reduction):
+        """dz = mse_loss_double_backward(self_t * grad_output, self) -
+        mse_loss_double_backward(target_t * grad_output, target) +
+        mse_loss_backward(grad_output_t, self, target), mse_loss_double_backward(g, x) =
+        2 * g (/ numel for the mean)."""
+        t_go, t_x, t_t = (_or_zeros(t, p) for t, p in zip(tangents, inputs))
+
+        def double(g, x):
+            g2 = mul_scalar(g, 2)
+            return div_scalar(g2, x.numel()) if reduction == 1 else g2
+        return (double(t_x * grad_output, input) - double(t_t * grad_output, target)
+                + mse_loss_backward(t_go, input, target, reduction))
+
+
+def _or_zeros(t, primal: Tensor) -> Tensor:
+    """``t``, or zeros like ``primal`` for a missing tangent (PyTorch's multi-input formulas
+    take an undefined tangent as a zero tensor: the primals still enter the graph)."""
+    return Tensor._make(np.zeros_like(primal._data)) if t is None else t
+
+
+def apply_loss_reduction(loss: Tensor, reduction: int) -> Tensor:
+    """``loss``, its mean or its sum (reduction 0, 1, 2), as PyTorch's
+    ``apply_loss_reduction``."""
+    return loss.mean() if reduction == 1 else loss.sum() if reduction == 2 else loss
 
 
 def mse_loss_backward(grad_output, self, target, reduction: int) -> Tensor:

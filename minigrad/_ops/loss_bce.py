@@ -14,10 +14,11 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.forward_ad import fw_grad, tangent_sum
 from ..autograd.graph import Node, record
 from . import pointwise as P
-from ._util import quietly, result_dtype, sum_dtype
-from .loss import reduction_enum
+from ._util import broadcast_shapes, quietly, result_dtype, sum_dtype
+from .loss import _or_zeros, apply_loss_reduction, reduction_enum
 from .scalar import add_scalar, div_scalar, mul_scalar
 
 _EPSILON = float(np.float32(1e-12))  # PyTorch's clamp of (1 - x) * x (a C++ float, in float64 too)
@@ -40,6 +41,14 @@ def _finish(grad: Tensor, g: Tensor, weight, red: int, numel: int) -> Tensor:
     if weight is not None:
         out = out * weight
     return div_scalar(out, numel) if red == 1 else out
+
+
+def _no_dual_weights(*weights) -> None:
+    """PyTorch's formulas multiply by ``weight`` / ``pos_weight``: one with a tangent would give
+    the tangent a tangent of its own, which PyTorch refuses (RuntimeError)."""
+    if any(w is not None and fw_grad(w) is not None for w in weights):
+        raise RuntimeError("Setting a forward grad that itself has a forward gradient at the "
+                           "same level0 is not supported.")
 
 
 def _log_sigmoid_t(x: Tensor) -> Tensor:
@@ -67,18 +76,32 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         x, t = self._get("self"), self._get("target")
         w, pw, red = self._get("weight"), self._get("pos_weight"), self._saved["reduction"]
         (n_x, _), (n_t, _) = self.next_functions
-        gx = gt = None
-        if n_x:
-            if pw is not None:
-                pt = pw * t
-                gx = (add_scalar(pt, 1) - t) * x.sigmoid() - pt
-            else:
-                gx = x.sigmoid() - t
-            gx = _finish(gx, g, w, red, x.numel())
-        if n_t:
-            gt = _log_sigmoid_t(-x) - _log_sigmoid_t(x) * pw if pw is not None else -x
-            gt = _finish(gt, g, w, red, t.numel())
+        gx = _finish(self._dx(x, t, pw), g, w, red, x.numel()) if n_x else None
+        gt = _finish(self._dt(x, pw), g, w, red, t.numel()) if n_t else None
         return gx, gt
+
+    @staticmethod
+    def _dx(x, t, pw):
+        if pw is not None:
+            pt = pw * t
+            return (add_scalar(pt, 1) - t) * x.sigmoid() - pt
+        return x.sigmoid() - t
+
+    @staticmethod
+    def _dt(x, pw):
+        return _log_sigmoid_t(-x) - _log_sigmoid_t(x) * pw if pw is not None else -x
+
+    @classmethod
+    def jvp(cls, inputs, tangents, outputs, input, target, weight, pos_weight, red):
+        """dz = reduce(bce_with_logits_backward(self_t, self, target, weight, pos_weight, none)
+        + bce_with_logits_target_backward(target_t, self, target, weight, pos_weight, none))."""
+        _no_dual_weights(weight, pos_weight)
+        t_x, t_t = tangents
+        n = input.numel()
+        return apply_loss_reduction(tangent_sum(
+            None if t_x is None else _finish(cls._dx(input, target, pos_weight), t_x, weight, 0,
+                                             n),
+            None if t_t is None else _finish(cls._dt(input, pos_weight), t_t, weight, 0, n)), red)
 
 
 class BinaryCrossEntropyBackward0(Node):
@@ -105,6 +128,17 @@ class BinaryCrossEntropyBackward0(Node):
         if n_t:
             gt = _finish((-x + 1).log() - x.log(), g, w, red, t.numel())
         return gx, gt
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, target, weight, red):
+        """dz = reduce(binary_cross_entropy_backward(self_t, self, target, weight, none) +
+        binary_cross_entropy_target_backward(target_t, self, target, weight, none))."""
+        _no_dual_weights(weight)
+        t_x, t_t = tangents
+        return apply_loss_reduction(tangent_sum(
+            None if t_x is None else binary_cross_entropy_backward(t_x, input, target, weight, 0),
+            None if t_t is None else _finish((-input + 1).log() - input.log(), t_t, weight, 0,
+                                             input.numel())), red)
 
 
 class BinaryCrossEntropyBackwardBackward0(Node):
@@ -143,11 +177,36 @@ class BinaryCrossEntropyBackwardBackward0(Node):
             g_x = g_x if w is None else g_x * w
             g_x = div_scalar(g_x, x.numel()) if red == 1 else g_x
         if n_t:
-            den = Tensor._make(np.maximum((1 - x._data) * x._data, _EPSILON))
-            g_t = -g * go
-            g_t = (g_t if w is None else g_t * w) / den
-            g_t = div_scalar(g_t, t.numel()) if red == 1 else g_t
+            g_t = _bce_double_backward_target(g, go, x, t, w, red)
         return g_go, g_x, g_t
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, grad_output, input, target, weight, red):
+        """dz = bce_double_backward(grad_output, self_t, ...) +
+        bce_double_backward_target(target_t, grad_output, ...) +
+        bce_double_backward_grad_output(grad_output_t, ...) — the last one, as PyTorch's,
+        reduced (mean/sum) to a number that broadcasts."""
+        go, x, t, w = grad_output, input, target, weight
+        t_go, t_x, t_t = (_or_zeros(v, p) for v, p in zip(tangents, inputs))
+        eps = 1e-12
+        num = x * x - mul_scalar(x, 2) * t + t
+        den = add_scalar(x, eps).pow(2) * add_scalar(P.rsub(x, 1), eps).pow(2)
+        d_x = num / den * (t_x * go)
+        d_x = d_x if w is None else d_x * w
+        d_x = div_scalar(d_x, x.numel()) if red == 1 else d_x
+        d_t = _bce_double_backward_target(t_t, go, x, t, w, red)
+        ggo = (x - t) / (add_scalar(x, eps) * add_scalar(P.rsub(x, 1), eps))
+        ggo = (ggo if w is None else ggo * w) * t_go
+        d_go = ggo.mean() if red == 1 else ggo.sum() if red == 2 else ggo
+        return d_x + d_t + d_go
+
+
+def _bce_double_backward_target(g, go, x, t, w, red):
+    """``-g * grad_output * w / max((1 - x) x, 1e-12)`` (/ numel for the mean)."""
+    den = Tensor._make(np.maximum((1 - x._data) * x._data, _EPSILON))
+    g_t = -g * go
+    g_t = (g_t if w is None else g_t * w) / den
+    return div_scalar(g_t, t.numel()) if red == 1 else g_t
 
 
 def binary_cross_entropy_backward(grad_output, self, target, weight, reduction: int) -> Tensor:
@@ -212,6 +271,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction: str 
     _check_not_differentiable("binary_cross_entropy_with_logits", weight=weight,
                               pos_weight=pos_weight)
     _check_logits_dtypes(input, target, pos_weight)
+    if pos_weight is not None:  # (PyTorch's broadcasting errors: (pos_weight - 1) * target,
+        broadcast_shapes(pos_weight.shape, target.shape)  # then loss * weight)
+    if weight is not None:
+        broadcast_shapes(input.shape, weight.shape)
     x, t = input._data, target._data
     loss_dt = t.dtype
 

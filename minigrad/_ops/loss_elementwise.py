@@ -18,7 +18,7 @@ from .._tensor import Tensor
 from ..autograd.graph import Node, record
 from . import pointwise as P
 from ._util import quiet_fp, result_dtype
-from .loss import _broadcast_pair, reduction_enum
+from .loss import _broadcast_pair, _or_zeros, apply_loss_reduction, reduction_enum
 from .nn_activation import no_double_backward
 from .reduction import _np_mean
 
@@ -63,6 +63,14 @@ class _PointwiseLossNode(Node):
         g_t = self._kernel(g, t, x, *args) if n_t else None
         return g_x, g_t
 
+    @classmethod
+    def jvp(cls, inputs, tangents, outputs, input, target, reduction, param):
+        """dz = reduce(kernel(self_t, self, target, none) + kernel(target_t, target, self,
+        none)), kernel the loss's backward (smooth_l1_loss_backward, huber_loss_backward)."""
+        t_x, t_t = (_or_zeros(t, p) for t, p in zip(tangents, inputs))
+        return apply_loss_reduction(cls._kernel(t_x, input, target, 0, param)
+                                    + cls._kernel(t_t, target, input, 0, param), reduction)
+
 
 class _PointwiseLossGradNode(Node):
     """Second order of smooth L1 / Huber: dgrad_output = the backward kernel applied to grad
@@ -97,6 +105,27 @@ class _PointwiseLossGradNode(Node):
         return (g_go, Tensor._make(slope) if n_x else None,
                 Tensor._make(-slope) if n_t else None)
 
+    @classmethod
+    def jvp(cls, inputs, tangents, outputs, grad_output, input, target, reduction, param):
+        """Smooth L1: dz = slope * (self_t - target_t) * grad_output +
+        smooth_l1_loss_backward(grad_output_t, self, target), slope = norm * (|d| < beta) /
+        beta (PyTorch's ``smooth_l1_loss_double_backward``). Huber: no forward formula in
+        PyTorch (its NotImplementedError)."""
+        if cls is SmoothL1LossBackwardBackward0:
+            t_go, t_x, t_t = (_or_zeros(t, p) for t, p in zip(tangents, inputs))
+            d = input._data - target._data
+            if param == 0:  # (PyTorch's guard against a division by zero: zeros)
+                slope = np.zeros_like(d)
+            else:
+                slope = np.asarray((np.abs(d) < param).astype(d.dtype) / param, d.dtype)
+                slope = slope / d.size if reduction == 1 else slope
+            s = Tensor._make(np.asarray(slope, d.dtype))
+            return (t_x * grad_output * s - t_t * grad_output * s
+                    + smooth_l1_loss_backward(t_go, input, target, reduction, param))
+        raise NotImplementedError(
+            f"Trying to use forward AD with {cls._aten} that does not support it because it "
+            "has not been implemented yet.")
+
 
 class SmoothL1LossBackwardBackward0(_PointwiseLossGradNode):
     """z = smooth_l1_loss_backward(grad_output, self, target, reduction, beta) = norm *
@@ -104,6 +133,7 @@ class SmoothL1LossBackwardBackward0(_PointwiseLossGradNode):
     (|d| < beta) / beta. Saves: beta, grad_output, reduction, self, target."""
 
     _param = "beta"
+    _aten = "smooth_l1_loss_backward"
     _factor = staticmethod(_smooth_factor)
 
     @staticmethod
@@ -117,6 +147,7 @@ class HuberLossBackwardBackward0(_PointwiseLossGradNode):
     Saves: delta, grad_output, reduction, self, target."""
 
     _param = "delta"
+    _aten = "huber_loss_backward"
     _factor = staticmethod(_huber_factor)
 
     @staticmethod
@@ -251,6 +282,15 @@ class XlogyBackward0(Node):
                 g_x = Tensor._make(g_x.astype(x.dtype))
             g_y = Tensor._make((g._data * x / y).astype(y.dtype)) if n_y else None
         return g_x, g_y
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, other):
+        """dz = xlogy(self_t, other).masked_fill((self == 0) & (other <= 0), 0) +
+        other_t * self / other."""
+        t_x, t_o = (_or_zeros(t, p) for t, p in zip(tangents, inputs))
+        x, y = input._data, other._data
+        cut = Tensor._make(np.asarray((x == 0) & (y <= 0)))
+        return P.masked_fill(xlogy(t_x, other), cut, 0.0) + t_o * input / other
 
 
 def _xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:

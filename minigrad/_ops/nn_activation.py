@@ -25,6 +25,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..autograd.forward_ad import tangent_sum
 from ..autograd.graph import Node, record
 from . import pointwise as P
 from ._util import quiet_fp, widened, wrap_scalar
@@ -62,6 +63,11 @@ class LeakyReluBackward0(Node):
     def backward(self, g):
         return (leaky_relu_backward(g, self._get("self"), self._saved["negative_slope"]),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, negative_slope):
+        """dz = leaky_relu_backward(self_t, self, negative_slope)."""
+        return leaky_relu_backward(tangents[0], input, negative_slope)
+
 
 class LeakyReluBackward1(Node):
     """In-place ``leaky_relu_``: z = self if self > 0 else negative_slope * self.
@@ -74,6 +80,11 @@ class LeakyReluBackward1(Node):
 
     def backward(self, g):
         return (leaky_relu_backward(g, self._get("result"), self._saved["negative_slope"]),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, negative_slope):
+        """dz = leaky_relu_backward(original_self_t, result, negative_slope, true)."""
+        return leaky_relu_backward(tangents[0], outputs[0], negative_slope)
 
 
 class LeakyReluBackwardBackward0(Node):
@@ -91,6 +102,13 @@ class LeakyReluBackwardBackward0(Node):
         s = self._get("self")
         g_go = leaky_relu_backward(g, s, self._saved["negative_slope"]) if n_go else None
         return g_go, Tensor._make(np.zeros_like(g._data)) if n_self else None
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, negative_slope):
+        """dz = leaky_relu_backward(grad_output_t, self, negative_slope) (none without it)."""
+        if tangents[0] is None:
+            return None
+        return leaky_relu_backward(tangents[0], input, negative_slope)
 
 
 def leaky_relu_backward(grad_output, self, negative_slope) -> Tensor:
@@ -163,7 +181,8 @@ class GeluBackward0(Node):
     """z = self * Φ(self) (``approximate='none'``) or
     0.5 * self * (1 + tanh(√(2/π) * (self + 0.044715 * self³))) (``'tanh'``).
     dz/dself = grad * (Φ(x) + x * φ(x)), resp. the derivative of the tanh form.
-    Saves: approximate, self. Double backward is supported for ``'tanh'`` only."""
+    Saves: approximate, self. Under create_graph: tensor ops (``'tanh'``), or the one-kernel
+    ``gelu_backward`` and its node ``GeluBackwardBackward0`` (exact form; no third order)."""
 
     def __init__(self, input, approximate):
         Node.__init__(self)
@@ -177,10 +196,64 @@ class GeluBackward0(Node):
             t = P.tanh(inner)
             dinner = (x * x * (3 * _GELU_C) + 1) * _SQRT_2_OVER_PI
             return (g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * dinner),)
+        return (gelu_backward(g, x),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, approximate):
+        """dz = gelu_backward(self_t, self, approximate) (the exact form: one kernel, node
+        ``GeluBackwardBackward0``, so the tangent is differentiable in self too)."""
+        if approximate == "tanh":
+            return GeluBackward0(input, approximate).backward(tangents[0])[0]
+        return gelu_backward(tangents[0], input)
+
+
+def _gelu_slope(xd: np.ndarray) -> np.ndarray:
+    """d gelu / dx = Φ(x) + x φ(x) (exact form), in float64."""
+    return _normal_cdf(xd) + xd * np.exp(-0.5 * xd * xd) / math.sqrt(2.0 * math.pi)
+
+
+class GeluBackwardBackward0(Node):
+    """z = gelu_backward(grad_output, self) = grad_output * (Φ(self) + self * φ(self)) (the
+    exact form). dz/dgrad_output = gelu_backward(grad, self); dz/dself = grad * grad_output *
+    φ(self) * (2 - self²). Saves: approximate, grad_output, self. Third order is not supported
+    (computed in NumPy)."""
+
+    def __init__(self, grad_output, input):
+        Node.__init__(self)
+        self._save("approximate", "none")
+        self._save("grad_output", grad_output)
+        self._save("self", input)
+
+    def backward(self, g):
         no_double_backward(self)
-        xd = x._data.astype(np.float64)
-        pdf = np.exp(-0.5 * xd * xd) / math.sqrt(2.0 * math.pi)
-        return (g * _const(_normal_cdf(xd) + xd * pdf, g),)
+        (n_go, _), (n_x, _) = self.next_functions
+        x = self._get("self")
+        g_go = gelu_backward(g, x) if n_go else None
+        g_x = None
+        if n_x:
+            xd = x._data.astype(np.float64)
+            curve = np.exp(-0.5 * xd * xd) / math.sqrt(2.0 * math.pi) * (2 - xd * xd)
+            g_x = _const(g._data * self._get("grad_output")._data * curve, x)
+        return g_go, g_x
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, grad_output, input):
+        """dz = gelu_backward(grad_output_t, self) + gelu_double_backward(self_t, grad_output,
+        self) = ... + self_t * grad_output * φ(self) (2 - self²)."""
+        t_go, t_x = (Tensor._make(np.zeros_like(p._data)) if t is None else t
+                     for t, p in zip(tangents, inputs))
+        xd = input._data.astype(np.float64)
+        curve = np.exp(-0.5 * xd * xd) / math.sqrt(2.0 * math.pi) * (2 - xd * xd)
+        return gelu_backward(t_go, input) + t_x * grad_output * _const(curve, input)
+
+
+def gelu_backward(grad_output, self) -> Tensor:
+    """``grad_output * gelu'(self)`` for the exact gelu (``aten::gelu_backward``), one kernel;
+    node ``GeluBackwardBackward0``."""
+    g = grad_output._data
+    out = _const(g * _gelu_slope(self._data.astype(np.float64)).astype(g.dtype), grad_output)
+    record(GeluBackwardBackward0, out, (grad_output, self), grad_output, self)
+    return out
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -220,6 +293,11 @@ class SiluBackward0(Node):
         s = P.sigmoid(x)  # (C++'s 1.0 - s wraps the number: SubBackward0, not RsubBackward1)
         return ((g * s) * add_scalar(x * P.sub(wrap_scalar(1.0), s), 1.0),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input):
+        """dz = silu_backward(self_t, self) (tensor ops under grad mode, as the backward)."""
+        return SiluBackward0(input).backward(tangents[0])[0]
+
 
 def silu(input: Tensor) -> Tensor:
     """``x * sigmoid(x)`` (``torch.nn.functional.silu``); node ``SiluBackward0``.
@@ -249,6 +327,11 @@ class SoftplusBackward0(Node):
         s = self._saved
         return (softplus_backward(g, self._get("self"), s["beta"], s["threshold"]),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, beta, threshold):
+        """dz = softplus_backward(self_t, self, beta, threshold)."""
+        return softplus_backward(tangents[0], input, beta, threshold)
+
 
 class SoftplusBackwardBackward0(Node):
     """z = softplus_backward(grad_output, self, beta, threshold).
@@ -271,11 +354,26 @@ class SoftplusBackwardBackward0(Node):
         g_go = softplus_backward(g, x, beta, threshold) if n_go else None
         g_self = None
         if n_self:
-            bx = mul_scalar(x, beta)
-            below = Tensor._make((bx._data < threshold).astype(g._data.dtype))
-            g_self = mul_scalar(P.sigmoid_backward(g * self._get("grad_output"), P.sigmoid(bx))
-                                * below, beta)
+            g_self = _softplus_double_backward(g * self._get("grad_output"), x, beta, threshold)
         return g_go, g_self
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, grad_output, input, beta, threshold):
+        """dz = softplus_backward(grad_output_t, self, beta, threshold) +
+        softplus_double_backward(self_t * grad_output, self, beta, threshold)."""
+        t_go, t_x = tangents
+        return tangent_sum(
+            None if t_go is None else softplus_backward(t_go, input, beta, threshold),
+            None if t_x is None else _softplus_double_backward(t_x * grad_output, input, beta,
+                                                               threshold))
+
+
+def _softplus_double_backward(gg, x, beta, threshold) -> Tensor:
+    """``sigmoid_backward(gg, sigmoid(beta * x)) * (beta * x < threshold) * beta`` (PyTorch's
+    ``softplus_double_backward``)."""
+    bx = mul_scalar(x, beta)
+    below = Tensor._make((bx._data < threshold).astype(gg._data.dtype))
+    return mul_scalar(P.sigmoid_backward(gg, P.sigmoid(bx)) * below, beta)
 
 
 def softplus_backward(grad_output, self, beta, threshold) -> Tensor:
@@ -340,6 +438,11 @@ class EluBackward0(Node):
         return (elu_backward(g, s["alpha"], s["scale"], s["input_scale"], False,
                              self._get("self")),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, input, alpha, scale, input_scale):
+        """dz = elu_backward(self_t, alpha, scale, input_scale, false, self)."""
+        return elu_backward(tangents[0], alpha, scale, input_scale, False, input)
+
 
 class EluBackward1(Node):
     """In-place ``elu_``: the derivative of `EluBackward0` written with the result
@@ -356,6 +459,11 @@ class EluBackward1(Node):
         s = self._saved
         return (elu_backward(g, s["alpha"], s["scale"], s["input_scale"], True,
                              self._get("result")),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, alpha, scale, input_scale):
+        """dz = elu_backward(original_self_t, alpha, scale, input_scale, true, result)."""
+        return elu_backward(tangents[0], alpha, scale, input_scale, True, outputs[0])
 
 
 class EluBackwardBackward0(Node):
@@ -382,17 +490,35 @@ class EluBackwardBackward0(Node):
         args = (s["alpha"], s["scale"], s["input_scale"], s["is_result"])
         (n_go, _), (n_x, _) = self.next_functions
         g_go = elu_backward(g, *args, x) if n_go else None
-        g_x = None
-        if n_x:
-            xs, dt = x._data, x._data.dtype
-            if s["is_result"]:
-                d = np.where(xs > 0, 0, s["input_scale"])
-            else:
-                d = s["input_scale"] * _elu_grad_factor(xs, *args)
-                d = np.where(xs > 0, 0, d)
-            go = self._get("grad_output")._data
-            g_x = Tensor._make((g._data * go * d).astype(dt, copy=False))
+        g_x = _elu_double_backward(g, self._get("grad_output"), *args, x) if n_x else None
         return g_go, g_x
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, grad_output, alpha, scale, input_scale, is_result,
+            self_or_result):
+        """dz = elu_backward(grad_output_t, ..., self_or_result) +
+        elu_double_backward(self_or_result_t, grad_output, ..., self_or_result)."""
+        t_go, t_x = tangents
+        args = (alpha, scale, input_scale, is_result)
+        x = self_or_result
+        second = None
+        if t_x is not None:  # (PyTorch's elu_double_backward, in tensor ops)
+            below = Tensor._make((x._data < 0).astype(x._data.dtype))
+            g = mul_scalar(t_x * grad_output, input_scale)
+            second = (g if is_result else elu_backward(g, *args, x)) * below
+        return tangent_sum(None if t_go is None else elu_backward(t_go, *args, x), second)
+
+
+def _elu_double_backward(g, grad_output, alpha, scale, input_scale, is_result, x) -> Tensor:
+    """``g * grad_output * (the derivative of elu's factor at x)`` (PyTorch's
+    ``elu_double_backward``), in NumPy."""
+    xs, dt = x._data, x._data.dtype
+    if is_result:
+        d = np.where(xs > 0, 0, input_scale)
+    else:
+        d = input_scale * _elu_grad_factor(xs, alpha, scale, input_scale, False)
+        d = np.where(xs > 0, 0, d)
+    return Tensor._make((g._data * grad_output._data * d).astype(dt, copy=False))
 
 
 def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result) -> Tensor:

@@ -55,8 +55,7 @@ def enter_dual_level() -> int:
     if _current_level >= 0:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
     _current_level = 0
-    _graph.fw_on = True
-    _graph.fw_token = object()
+    _graph.fw_on = _graph.fw_level = True
     return _current_level
 
 
@@ -79,8 +78,7 @@ def exit_dual_level(*, level=None) -> None:
         t._fw_grad = None
     _duals.clear()
     _current_level = level - 1
-    _graph.fw_on = False
-    _graph.fw_token = None
+    _graph.fw_on = _graph.fw_level = False
 
 
 class dual_level:
@@ -170,19 +168,23 @@ def unpack_dual(tensor, *, level=None) -> UnpackedDualTensor:
     the tangent as stored (None without one, or outside a level).
 
     Backward-differentiable: with ``tensor`` requiring grad the primal's ``grad_fn`` is an
-    alias node. Mirrors ``torch.autograd.forward_ad.unpack_dual``."""
+    alias node. Mirrors ``torch.autograd.forward_ad.unpack_dual``.
+
+    While forward AD is off inside a level (in a custom Function's ``forward`` or ``jvp``, or
+    an op's formula), the tangent is None, as PyTorch's (its forward-grad mode is off there)."""
     if level is None:
         level = _current_level
     if level < 0:
         return UnpackedDualTensor(tensor, None)
-    tangent = fw_grad(tensor)
+    fw = _graph.fw_on
+    tangent = fw_grad(tensor) if fw else None
     primal = tensor._make_view(tensor._data)
     primal._fw_view = False
     _graph.fw_on = False  # (the primal carries no tangent)
     try:
         _graph.record(Identity, primal, (tensor,))
     finally:
-        _graph.fw_on = level >= 0 and _current_level >= 0
+        _graph.fw_on = fw
     return UnpackedDualTensor(primal, tangent)
 
 
@@ -424,16 +426,18 @@ def after_inplace(self, r) -> None:
             set_fw_grad(self, new)
             return
     from .._ops.inplace import bump
+    from . import grad_mode
 
-    if _grad_mode.is_grad_enabled() and (old._requires_grad or
-                                         new is not None and new._requires_grad):
-        # a tangent with a history (reverse over forward): written by a recorded op, as
-        # PyTorch's ``self_t.copy_(...)``, so that the new tangent keeps it
-        _graph.fw_on = False
+    if grad_mode.is_grad_enabled() and (old._requires_grad or
+                                        new is not None and new._requires_grad):
+        # a tangent with a history (reverse over forward): written by a recorded op (PyTorch's
+        # ``self_t.copy_(...)``), so the tangent and its base keep it; an old tangent with a
+        # history that the op zeroes or overwrites with a plain one is recorded too
+        _graph.fw_on, was = False, _graph.fw_on
         try:
             old.zero_() if new is None else old.copy_(new)
         finally:
-            _graph.fw_on = True
+            _graph.fw_on = was
         return
     old._data[...] = 0 if new is None else new._data
     bump(old)

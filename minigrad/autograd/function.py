@@ -22,6 +22,7 @@ import itertools
 import warnings
 
 from . import grad_mode
+from . import graph as _graph
 from .graph import FREED_MSG, Node, SavedTensor, edge_of, zeros_grad
 
 
@@ -45,8 +46,10 @@ class FunctionCtx:
         self.to_save = tensors
 
     def save_for_forward(self, *tensors) -> None:
-        """Save tensors for ``jvp`` (forward-mode AD, which minigrad does not have: they are only
-        kept as ``saved_for_forward``).
+        """Save tensors for ``jvp`` (forward-mode AD): inside ``jvp``, ``saved_tensors`` returns
+        them (``()`` when nothing was saved for forward, even if ``save_for_backward`` was
+        called); ``backward`` still sees the ``save_for_backward`` ones. Only the last call
+        counts.
 
         Raises:
             AssertionError: an argument is neither a tensor nor None (PyTorch's check).
@@ -116,6 +119,7 @@ class BackwardCFunction(Node, FunctionCtx):
     materialize_grads = False
     _materialize = True
     _cleared = False  # saved_tensors read once under clear_saved_tensors_on_access
+    _in_jvp = False  # the user's jvp is running: saved_tensors are the ones saved for forward
     # False: outputs marked non-differentiable get None, not zeros, in backward (PyTorch's
     # private ``ctx._materialize_non_diff_grads``)
     _materialize_non_diff_grads = True
@@ -138,6 +142,8 @@ class BackwardCFunction(Node, FunctionCtx):
                 tensor was modified in place since, or (``clear_saved_tensors_on_access``) it
                 was read before.
         """
+        if self._in_jvp:  # (PyTorch: the tensors saved for forward, not checked or freed)
+            return tuple(getattr(self, "saved_for_forward", None) or ())
         if self._cleared:
             raise RuntimeError(_CLEARED_MSG)
         if getattr(self, "_freed", False):  # checked first, even when nothing was saved
@@ -248,6 +254,10 @@ def _sum_to(g, shape: tuple):
 
 
 _FUNCTION_COUNTER = itertools.count()
+# how many minigrad.func transforms are calling their function (PyTorch refuses a Function
+# without setup_context inside them), and how many of them PyTorch runs under vmap (jacfwd:
+# a Function needs a vmap rule there)
+_transforms = [0, 0]
 
 
 class FunctionMeta(type):
@@ -314,7 +324,21 @@ class Function(metaclass=FunctionMeta):
 
     @staticmethod
     def jvp(ctx, *grad_inputs):
-        """Forward-mode derivative: minigrad has no forward-mode AD (never called)."""
+        """Forward-mode derivative: the tangents of the outputs from those of the inputs.
+
+        Called by ``apply`` inside a ``forward_ad.dual_level`` when a tensor argument has a
+        tangent, after ``forward`` (and ``setup_context``), with forward AD off and grad mode
+        as the caller's (so a tangent computed from a primal that requires grad is itself
+        differentiable). ``grad_inputs``: one per ``forward`` argument, the tangent of each
+        tensor argument (zeros of its shape when it has none, or None after
+        ``ctx.set_materialize_grads(False)``; None for non-tensors). Return one tangent (or
+        None) per output, of the output's size; ``ctx.saved_tensors`` here are those given to
+        ``ctx.save_for_forward``. PyTorch's rules on what is returned (checked in ``apply``):
+        an output that is an input modified in place (``mark_dirty``) needs that input's tangent
+        modified in place and returned as-is; an output that is a view of an input (or the
+        input returned as-is, then seen as ``input.view_as(input)``) needs a view of that
+        input's tangent; a non-differentiable output needs None.
+        """
         raise NotImplementedError("You must implement the jvp function for custom "
                                   "autograd.Function to use it with forward mode AD.")
 
@@ -337,19 +361,47 @@ class Function(metaclass=FunctionMeta):
             TypeError: a keyword that is not a positional parameter of ``forward``, given twice,
                 or leaving a gap; ``save_for_backward`` of something that is not a tensor or
                 None (when recording).
-            RuntimeError: (PyTorch's wording) ``mark_dirty`` / ``mark_non_differentiable`` of a
+            RuntimeError: (PyTorch's wording) inside a `minigrad.func` transform, a Function
+                without ``setup_context``; ``mark_dirty`` / ``mark_non_differentiable`` of a
                 non-tensor; a dirty input not returned, a leaf that requires grad or a view of
-                one.
+                one; inside a dual level, a ``jvp`` result that breaks PyTorch's rules (see
+                `Function.jvp`: wrong count or size, a non-differentiable output given one, an
+                in-place or view output whose tangent is not the input's modified in place or
+                a view of it).
+            NotImplementedError: inside a dual level, an argument has a tangent and the
+                Function has no ``jvp``.
         """
-        from .._tensor import Tensor
-
         setup = cls.setup_context is not Function.setup_context
+        if _transforms[0] and not setup:
+            raise RuntimeError(
+                "In order to use an autograd.Function with functorch transforms (vmap, grad, "
+                "jvp, jacrev, ...), it must override the setup_context staticmethod. For more "
+                "details, please see https://pytorch.org/docs/main/notes/extending.func.html")
+        if _transforms[1] and cls.vmap is Function.vmap and not cls.generate_vmap_rule:
+            raise RuntimeError(
+                f"You tried to vmap over {cls.__name__}, but it does not have vmap support. "
+                "Please override and implement the vmap staticmethod or set "
+                "generate_vmap_rule=True. For more details, please see "
+                "https://pytorch.org/docs/main/notes/extending.func.html")
         if setup:  # (PyTorch binds the arguments to forward's signature first)
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
             args, kwargs = bound.args, bound.kwargs
         if kwargs:
             args = _place_keywords(cls.forward, args, kwargs, skip_ctx=not setup)
+        fw = _graph.fw_on  # inside a dual level: forward runs with forward AD off, then jvp
+        if fw:
+            _graph.fw_on = False
+            try:
+                return cls._apply(args, kwargs, setup, fw=True)
+            finally:
+                _graph.fw_on = True
+        return cls._apply(args, kwargs, setup)
+
+    @classmethod
+    def _apply(cls, args, kwargs, setup, fw=False):
+        from .._tensor import Tensor
+
         ctx = cls._backward_cls()
         ctx._n_args = len(args)
         ctx._tensor_slots = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
@@ -382,10 +434,11 @@ class Function(metaclass=FunctionMeta):
         if record and any(not any(t is a for a in args) for t in dirty):
             warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only input "
                           "Tensors that have been mutated should be passed to ctx.mark_dirty().",
-                          UserWarning, stacklevel=2)
+                          UserWarning, stacklevel=3)
         for t in dirty:
             t._vc.bump()  # the in-place change is counted (before saving: saved at this version)
         skip = {id(t) for t in getattr(ctx, "non_differentiable", None) or ()}
+        raw = outs
         n_tensors = sum(isinstance(o, Tensor) for o in outs)
         converted = []
         for nr, o in enumerate(outs):
@@ -410,6 +463,8 @@ class Function(metaclass=FunctionMeta):
                 ctx._non_tensor_outputs += (nr,)
             converted.append(o)
         outs = tuple(converted)
+        if fw:
+            _process_forward_mode(cls, ctx, args, raw, outs, dirty, skip)
         if record:
             saved = getattr(ctx, "to_save", None) or ()
             for i, t in enumerate(saved):
@@ -425,6 +480,149 @@ class Function(metaclass=FunctionMeta):
         ctx.to_save = ctx.dirty_tensors = ctx.non_differentiable = None
         ctx.saved_for_forward = None  # (kept for forward-mode AD only, which is not there)
         return outs[0] if single else outs
+
+
+_JVP_NOT_INPLACE = ("An inplace custom Function is not modifying the forward mode gradients "
+                    "inplace. If the forward is modifying an input inplace, then the jvp function "
+                    "must modify the corresponding gradient inplace.")
+_JVP_NOT_AS_IS = ("An inplace custom Function is not returning the forward mode gradients as-is. "
+                  "If the forward is modifying an input inplace, then the jvp function must "
+                  "modify the gradient inplace and return it as-is.")
+_JVP_VIEW = "A custom Function is returning a view but the jvp is not returning a view of "
+
+
+def _process_forward_mode(cls, ctx, args, raw, outs, dirty, skip) -> None:
+    """Forward-mode AD through a custom Function (PyTorch's ``_process_forward_mode_AD``): if a
+    tensor argument has a tangent, call ``cls.jvp`` and give each output the tangent returned
+    for it, after PyTorch's checks (see `Function.jvp`). ``raw``: the outputs as ``forward``
+    returned them; ``outs``: as ``apply`` returns them (an input returned as-is is a view
+    there). Runs with forward AD off."""
+    from .._tensor import Tensor
+    from . import forward_ad as F
+
+    grads = {i: F.fw_grad(a) for i, a in enumerate(args) if isinstance(a, Tensor)}
+    if all(g is None for g in grads.values()):
+        return
+    versions = {i: g._version for i, g in grads.items() if g is not None}
+    tangents = []
+    for i, a in enumerate(args):
+        if i not in grads:
+            tangents.append(None)
+        elif grads[i] is None and ctx._materialize and a.dtype.is_floating_point:
+            from .._creation import zeros_like
+
+            with grad_mode.no_grad():
+                tangents.append(zeros_like(a))
+        else:
+            tangents.append(grads[i])
+    ctx._in_jvp = True
+    try:
+        result = cls.jvp(ctx, *tangents)
+    finally:
+        ctx._in_jvp = False
+    if not isinstance(result, tuple):
+        result = (result,)
+    for i, g in enumerate(result):
+        if g is not None and not isinstance(g, Tensor):
+            raise RuntimeError(f"expected Variable or None (got {type(g).__name__}) for grad "
+                               f"output {i}.")
+    if len(result) != len(raw):  # (contrary to backward, not even extra Nones)
+        raise RuntimeError(f"Function's jvp returned an invalid number of forward gradients "
+                           f"(expected {len(raw)} but got {len(result)})")
+    roots = {}  # an input's memory root -> its position (the first one)
+    for i, a in enumerate(args):
+        if i in grads:
+            roots.setdefault(id(a if a._base is None else a._base), i)
+    for i, (r, o, g) in enumerate(zip(raw, outs, result)):
+        if not isinstance(r, Tensor):
+            continue  # (what jvp returns for a non-tensor output is ignored, as PyTorch)
+        if id(r) in skip or not r.dtype.is_floating_point:
+            if g is not None:
+                raise RuntimeError(f"Function's jvp returned a gradient at position {i}, but  "
+                                   "the corresponding forward output is not a differentiable "
+                                   "Tensor.You should return None at that position instead.")
+            k = roots.get(id(o._base)) if o._base is not None else None
+            if k is not None and grads[k] is not None and o.dtype.is_floating_point:
+                # a view of an input with a tangent (the input as-is too) still finds the view
+                # of that tangent, as PyTorch's views read their base's
+                F._keep(o, F._view_of_tangent(grads[k], args[k], o))
+            continue
+        if any(r is t for t in dirty):
+            k = next((k for k, a in enumerate(args) if a is r), None)
+            if k is None:
+                raise RuntimeError("Only input Tensors should be given to ctx.mark_dirty(). If "
+                                   "a Tensor is not an input, there is no need to pass it to "
+                                   "mark_dirty().")
+            if grads[k] is not None:  # its tangent must have been modified in place
+                if g is None or g._version == versions[k]:
+                    raise RuntimeError(_JVP_NOT_INPLACE)
+                if g is not grads[k]:
+                    raise RuntimeError(_JVP_NOT_AS_IS)
+            else:
+                _set_tangent(o, g, inplace=True)
+            continue
+        k = roots.get(id(o._base)) if o._base is not None else None
+        if k is not None:  # a view of an input (or that input returned as-is)
+            base_grad = grads[k]
+            if base_grad is None:
+                # PyTorch sets it as by an in-place op on the view and stops there: the
+                # outputs after this one get no tangent
+                _set_tangent(o, g, inplace=True)
+                return
+            if g is None:
+                raise RuntimeError("cannot call get_autograd_meta() on undefined tensor")
+            if g._base is None:
+                raise RuntimeError("A custom Function's forward is returning a view (or an "
+                                   "input as-is) but the jvp is not returning a view.")
+            if base_grad._base is not None and g._base is not base_grad._base:
+                raise RuntimeError(_JVP_VIEW + "the same base as the given grad input.")
+            if base_grad._base is None and g._base is not base_grad:
+                raise RuntimeError(_JVP_VIEW + "the given grad input.")
+        _set_tangent(o, g)
+
+
+class _Holder:
+    """What `forward_ad.after_inplace` reads a new tangent from (an op result's place)."""
+
+    def __init__(self, g):
+        self._fw_grad = g
+
+
+def _set_tangent(o, g, inplace: bool = False) -> None:
+    """Give output ``o`` the tangent ``g`` with PyTorch's ``_set_fw_grad`` checks; ``inplace``:
+    as an in-place op on ``o`` (a view's base gets a zero tangent first)."""
+    from . import forward_ad as F
+
+    if g is None or not g.dtype.is_floating_point:
+        raise RuntimeError("Expected both tensor and its forward grad to be floating point or "
+                           "complex")
+    if g.shape != o.shape:
+        raise RuntimeError("Trying to set a forward gradient that has a different size than "
+                           "that of the original Tensor, this is not supported. Tensor is of "
+                           f"size {list(o.shape)} while the given forward gradient is of size "
+                           f"{list(g.shape)}.")
+    if inplace:
+        F.after_inplace(o, _Holder(g))
+        return
+    if o._base is not None and o._fw_view and not _same_layout(g, o):
+        # (PyTorch's internal assert: a view's tangent cannot be copied into its layout)
+        raise RuntimeError("Expected the output of forward differentiable view operations to "
+                           "have the tangent have the same layout as primal")
+    F.set_fw_grad(o, g)
+
+
+def _same_layout(a, b) -> bool:
+    """Whether ``a`` and ``b`` sit alike in their memory (PyTorch's ``has_same_meta``): the same
+    strides, the same offset in their base and bases of the same size."""
+    from .forward_ad import _address
+
+    def where(t):
+        root = t if t._base is None else t._base
+        arr, base = t._data, root._data
+        offset = (_address(arr) - _address(base)) // arr.itemsize if arr.size else 0
+        return tuple(s // arr.itemsize for s in arr.strides), offset, base.size
+
+    return a.shape == b.shape and where(a) == where(b)
 
 
 def _place_keywords(forward, args: tuple, kwargs: dict, skip_ctx: bool) -> tuple:

@@ -17,10 +17,12 @@ Inputs and outputs may be a tensor or a tuple of tensors, and the result's struc
 theirs exactly as in PyTorch: a tensor where the user gave a tensor, a tuple where they gave a
 tuple (for `jacobian`, a tuple of tuples indexed ``[output][input]`` when both are tuples).
 
-What minigrad cannot do honestly: ``vectorize=True`` (PyTorch's runs ``func``'s backward once
-under ``vmap``, which minigrad has not got) and ``strategy="forward-mode"`` (minigrad has no
-forward-mode AD). Both raise NotImplementedError after the checks PyTorch makes first, so the
-errors PyTorch raises for bad combinations (``strict=True`` with either) are raised here too.
+``vectorize=True`` (PyTorch runs the backward passes of `jacobian`/`hessian` at once under
+``vmap``, which minigrad has not got) gives the same results here, computed one pass at a
+time. ``strategy="forward-mode"`` (with ``vectorize=True``, as PyTorch requires) computes the
+Jacobian by forward-mode AD (`minigrad.autograd.forward_ad`), one dual-level pass per input
+element; ``hessian(..., outer_jacobian_strategy="forward-mode")`` is forward over reverse.
+PyTorch's errors for the combinations it refuses are raised here too.
 """
 
 from __future__ import annotations
@@ -30,14 +32,6 @@ from contextlib import nullcontext
 from . import grad_mode
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
-
-_NO_VMAP = ("minigrad.autograd.functional.{fn}: vectorize=True is not supported: PyTorch runs "
-            "the backward passes in one go under vmap, which minigrad does not implement. Use "
-            "vectorize=False (the default): the result is the same, computed one row at a time.")
-_NO_FORWARD_AD = ("minigrad.autograd.functional.jacobian: strategy=\"forward-mode\" is not "
-                  "supported: minigrad has no forward-mode AD (torch.autograd.forward_ad). Use "
-                  "strategy=\"reverse-mode\" (the default).")
-
 
 def _tensor_cls():
     from .._tensor import Tensor
@@ -287,6 +281,34 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 # ------------------------------------------------------------------------------ jacobian
+def _stack(parts, dim=0):
+    """``stack(parts, dim)``; inside a dual level (a forward-over-reverse Hessian runs its inner
+    Jacobian in one) its tangent is the stack of the parts' tangents, set here, so that the
+    Jacobians of `minigrad.func` and of this module need no forward formula beyond those of
+    the function's ops."""
+    from .. import stack, zeros_like
+    from . import forward_ad as F
+    from . import graph
+
+    if not graph.fw_on:
+        return stack(parts, dim)
+    graph.fw_on = False
+    try:
+        out = stack(parts, dim)
+        tangents = [F.fw_grad(p) for p in parts]
+        if any(t is not None for t in tangents):
+            tangent = stack(
+                [zeros_like(p) if t is None else t for p, t in zip(parts, tangents)], dim
+            )
+        else:
+            tangent = None
+    finally:
+        graph.fw_on = True
+    if tangent is not None:
+        F.set_fw_grad(out, tangent)
+    return out
+
+
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
              strategy="reverse-mode"):
     """The Jacobian of ``func`` at ``inputs`` (``torch.autograd.functional.jacobian``).
@@ -299,8 +321,11 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         inputs: a tensor or a tuple of tensors, ``func``'s arguments.
         create_graph: keep the graph, so the Jacobian can be differentiated (see `hessian`).
         strict: raise instead of returning zeros where an output does not depend on an input.
-        vectorize: must be False in minigrad (see Raises).
-        strategy: must be ``"reverse-mode"`` in minigrad (see Raises).
+        vectorize: PyTorch's vmap switch; here the same rows, computed one by one (required
+            by ``strategy="forward-mode"``, as in PyTorch).
+        strategy: ``"reverse-mode"`` (one backward pass per output element) or
+            ``"forward-mode"`` (one forward-AD pass per input element; ``func`` then gets dual
+            tensors, the result is not detached and has the outputs' dtype, as PyTorch's).
 
     Returns:
         For output ``i`` (shape ``O_i``) and input ``j`` (shape ``I_j``) a tensor of shape
@@ -312,13 +337,13 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         AssertionError: ``strategy`` is neither ``"forward-mode"`` nor ``"reverse-mode"``
             (as PyTorch).
         NotImplementedError: ``strategy="forward-mode"`` with ``create_graph=True`` or with
-            ``vectorize=False`` (PyTorch's messages), or with ``vectorize=True`` (minigrad has
-            no forward-mode AD); ``vectorize=True`` (minigrad has no vmap).
+            ``vectorize=False`` (PyTorch's messages); an op of ``func`` without a forward
+            formula (forward mode).
         RuntimeError: ``strict=True`` together with ``vectorize=True`` or
             ``strategy="forward-mode"`` (PyTorch's messages), or a ``strict=True`` violation.
         TypeError: an input or output is not a tensor.
     """
-    from .. import stack, zeros_like
+    from .. import zeros_like
 
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". '
@@ -336,12 +361,12 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                 "minigrad.autograd.functional.jacobian: `strict=True` and "
                 '`strategy="forward-mode"` are not supported together (yet). Please either set '
                 '`strict=False` or `strategy="reverse-mode"`.')
-        _as_tuple(inputs, "inputs", "jacobian")
+        inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         if not vectorize:  # (PyTorch's own answer: its forward mode needs vmap)
             raise NotImplementedError(
                 "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
                 "only implemented for `vectorize=True`.")
-        raise NotImplementedError(_NO_FORWARD_AD)
+        return _jacobian_forward(func, inputs, inputs_tuple)
 
     with grad_mode.enable_grad():
         inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
@@ -349,13 +374,13 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided "
                                            "function", "jacobian")
         _check_requires_grad(outputs, "outputs", strict)
-        if vectorize:
-            if strict:
-                raise RuntimeError(
-                    "minigrad.autograd.functional.jacobian: `strict=True` and `vectorized=True` "
-                    "are not supported together. Please either set `strict=False` or "
-                    "`vectorize=False`.")
-            raise NotImplementedError(_NO_VMAP.format(fn="jacobian"))
+        if vectorize and strict:
+            raise RuntimeError(
+                "minigrad.autograd.functional.jacobian: `strict=True` and `vectorized=True` "
+                "are not supported together. Please either set `strict=False` or "
+                "`vectorize=False`.")
+        # (vectorize=True: PyTorch does the backward passes at once under vmap; minigrad does
+        # them one by one below, with the same results)
 
         jac = []
         for i, out in enumerate(outputs):
@@ -376,10 +401,59 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                             f"input {i}. This is not allowed in strict mode when "
                             "create_graph=True.")
                     rows[k].append(g)
-            jac.append(tuple(stack(r, dim=0).view(out.size() + inputs[k].size())
+            jac.append(tuple(_stack(r, dim=0).view(out.size() + inputs[k].size())
                              for k, r in enumerate(rows)))
         jac = _finish(tuple(jac), create_graph)
         return _restructure(jac, (outputs_tuple, inputs_tuple))
+
+
+def _jacobian_forward(func, inputs, inputs_tuple):
+    """`jacobian` with ``strategy="forward-mode"``: column ``e`` of the Jacobian with respect to
+    input ``j`` is the tangent of the outputs when input ``j`` carries the one-hot tangent
+    ``e`` (and the others zero ones), in a `forward_ad.dual_level`. PyTorch pushes all the
+    one-hot tangents at once under vmap; minigrad calls ``func`` once per input element (so
+    ``func`` runs ``sum(numel)`` times). As PyTorch's: the inputs are used as given (no
+    detaching, no grad mode change), and the result is not detached (its dtype is the
+    outputs')."""
+    from .. import zeros
+    from . import forward_ad as fwAD
+
+    def run(tangents):
+        with fwAD.dual_level():
+            duals = tuple(fwAD.make_dual(inp, t) for inp, t in zip(inputs, tangents))
+            outputs_tuple, outputs = _as_tuple(func(*duals), "outputs", None)
+            primals, jv = [], []
+            for out in outputs:
+                primal, tangent = fwAD.unpack_dual(out)
+                primals.append(primal)
+                jv.append(zeros(primal.shape, dtype=primal.dtype) if tangent is None
+                          else tangent)
+        return outputs_tuple, primals, jv
+
+    columns = []  # columns[j][e]: the output tangents for element e of input j
+    info = None
+    for j, inp in enumerate(inputs):
+        cols = []
+        for e in range(inp.numel()):
+            tangents = [zeros(t.shape, dtype=t.dtype) for t in inputs]
+            tangents[j].view(-1)[e] = 1
+            info = run(tangents)
+            cols.append(info[2])
+        columns.append(cols)
+    if info is None:  # (no input has an element: one call for the outputs' structure)
+        info = run([zeros(t.shape, dtype=t.dtype) for t in inputs])
+    outputs_tuple, primals = info[0], info[1]
+    jac = []
+    for i, out in enumerate(primals):
+        row = []
+        for j, inp in enumerate(inputs):
+            if columns[j]:
+                row.append(_stack([c[i] for c in columns[j]], dim=-1).reshape(
+                    out.shape + inp.shape))
+            else:
+                row.append(zeros(out.shape + inp.shape, dtype=out.dtype))
+        jac.append(tuple(row))
+    return _restructure(tuple(jac), (outputs_tuple, inputs_tuple))
 
 
 # ------------------------------------------------------------------------------ second order
@@ -394,8 +468,10 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         inputs: a tensor or a tuple of tensors.
         create_graph: keep the graph, so the Hessian can be differentiated.
         strict: raise where the Hessian does not depend on an input.
-        vectorize: must be False in minigrad (as in `jacobian`).
-        outer_jacobian_strategy: strategy of the outer `jacobian`; ``"reverse-mode"`` only.
+        vectorize: as in `jacobian` (for the outer one).
+        outer_jacobian_strategy: strategy of the outer `jacobian`: ``"forward-mode"`` (needs
+            ``vectorize=True``) runs the inner reverse-mode one inside a dual level (forward
+            over reverse: the backward formulas of ``func``'s ops need forward formulas).
 
     Returns:
         For inputs ``i`` and ``j`` of shapes ``I_i`` and ``I_j`` a tensor of shape
@@ -423,6 +499,10 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         return out.squeeze()
 
     def jac_func(*inp):
+        if outer_jacobian_strategy == "forward-mode":
+            # (as PyTorch: the dual inputs must require grad, or the inner jacobian would
+            # detach them and lose their tangents)
+            inp = tuple(t.requires_grad_(True) for t in inp)
         jac = jacobian(scalar_func, inp, create_graph=True)
         _check_requires_grad(jac, "jacobian", strict)
         return jac

@@ -242,6 +242,63 @@ def _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
     return True
 
 
+def _forward_jacobians(func, inputs, check_grad_dtypes) -> list:
+    """``jac[i][k]``: array ``(numel of diff input i, numel of float output k)`` from forward
+    AD (PyTorch's ``_get_analytical_jacobian_forward_ad``): in a dual level every input that
+    requires grad becomes a dual with a zero tangent, and each column is one call of ``func``
+    with a one-hot tangent."""
+    from .._creation import zeros_like
+    from . import forward_ad as fwAD
+
+    jacobians = []
+    with fwAD.dual_level():
+        duals, tangents = [], []
+        for x in inputs:
+            if _is_tensor(x) and x.requires_grad:
+                x = fwAD.make_dual(x.detach(), zeros_like(x))
+                tangents.append(fwAD.unpack_dual(x).tangent)
+            duals.append(x)
+        for tangent in tangents:
+            arr = tangent._data  # (written in place, as PyTorch's fw_grad[idx] = 1)
+            cols = None
+            for flat in range(arr.size):
+                idx = np.unravel_index(flat, arr.shape)
+                arr[idx] = 1
+                outs = [o for o in _as_tuple(func(*duals))
+                        if _is_tensor(o) and o.is_floating_point()]
+                arr[idx] = 0
+                if cols is None:
+                    cols = [np.zeros((arr.size, o.numel()), dtype=o._data.dtype) for o in outs]
+                for jac, o in zip(cols, outs):
+                    value, res = fwAD.unpack_dual(o)
+                    if check_grad_dtypes and res is not None and value.dtype != res.dtype:
+                        raise GradcheckError("Forward AD gradient has dtype mismatch.")
+                    jac[flat] = 0 if res is None else res._data.reshape(-1)
+            jacobians.append(cols or [])
+    return jacobians
+
+
+def _gradcheck_forward(func, inputs, eps, atol, rtol, check_grad_dtypes) -> bool:
+    """The forward-AD half of `gradcheck`: each Jacobian from forward AD against the
+    numerical one ("Jacobian computed with forward mode mismatch ...")."""
+    _check_inputs(inputs)
+    func_out = _as_tuple(func(*inputs))
+    numerical = _numerical_jacobians(func, inputs, eps)
+    floats = [k for k, o in enumerate(func_out) if _is_tensor(o) and o.is_floating_point()]
+    if not _differentiable_outputs(func_out):
+        if any(np.any(jac != 0) for per_input in numerical for jac in per_input):
+            raise GradcheckError("Numerical gradient for function expected to be zero")
+        return True
+    analytical = _forward_jacobians(func, inputs, check_grad_dtypes)
+    for in_idx, per_out in enumerate(analytical):
+        for out_idx, a in enumerate(per_out):
+            n = numerical[in_idx][floats[out_idx]]
+            if not np.allclose(a.astype(np.float64), n.astype(np.float64), rtol=rtol, atol=atol):
+                raise GradcheckError(_mismatch_message(a, n, out_idx, in_idx).replace(
+                    "Jacobian mismatch", "Jacobian computed with forward mode mismatch", 1))
+    return True
+
+
 def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
               raise_exception: bool = True, nondet_tol: float = 0.0,
               check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
@@ -257,18 +314,30 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
     `GradcheckError` (a RuntimeError: ``"Jacobian mismatch for output i with respect to
     input j, numerical: ... analytical: ..."``, ``"backward not multiplied by grad_output"``, ...)
     or, with ``raise_exception=False``, returns False. ValueError when no input requires grad;
-    UserWarning for inputs that are not float64. Only backward-mode checks exist in minigrad:
-    ``check_forward_ad`` / batched checks raise NotImplementedError; ``fast_mode`` runs the
-    full check (same outcome, slower).
+    UserWarning for inputs that are not float64. ``check_forward_ad=True`` also compares the
+    Jacobian from forward-mode AD (one dual-level call per input element, a one-hot tangent)
+    with the numerical one ("Jacobian computed with forward mode mismatch ..."; PyTorch's check
+    of undefined tangents is not made); ``check_backward_ad=False`` skips the backward check.
+    The batched checks (vmap) raise NotImplementedError; ``fast_mode`` runs the full check
+    (same outcome, slower).
+
+    Raises:
+        AssertionError: neither ``check_forward_ad`` nor ``check_backward_ad`` (PyTorch's).
     """
-    if check_forward_ad or check_batched_grad or check_batched_forward_grad or not (
-            check_backward_ad):
-        raise NotImplementedError("minigrad.autograd.gradcheck only checks backward mode "
-                                  "(check_backward_ad=True, no forward AD, no batched grads)")
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to "
+                             "be True")
+    if check_batched_grad or check_batched_forward_grad:
+        raise NotImplementedError("minigrad.autograd.gradcheck has no batched checks (they "
+                                  "need vmap)")
     inputs = _as_tuple(inputs)
     try:
-        return _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
-                          check_grad_dtypes)
+        if check_backward_ad:
+            _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
+                       check_grad_dtypes)
+        if check_forward_ad:
+            _gradcheck_forward(func, inputs, eps, atol, rtol, check_grad_dtypes)
+        return True
     except GradcheckError:
         if raise_exception:
             raise

@@ -46,7 +46,7 @@ INFERENCE_SAVE_MSG = (
 
 _sequence = itertools.count()
 fw_on = False  # a forward-AD level is active and no forward formula is running (forward_ad)
-fw_token = None  # the active forward-AD level's identity (None outside one): saved tangents
+fw_level = False  # a forward-AD level is active (saved outputs then remember their tensor)
 _TENSOR = None
 # The shared "nothing registered" value of the hook and retain_grad tables of nodes and
 # tensors: read-only, so a registration must go through ``own_table`` and can never write into
@@ -185,7 +185,8 @@ class SavedTensor:
     _was_leaf = True  # an input: whether it had no grad_fn when saved
     _hooked = False  # True once pack/unpack hooks own the value (see _set_hooks)
     _prefetched = None  # the engine's unpack of a hooked tensor, for the node's own read
-    _fw_saved = None  # an output with a tangent: (the level's fw_token, the tangent)
+    _out_ref = None  # an output saved inside a forward-AD level: a weak reference to it
+    _fw_grad = None  # and its tangent (deleted when the level is left, as tensors' tangents)
 
     def __init__(self, tensor=None, node=None, is_output: bool = False):
         if tensor is None:  # (autograd makes these; PyTorch refuses ``SavedTensor()``)
@@ -207,12 +208,22 @@ class SavedTensor:
             self._node = weakref.ref(node)
             self._node_cls = type(node)  # names the producer if the node is gone
             self._output_nr = tensor._output_nr
-            if fw_token is not None and tensor._fw_grad is not None:  # (forward over reverse:
-                self._fw_saved = (fw_token, tensor._fw_grad)  # the tangent, as PyTorch saves)
+            if fw_level:  # inside a forward-AD level: its tangent is kept too (see unpack)
+                self._out_ref = weakref.ref(tensor)
+                if tensor._fw_grad is not None:
+                    from . import forward_ad
+
+                    forward_ad._keep(self, tensor._fw_grad)
         else:
             self._tensor = tensor
             if tensor._grad_fn is not None:  # unpacked with its grad_fn: see _detached
                 self._was_leaf = False
+
+    def _keep_tangent(self, g) -> None:
+        """Keep ``g`` as the saved output's tangent (deleted when the level is left)."""
+        from . import forward_ad
+
+        forward_ad._keep(self, g)
 
     # -- saved-tensor hooks ---------------------------------------------------------------
     def _set_hooks(self, pack, unpack, tensor, node, is_output, arg) -> None:
@@ -388,10 +399,15 @@ class SavedTensor:
             t._requires_grad = True
             t._grad_fn = node
             t._output_nr = self._output_nr
-        if self._fw_saved is not None and self._fw_saved[0] is fw_token:  # (same level)
-            from . import forward_ad
+        if self._out_ref is not None:  # (PyTorch's SavedVariable keeps an output's fw_grad:
+            tangent = self._fw_grad  # forward over reverse through a formula using the result)
+            if tangent is None:
+                out = self._out_ref()
+                tangent = None if out is None else out._fw_grad
+            if tangent is not None:
+                from . import forward_ad
 
-            forward_ad._keep(t, self._fw_saved[1])
+                forward_ad._keep(t, tangent)
         return t
 
     def _version_message(self) -> str:
@@ -831,6 +847,13 @@ def _record_dual(node_cls, outputs, inputs, args):
         from . import forward_ad  # turns forward AD off too, as PyTorch's)
 
         forward_ad.propagate(node_cls, outputs, inputs, args)
+        if node is not None:  # outputs saved by the node before they had their tangents
+            for sv in getattr(node, "_saved", {}).values():
+                if (isinstance(sv, SavedTensor) and sv._out_ref is not None
+                        and sv._fw_grad is None):
+                    out = sv._out_ref()
+                    if out is not None and out._fw_grad is not None:
+                        forward_ad._keep(sv, out._fw_grad)
     return node
 
 

@@ -292,6 +292,7 @@ CASES = {
     "FillBackward3": _setitem_scalar,
     "FloorBackward0": "t['x'].floor()",
     "GeluBackward0": f"{F}.gelu(t['x'])",
+    "GeluBackwardBackward0": _hard_double("gelu"),
     "HardsigmoidBackward0": f"{F}.hardsigmoid(t['x'] * 3)",
     "HardswishBackward0": f"{F}.hardswish(t['x'] * 3)",
     "HardswishBackwardBackward0": _hard_double("hardswish"),

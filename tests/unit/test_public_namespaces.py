@@ -10,7 +10,7 @@ import pytest
 MODULES = ["minigrad", "minigrad.nn", "minigrad.nn.functional", "minigrad.nn.init",
            "minigrad.optim", "minigrad.autograd", "minigrad.cuda", "minigrad.utils.data",
            "minigrad.linalg", "minigrad.nn.utils", "minigrad.profiler",
-           "minigrad.autograd.profiler", "minigrad.autograd.profiler_util"]
+           "minigrad.autograd.profiler", "minigrad.autograd.profiler_util", "minigrad.func"]
 
 
 @pytest.mark.parametrize("name", MODULES)
