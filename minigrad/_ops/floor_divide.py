@@ -16,6 +16,8 @@ import numpy as np
 
 from .._dtype import is_float_np
 from .._tensor import Tensor
+from ..autograd import graph as _graph
+from ..autograd.forward_ad import fw_grad
 from ..autograd.graph import record
 from . import inplace as I
 from . import pointwise as P
@@ -43,6 +45,9 @@ def _floor_divide(input, other, op_name: str) -> Tensor:
         raise RuntimeError("ZeroDivisionError")
     with np.errstate(all="ignore"):
         out = P._result(np.floor_divide(x, y), a, b, x, y)
+    if _graph.fw_on and any(isinstance(t, Tensor) and fw_grad(t) is not None for t in (a, b)):
+        raise NotImplementedError(f"Trying to use forward AD with {op_name} that does not "
+                                  "support it.")
     # (PyTorch's NotImplemented node has edges only to the operands that require grad)
     tensors = [t for t in (a, b) if isinstance(t, Tensor) and t.requires_grad]
     if is_float_np(out._data.dtype):

@@ -25,6 +25,7 @@ from .._tensor import Tensor, empty_strided, view_rebase_message
 from .._type_promotion import can_cast
 from ..autograd import grad_mode
 from ..autograd import graph as _graph
+from ..autograd.forward_ad import linked, promoted, tangent_sum
 from ..autograd.graph import Node, SavedTensor, _is_dense, edge_of, record
 from . import activation as A
 from . import pointwise as P
@@ -570,10 +571,7 @@ class IndexPutBackward0(_IndexNode):
         tangent)."""
         from .index_ops import index_put
 
-        (s, v), (ts, tv) = inputs, tangents
-        dt = (ts if tv is None else tv)._data.dtype
-        ts = ts if ts is not None else Tensor._make(np.zeros(s.shape, dt))
-        tv = tv if tv is not None else Tensor._make(np.zeros(v.shape, dt))
+        ts, tv = _zeros_for_missing(inputs, tangents)
         return index_put(ts, tuple(saved_indices), tv, accumulate)
 
 
@@ -917,9 +915,11 @@ def _assign(arr: np.ndarray, basic, trivial, advanced, val) -> None:
 
 
 class _Ternary(Node):
-    """Base of addcmul/addcdiv/lerp nodes: input shapes, to sum broadcast gradients back."""
+    """Base of addcmul/addcdiv/lerp nodes: input shapes, to sum broadcast gradients back.
+    Made from ``(inputs, number)``: the op's tensors and its ``value`` / ``weight`` number
+    (None for a tensor weight), as `_fused` records them."""
 
-    def __init__(self, *inputs):
+    def __init__(self, inputs, number=None):
         Node.__init__(self)
         self._shapes = [t.shape if isinstance(t, Tensor) else () for t in inputs]
 
@@ -941,6 +941,16 @@ class AddcmulBackward0(_Ternary):
         return self._grads(g, g * mul_scalar(self._get("tensor2"), v) if n[1] else None,
                            g * mul_scalar(self._get("tensor1"), v) if n[2] else None)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, tensors, value):
+        """dz = self_t + value * tensor1_t * tensor2 + value * tensor2_t * tensor1."""
+        (_, t1, t2), (ts, ta, tb) = inputs, tangents
+        return promoted(linked(tangent_sum(
+            ts, None if ta is None else _maybe_multiply(ta * t2, value),
+            None if tb is None else _maybe_multiply(tb * t1, value)),
+            t2 if ta is None else None, t1 if tb is None else None),
+            inputs[0] if ts is None else None)
+
 
 class AddcdivBackward0(_Ternary):
     """z = self + value * tensor1 / tensor2.  dz/dself = grad; dz/dtensor1 = grad * value /
@@ -956,6 +966,17 @@ class AddcdivBackward0(_Ternary):
                            -g * (mul_scalar(self._get("tensor1"), v) / (t2 * t2))
                            if n[2] else None)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, tensors, value):
+        """dz = self_t + value * tensor1_t / tensor2
+        - value * tensor2_t * (tensor1 / tensor2) / tensor2."""
+        (_, t1, t2), (ts, ta, tb) = inputs, tangents
+        return promoted(linked(tangent_sum(
+            ts, None if ta is None else _maybe_multiply(ta / t2, value),
+            None if tb is None else -_maybe_multiply(tb * (t1 / t2) / t2, value)),
+            t2 if ta is None else None, *((t1, t2) if tb is None else ())),
+            inputs[0] if ts is None else None)
+
 
 class LerpBackward0(_Ternary):
     """z = self + weight * (end - self), scalar weight.  dz/dself = grad * (1 - weight);
@@ -964,6 +985,14 @@ class LerpBackward0(_Ternary):
     def backward(self, g):
         w = self._saved["weight"]
         return self._grads(g * (1 - w), g * w)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, tensors, weight):
+        """dz = lerp(self_t, end_t, weight)."""
+        from .pointwise_binary import lerp  # (with its dtype checks, as PyTorch's at::lerp)
+
+        ts, te = _zeros_for_missing(inputs, tangents)
+        return lerp(ts, te, weight)
 
 
 class LerpBackward1(_Ternary):
@@ -978,20 +1007,49 @@ class LerpBackward1(_Ternary):
         return self._grads(g * one_minus if n[0] else None, g * w if n[1] else None,
                            g * (self._get("end") - self._get("self")) if n[2] else None)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, tensors, number):
+        """dz = lerp(self_t, end_t, weight) + weight_t * (end - self)."""
+        (s, e, w), (ts, te, tw) = inputs, tangents
+        from .pointwise_binary import lerp  # (with its dtype checks, as PyTorch's at::lerp)
 
-def _fused(node_cls, compute, inputs, saved):
-    """Run ``compute()`` without recording and record one ``node_cls`` node for it (ops that
-    PyTorch differentiates as a whole), saving what ``saved()`` gives (name -> value; called
-    only when a node is recorded). The result is laid out as PyTorch's one TensorIterator
-    over ``inputs`` lays it out (`laid_out`), not as the chain of ops in ``compute`` did."""
-    with grad_mode.no_grad():
-        out = compute()
+        first = None
+        if ts is not None or te is not None:
+            first = lerp(*_zeros_for_missing(inputs[:2], tangents[:2]), w)
+        return linked(tangent_sum(first, None if tw is None else tw * (e - s)),
+                      w if first is None else None, *((s, e) if tw is None else ()))
+
+
+def _maybe_multiply(t: Tensor, number) -> Tensor:
+    """PyTorch's ``maybe_multiply``: ``t`` as is for a number 1, else ``t * number``."""
+    return t if number == 1 else mul_scalar(t, number)
+
+
+def _zeros_for_missing(inputs, tangents) -> list:
+    """The tangents, zeros like its input where missing (PyTorch's efficient zeros)."""
+    return [Tensor._make(np.zeros(x.shape, x._data.dtype)) if t is None else t
+            for x, t in zip(inputs, tangents)]
+
+
+def _fused(node_cls, compute, inputs, saved, number=None):
+    """Run ``compute()`` without recording (nor tangents) and record one ``node_cls`` node
+    for it (ops that PyTorch differentiates as a whole), made from ``(inputs, number)``
+    (``number``: the op's value or number weight), saving what ``saved()`` gives (name ->
+    value; called only when a node is recorded). The result is laid out as PyTorch's one
+    TensorIterator over ``inputs`` lays it out (`laid_out`), not as the chain of ops in
+    ``compute`` did."""
+    fw_on, _graph.fw_on = _graph.fw_on, False
+    try:
+        with grad_mode.no_grad():
+            out = compute()
+    finally:
+        _graph.fw_on = fw_on
     arr = out._data
     arrays = [t._data for t in inputs if isinstance(t, Tensor)]
     if not all(a.flags.c_contiguous for a in arrays):
         arr = laid_out(arr, *arrays)
     out = Tensor._make(arr)
-    node = record(node_cls, out, inputs, *inputs)
+    node = record(node_cls, out, inputs, inputs, number)
     if node is not None:
         for name, value in saved().items():
             node._save(name, value)
@@ -1020,14 +1078,15 @@ def _addcmul(self, t1, t2, value=1):
     return _fused(AddcmulBackward0, lambda: _in_float32(
         lambda s, a, b: P.add(s, P.mul(P.mul(a, b), value)), self, t1, t2),
                   (self, t1, t2), lambda: {"tensor1": t1 if _rg(t2) else None,
-                                           "tensor2": t2 if _rg(t1) else None, "value": value})
+                                           "tensor2": t2 if _rg(t1) else None, "value": value},
+                  value)
 
 
 def _addcdiv(self, t1, t2, value=1):
     return _fused(AddcdivBackward0, lambda: _in_float32(
         lambda s, a, b: P.add(s, P.mul(P.div(a, b), value)), self, t1, t2),
                   (self, t1, t2), lambda: {"tensor1": t1 if _rg(t2) else None,
-                                           "tensor2": t2, "value": value})
+                                           "tensor2": t2, "value": value}, value)
 
 
 def _lerp(self, end, weight):
@@ -1039,7 +1098,7 @@ def _lerp(self, end, weight):
                       lambda: {"end": end if _rg(weight) else None,
                                "self": self if _rg(weight) else None,
                                "weight": weight})
-    return _fused(LerpBackward0, compute, (self, end), lambda: {"weight": weight})
+    return _fused(LerpBackward0, compute, (self, end), lambda: {"weight": weight}, weight)
 
 
 attach(

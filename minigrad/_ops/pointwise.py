@@ -5,7 +5,10 @@ their backward sums the gradient back to each input's shape. Python scalars take
 ``next_functions`` (``x * 2`` → ``MulBackward0(AccumulateGrad, None)``) except where PyTorch
 stores them as attributes (``RsubBackward1``, ``PowBackward0``/``2``: one slot).
 Backward formulas are written with tensor ops, so they can themselves be differentiated
-(``create_graph=True``).
+(``create_graph=True``). Each node's ``jvp`` is its forward-mode formula (forward AD), PyTorch's
+``result:`` entry: ``auto_element_wise`` (`auto_element_wise`) for the one-input nodes, explicit
+formulas for the others; an input without a tangent counts as PyTorch's efficient zeros
+(`forward_ad.promoted` / `forward_ad.linked` keep their dtype and history effects).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import numpy as np
 
 from .. import _defaults
 from .._tensor import _SCALAR_NAMES, Tensor
-from ..autograd.forward_ad import tangent_sum
+from ..autograd.forward_ad import linked, promoted, tangent_sum
 from ..autograd.graph import Node, check_saveable, crossed, record
 from ._util import (
     _HALF,
@@ -112,6 +115,26 @@ class _Binary(Node):
         return ga, gb  # (sum_to's first test inlined: most gradients have their input's shape)
 
 
+def _or_zero(tangent, primal):
+    """``tangent``, or for an input without one zeros of its ``primal``'s shape and dtype
+    (one expanded zero): PyTorch's efficient zero tensor where a formula reads a missing
+    tangent in a ``where`` (with the primal's shape, its dtype takes part in the promotion)."""
+    if tangent is not None:
+        return tangent
+    return Tensor._make(np.broadcast_to(np.zeros((), primal._data.dtype), primal._data.shape))
+
+
+def auto_element_wise(node_cls, tangent, outputs, *args):
+    """PyTorch's ``auto_element_wise`` forward formula: the backward formula of ``node_cls``
+    (a one-input elementwise node) applied to the input's tangent, with a node made for the
+    purpose from the op's ``record`` arguments (``result``: the op's output, when the node
+    saves it)."""
+    node = node_cls(*args)
+    if getattr(node_cls, "_saves", None) == "result" or getattr(node_cls, "_also_result", False):
+        node._saved["result"] = outputs[0]  # (as is: a SavedTensor of an output would come
+    return node.backward(tangent)[0]  # back attached to this throwaway node)
+
+
 # ----------------------------------------------------------------------------- add / sub
 class AddBackward0(_Binary):
     """z = self + alpha * other.  dz/dself = grad; dz/dother = alpha * grad. Saves: alpha."""
@@ -128,7 +151,8 @@ class AddBackward0(_Binary):
     def jvp(inputs, tangents, outputs, a, b, alpha):
         """dz = self_t + alpha * other_t."""
         ta, tb = tangents
-        return tangent_sum(ta, tb if tb is None or alpha == 1 else tb * alpha)
+        return promoted(tangent_sum(ta, tb if tb is None or alpha == 1 else tb * alpha),
+                        a if ta is None else None, b if tb is None else None)
 
 
 class SubBackward0(_Binary):
@@ -146,7 +170,9 @@ class SubBackward0(_Binary):
     def jvp(inputs, tangents, outputs, a, b, alpha):
         """dz = self_t - alpha * other_t."""
         ta, tb = tangents
-        return tangent_sum(ta, None if tb is None else -tb if alpha == 1 else tb * (-alpha))
+        return promoted(tangent_sum(ta, None if tb is None else -tb if alpha == 1 else
+                                    tb * (-alpha)),
+                        a if ta is None else None, b if tb is None else None)
 
 
 class RsubBackward1(Node):
@@ -160,6 +186,11 @@ class RsubBackward1(Node):
     def backward(self, g):
         alpha = self._saved["alpha"]
         return (-g if alpha == 1 else g * (-alpha),)
+
+    @classmethod
+    def jvp(cls, inputs, tangents, outputs, alpha):
+        """dz = -alpha * self_t (auto_element_wise)."""
+        return auto_element_wise(cls, tangents[0], outputs, alpha)
 
 
 def add(input, other, *, alpha=1):
@@ -242,7 +273,8 @@ class MulBackward0(_Binary):
     def jvp(inputs, tangents, outputs, a, b):
         """dz = self_t * other + other_t * self."""
         ta, tb = tangents
-        return tangent_sum(None if ta is None else ta * b, None if tb is None else tb * a)
+        return linked(tangent_sum(None if ta is None else ta * b, None if tb is None else tb * a),
+                      b if ta is None else None, a if tb is None else None)
 
 
 class DivBackward0(_Binary):
@@ -261,6 +293,15 @@ class DivBackward0(_Binary):
         gb = -g * ((self._get("self") / other) / other) if self._needs(1) else None
         return self._pair(ga, gb)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, b):
+        """dz = (self_t - other_t * result) / other."""
+        ta, tb = tangents
+        if tb is None:
+            return linked(ta / b, outputs[0])
+        term = tb * outputs[0]
+        return (-term if ta is None else ta - term) / b
+
 
 class DivBackward2(_Binary):
     """z = div(self, other, rounding_mode) (floor or trunc: piecewise constant).
@@ -276,6 +317,12 @@ class DivBackward2(_Binary):
     def backward(self, g):  # (two tensors, as PyTorch's two zeros_like: each may be stolen)
         return self._pair(Tensor._make(np.zeros_like(g._data)) if self._needs(0) else None,
                           Tensor._make(np.zeros_like(g._data)) if self._needs(1) else None)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, b, rounding_mode):
+        """dz = zeros of the result's shape and dtype (``result.new_zeros``)."""
+        r = outputs[0]._data
+        return Tensor._make(np.zeros(r.shape, r.dtype))
 
 
 def _half_by_scalar(ufunc, x: np.ndarray, number: Tensor) -> np.ndarray:
@@ -362,6 +409,11 @@ class PowBackward0(Node):
         e = float(e) if isinstance(e, int) and not isinstance(e, bool) else e
         return (g * mul_scalar(self._get("self") ** (e - 1), e),)
 
+    @classmethod
+    def jvp(cls, inputs, tangents, outputs, a, exponent):
+        """dz = self_t * exponent * self^(exponent-1) (auto_element_wise; 0 for exponent 0)."""
+        return auto_element_wise(cls, tangents[0], outputs, a, exponent)
+
 
 class PowBackward1(_Binary):
     """z = self ** exponent (tensor).  dz/dself = grad * (exponent * self^(exponent-1)) (0
@@ -379,15 +431,32 @@ class PowBackward1(_Binary):
 
     def backward(self, g):
         e, s = self._get("exponent"), self._get("self")
-        zero = as_tensor(np.zeros((), g._data.dtype))
         # (PyTorch's pow_backward_self / _exponent, in their order of operations, which also
         # decides the gradients' layouts)
-        ga = where(e == 0, zero, g * (e * s ** (e - 1))) if self._needs(0) else None
-        gb = None
-        if self._needs(1):
-            gb = g * where((s == 0) & (e >= 0), as_tensor(np.zeros((), s._data.dtype)),
-                           self._get("result") * s.log())
+        ga = _pow_self_term(g, s, e) if self._needs(0) else None
+        gb = _pow_exponent_term(g, s, e, self._get("result")) if self._needs(1) else None
         return self._pair(ga, gb)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, b):
+        """dz = pow_backward_self(self_t, self, exponent)
+        + pow_backward_exponent(exponent_t, self, exponent, result)."""
+        ta, tb = tangents
+        return tangent_sum(None if ta is None else _pow_self_term(ta, a, b),
+                           None if tb is None else _pow_exponent_term(tb, a, b, outputs[0]))
+
+
+def _pow_self_term(g, s, e):
+    """PyTorch's ``pow_backward_self``: ``g * (e * s^(e-1))``, 0 where ``e == 0``."""
+    zero = as_tensor(np.zeros((), g._data.dtype))
+    return where(e == 0, zero, g * (e * s ** (e - 1)))
+
+
+def _pow_exponent_term(g, s, e, result):
+    """PyTorch's ``pow_backward_exponent``: ``g * (result * log(s))``, that factor 0 where
+    ``s == 0`` and ``e >= 0``."""
+    return g * where((s == 0) & (e >= 0), as_tensor(np.zeros((), s._data.dtype)),
+                     result * s.log())
 
 
 class PowBackward2(Node):
@@ -407,6 +476,14 @@ class PowBackward2(Node):
         if base == 0:
             factor = where(e >= 0, as_tensor(np.zeros((), g._data.dtype)), factor)
         return (g * factor,)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, base, exponent):
+        """dz = pow_backward_exponent(exponent_t, self, exponent, result)
+        (auto_element_wise)."""
+        node = PowBackward2(base, exponent)
+        node._saved["result"] = outputs[0]
+        return node.backward(tangents[0])[0]
 
 
 def pow(input, exponent):
@@ -471,11 +548,10 @@ class _Unary(Node):
     def jvp(cls, inputs, tangents, outputs, *args):
         """Forward AD of an elementwise op of one real input: the tangent is the backward
         formula applied to the input's tangent (``dz = f'(self) * self_t``; PyTorch's
-        ``auto_element_wise``), computed by a node made for the purpose."""
-        node = cls(*args)
-        if cls._saves == "result" or cls._also_result:
-            node._saved["result"] = outputs[0]  # (as is: a SavedTensor of an output would
-        return node.backward(tangents[0])[0]  # come back attached to this throwaway node)
+        ``auto_element_wise``), computed by a node made for the purpose. Right for every
+        subclass here: each backward is elementwise in ``grad`` and reads only what the op
+        passed to ``record`` (self, result, number bounds, exponents)."""
+        return auto_element_wise(cls, tangents[0], outputs, *args)
 
 
 class NegBackward0(_Unary):
@@ -573,6 +649,14 @@ class TanhBackwardBackward0(_FusedDerivative):
         return self._pair(tanh_backward(g, out) if self._needs(0) else None,
                           g * go * out * -2 if self._needs(1) else None)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, grad_output, output):
+        """dz = tanh_backward(grad_output_t, output) + output_t * (-2 * output * grad_output)."""
+        tg, to = tangents
+        return linked(tangent_sum(None if tg is None else tanh_backward(tg, output),
+                                  None if to is None else to * ((output * -2) * grad_output)),
+                      output, grad_output if to is None else None)
+
 
 class SigmoidBackwardBackward0(_FusedDerivative):
     """z = sigmoid_backward(grad_output, output) = grad_output * output * (1 - output).
@@ -583,6 +667,15 @@ class SigmoidBackwardBackward0(_FusedDerivative):
         go, out = self._get("grad_output"), self._get("output")
         return self._pair(sigmoid_backward(g, out) if self._needs(0) else None,
                           g * go * (1 - out * 2) if self._needs(1) else None)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, grad_output, output):
+        """dz = sigmoid_backward(grad_output_t, output)
+        + output_t * grad_output * (-2 * output + 1)."""
+        tg, to = tangents
+        return linked(tangent_sum(None if tg is None else sigmoid_backward(tg, output),
+                                  None if to is None else to * grad_output * (output * -2 + 1)),
+                      output, grad_output if to is None else None)
 
 
 def _fused(node_cls, kernel, grad_output, output):
@@ -815,6 +908,20 @@ class ClampBackward0(Node):
         return tuple(None if nf[0] is None or m is None else sum_to(where(m, g, zero), shape)
                      for nf, m, shape in zip(self.next_functions, masks, self._shapes))
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, lo, hi):
+        """PyTorch's ``clamp_jvp``: with both bounds dz = where(min > max, max_t,
+        where(self < min, min_t, where(self > max, max_t, self_t))); with one,
+        where(self > min, self_t, min_t) or where(self < max, self_t, max_t)."""
+        ts, tlo, thi = tangents
+        ts, tlo, thi = (None if p is None else _or_zero(t, p)
+                        for t, p in zip(tangents, (a, lo, hi)))
+        if lo is not None and hi is not None:
+            return where(gt(lo, hi), thi, where(lt(a, lo), tlo, where(gt(a, hi), thi, ts)))
+        if lo is not None:
+            return where(gt(a, lo), ts, tlo)
+        return where(lt(a, hi), ts, thi)
+
 
 def clamp(input, min=None, max=None):
     """Limit values to ``[min, max]`` (``torch.clamp``). Number bounds: node
@@ -894,6 +1001,19 @@ class MaximumBackward0(_Binary):
         return self._pair(part(lose_s) if self._needs(0) else None,
                           part(lose_o) if self._needs(1) else None)
 
+    @classmethod
+    def jvp(cls, inputs, tangents, outputs, a, b):
+        """dz = other_t + where(self == other, 0.5, self > other) * (self_t - other_t)
+        (minimum: self < other)."""
+        ta, tb = tangents
+        x, y = a._data, b._data
+        with quiet_fp():
+            wins = np.greater(x, y) if cls._smaller_loses else np.less(x, y)
+            w = np.where(np.equal(x, y), 0.5, wins).astype(outputs[0]._data.dtype)
+        diff = ta if tb is None else -tb if ta is None else ta - tb
+        term = Tensor._make(w) * diff
+        return term if tb is None else tb + term
+
 
 class MinimumBackward0(MaximumBackward0):
     """z = minimum(self, other).  Gradient goes to the smaller input; ties split it; both get
@@ -934,6 +1054,12 @@ class WhereBackward0(_Binary):
         gb = where(c, zero, g) if self._needs(1) else None
         return self._pair(ga, gb)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, cond, a, b):
+        """dz = where(condition, self_t, other_t)."""
+        ta, tb = tangents
+        return where(cond, _or_zero(ta, a), _or_zero(tb, b))
+
 
 def where(condition, input, other):
     """Pick from ``input`` where ``condition`` else ``other`` (``torch.where``).
@@ -968,6 +1094,11 @@ class MaskedFillBackward0(Node):
         m = self._get("mask")
         return (where(m, Tensor._make(np.zeros((), g._data.dtype)), g),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, mask):
+        """dz = self_t.masked_fill(mask, 0)."""
+        return masked_fill(tangents[0], mask, 0)
+
 
 class MaskedFillBackward1(Node):
     """z = self.masked_fill(mask, value) with a 0-dim tensor ``value``.  dz/dself = grad with
@@ -983,6 +1114,15 @@ class MaskedFillBackward1(Node):
         gs = where(m, zero, g) if self.next_functions[0][0] is not None else None
         gv = where(m, g, zero).sum() if self.next_functions[1][0] is not None else None
         return gs, gv
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, mask):
+        """dz = self_t.masked_fill(mask, value_t)."""
+        ts, tv = tangents
+        s, v = inputs
+        if ts is None:
+            ts = Tensor._make(np.zeros(s.shape, s._data.dtype))
+        return masked_fill(ts, mask, _or_zero(tv, v))
 
 
 def masked_fill(input, mask, value):

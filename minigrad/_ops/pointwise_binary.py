@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.forward_ad import linked, promoted, tangent_sum
 from ..autograd.graph import Node, record
 from . import inplace as I
 from . import pointwise as P
@@ -24,8 +25,15 @@ from .pointwise import _Binary, _binary, _result
 class FmodBackward0(Node):
     """z = fmod(self, other) with a number other.  dz/dself = grad. Saves nothing."""
 
+    _jvp_shares_tangent = True  # (PyTorch's auto_element_wise of ``grad``: self_t itself)
+
     def backward(self, g):
         return (g,)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs):
+        """dz = self_t (the input's tangent itself)."""
+        return tangents[0]
 
 
 class RemainderBackward0(FmodBackward0):
@@ -48,6 +56,16 @@ class FmodBackward1(_Binary):
         a, b = self._get("self"), self._get("other")
         gb = -g * P.div(a, b, rounding_mode=self._rounding) if self._needs(1) else None
         return self._pair(g, gb)
+
+    @classmethod
+    def jvp(cls, inputs, tangents, outputs, a, b):
+        """dz = self_t - other_t * self.div(other, rounding_mode="trunc") (remainder:
+        "floor")."""
+        ta, tb = tangents
+        if tb is None:
+            return linked(ta, a, b)  # (the missing term's quotient has a history)
+        term = tb * P.div(a, b, rounding_mode=cls._rounding)
+        return -term if ta is None else ta - term
 
 
 class RemainderBackward1(FmodBackward1):
@@ -97,6 +115,11 @@ class NotImplemented(Node):  # noqa: A001 - PyTorch's node name
     def backward(self, g):
         raise RuntimeError(f"derivative for {self._op} is not implemented")
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, op):
+        """No forward formula: PyTorch's NotImplementedError."""
+        raise NotImplementedError(f"Trying to use forward AD with {op} that does not support it.")
+
 
 def _rmod(self, other):
     """``other % self`` for a number ``other``: values as ``remainder``, recorded as
@@ -128,6 +151,13 @@ class HypotBackward0(_Binary):
         return self._pair(g * a / r if self._needs(0) else None,
                           g * b / r if self._needs(1) else None)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, b):
+        """dz = self_t * self / result + other_t * other / result."""
+        ta, tb = tangents
+        r = outputs[0]
+        return tangent_sum(None if ta is None else ta * a / r, None if tb is None else tb * b / r)
+
 
 class Atan2Backward0(_Binary):
     """z = atan2(self, other).  With recip = 1 / (self² + other²) (0 where that is inf, at
@@ -145,6 +175,13 @@ class Atan2Backward0(_Binary):
         recip = P.masked_fill(recip, Tensor._make(np.isinf(recip._data)), 0)
         return self._pair(g * b * recip if self._needs(0) else None,
                           g * -a * recip if self._needs(1) else None)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, a, b):
+        """dz = (-self * other_t + other * self_t) / (self² + other²)."""
+        ta, tb = tangents
+        num = tangent_sum(None if tb is None else -a * tb, None if ta is None else b * ta)
+        return num / (P.pow(a, 2) + P.pow(b, 2))
 
 
 def _check_tensor(fname, other):
@@ -208,6 +245,20 @@ class FmaxBackward0(_Binary):
         return self._pair(  # (PyTorch's grad.masked_fill(mask, 0) for each input)
             P.masked_fill(g, Tensor._make(~to_self), 0) if self._needs(0) else None,
             P.masked_fill(g, Tensor._make(to_self), 0) if self._needs(1) else None)
+
+    @classmethod
+    def jvp(cls, inputs, tangents, outputs, a, b):
+        """dz = other_t + ((self > other) | isnan(other)) * (self_t - other_t) (fmin:
+        self <= other; the tie rule differs from the backward's, as in PyTorch)."""
+        ta, tb = tangents
+        x, y = a._data, b._data
+        with np.errstate(invalid="ignore"):
+            wins = np.greater(x, y) if cls._self_wins is np.greater_equal else np.less_equal(x, y)
+            mask = wins | np.isnan(y)  # (a bool factor: the tangents' dtype)
+        diff = ta if tb is None else -tb if ta is None else ta - tb
+        term = Tensor._make(np.asarray(mask)) * diff
+        return promoted(term if tb is None else tb + term, a if ta is None else None,
+                        b if tb is None else None)
 
 
 class FminBackward0(FmaxBackward0):
@@ -299,6 +350,12 @@ class _CompareZeroGrad(Node):
     def backward(self, g):
         return (Tensor._make(np.zeros_like(g._data)),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, *args):
+        """dz = self_t.zero_() (none when self has no tangent)."""
+        ts = tangents[0]
+        return None if ts is None else Tensor._make(np.zeros_like(ts._data))
+
 
 class _CompareZeroGrads(_Binary):
     """z = (self <op> other) with a tensor other, written into self: dz/dself = dz/dother = 0
@@ -309,6 +366,8 @@ class _CompareZeroGrads(_Binary):
         dt = g._data.dtype
         return (Tensor._make(np.zeros(sa, dt)) if self._needs(0) else None,
                 Tensor._make(np.zeros(sb, dt)) if self._needs(1) else None)
+
+    jvp = _CompareZeroGrad.jvp
 
 
 class EqBackward0(_CompareZeroGrad):

@@ -7,6 +7,8 @@ Mirrors the unary entries of ``tools/autograd/derivatives.yaml`` (PyTorch's node
 ``Log1PBackward0``, and saved names: ``_saved_self`` or ``_saved_result``). Backward formulas
 are tensor ops, so they can be differentiated again (``create_graph=True``). Each ``op_``
 goes through ``inplace._inplace_of`` (version bump, leaf/view checks, history rebase).
+Forward AD: the ``_Unary`` nodes take the generic ``auto_element_wise`` jvp; the in-place
+asinh_/acosh_/atanh_ raise PyTorch's NotImplementedError (it has no formula either).
 """
 
 from __future__ import annotations
@@ -33,8 +35,15 @@ class SubBackward1(Node):
     """z = self - other with a number other (PyTorch's C++ Tensor-Scalar overload).
     dz/dself = grad. Saves nothing."""
 
+    _jvp_shares_tangent = True  # (PyTorch's auto_element_wise of ``grad``: self_t itself)
+
     def backward(self, g):
         return (g,)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs):
+        """dz = self_t (the input's tangent itself)."""
+        return tangents[0]
 
 
 def sub_scalar(input: Tensor, other) -> Tensor:
@@ -166,6 +175,15 @@ class AsinhBackward1(Node):
         raise NotImplementedError(f"the derivative for 'inplace version of {self._op}' is not "
                                   f"implemented.")
 
+    @classmethod
+    def jvp(cls, inputs, tangents, outputs):
+        """No forward formula either: PyTorch's NotImplementedError."""
+        raise NotImplementedError(
+            f"Trying to use forward AD with {cls._op}_ that does not support it because it has "
+            "not been implemented yet.\nPlease file an issue to PyTorch at "
+            "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that "
+            "we can prioritize its implementation.")
+
 
 class AcoshBackward1(AsinhBackward1):
     """The node of ``acosh_()``: backward raises NotImplementedError (see ``AsinhBackward1``)."""
@@ -203,6 +221,7 @@ class FracBackward0(_Unary):
     """z = self - trunc(self).  dz/dself = grad. Saves nothing."""
 
     _saves = None
+    _jvp_shares_tangent = True  # (PyTorch's ``result: self_t``: the input's tangent itself)
 
     def backward(self, g):
         return (g,)
@@ -335,6 +354,14 @@ class ClampMinBackward1(Node):
         g_self = sum_to(P.where(keep, g, zero), self._shapes[0]) if n0 else None
         g_bound = sum_to(P.where(past, g, zero), self._shapes[1]) if n1 else None
         return g_self, g_bound
+
+    @classmethod
+    def jvp(cls, inputs, tangents, outputs, a, bound):
+        """dz = where(self >= min, self_t, min_t) (clamp_max: where(self <= max, self_t,
+        max_t))."""
+        ts, tb = tangents
+        keep = P.le(a, bound) if cls._upper else P.ge(a, bound)
+        return P.where(keep, P._or_zero(ts, a), P._or_zero(tb, bound))
 
 
 class ClampMaxBackward1(ClampMinBackward1):

@@ -6,7 +6,8 @@ When a derivative formula or a composite op in ATen multiplies a tensor by a pla
 smoothing), PyTorch dispatches to the Tensor-Scalar overload, whose node is ``MulBackward1`` /
 ``DivBackward1`` / ``AddBackward1`` and saves the number itself (``_saved_other``), not a
 wrapped 0-dim tensor as ``x * 2`` from Python does (``MulBackward0``). Mirrors the ``mul.Scalar``
-/ ``div.Scalar`` / ``add.Scalar`` entries of ``derivatives.yaml``.
+/ ``div.Scalar`` / ``add.Scalar`` entries of ``derivatives.yaml``, forward formulas (``jvp``)
+included: they carry tangents through backward formulas (forward over reverse).
 """
 
 from __future__ import annotations
@@ -29,6 +30,11 @@ class MulBackward1(Node):
     def backward(self, g):
         return (mul_scalar(g, self._saved["other"]),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, other):
+        """dz = self_t * other."""
+        return mul_scalar(tangents[0], other)
+
 
 class DivBackward1(Node):
     """z = self / other, ``other`` a plain number.  dz/dself = grad / other
@@ -41,12 +47,22 @@ class DivBackward1(Node):
     def backward(self, g):
         return (div_scalar(g, self._saved["other"]),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, other):
+        """dz = self_t / other."""
+        return div_scalar(tangents[0], other)
+
 
 class AddBackward1(Node):
     """z = self + other, ``other`` a plain number.  dz/dself = grad. Saves nothing."""
 
     def backward(self, g):
         return (g,)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs):
+        """dz = self_t.clone()."""
+        return tangents[0].clone()
 
 
 def add_scalar(input: Tensor, other) -> Tensor:

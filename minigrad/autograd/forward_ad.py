@@ -210,6 +210,56 @@ def tangent_sum(*terms):
     return total
 
 
+def promoted(tangent, *primals):
+    """``tangent`` in the dtype PyTorch's type promotion gives it with efficient zero tensors
+    of ``primals`` (the inputs without a tangent, None skipped): ``x + y`` with a float32
+    tangent on float64 primals, ``y`` not dual, has a float64 tangent. A 0-dim primal (a
+    number) does not raise a dimensioned tangent's dtype."""
+    from .._ops._util import result_dtype
+    from .._tensor import Tensor
+
+    floats = [p for p in primals if isinstance(p, Tensor) and p.is_floating_point()]
+    if tangent is None or not floats:
+        return tangent
+    dt = result_dtype(tangent, *floats)
+    if dt == tangent._data.dtype:
+        return tangent
+    from .._dtype import from_numpy_dtype
+
+    return tangent.to(from_numpy_dtype(dt))
+
+
+def linked(tangent, *primals):
+    """``tangent``, as PyTorch's formula would have it with the terms of the inputs that have
+    no tangent: PyTorch computes those with an efficient zero tensor (a zero value, the
+    input's dtype) times some primals, so the tangent takes part in their type promotion
+    (a float32 tangent on float64 primals becomes float64) and, in grad mode, is differentiable
+    (with a zero gradient) with respect to those primals that require grad (``(x * 2.5)``'s
+    tangent requires grad when ``x`` does). A formula calls this with the primals of the terms
+    it leaves out (None: none left out)."""
+    if tangent is None:
+        return tangent
+    from .._tensor import Tensor
+
+    floats = [p for p in primals if isinstance(p, Tensor) and p.is_floating_point()]
+    if not floats:
+        return tangent
+    tangent = promoted(tangent, *floats)
+    from . import grad_mode
+
+    if tangent._requires_grad or not grad_mode.is_grad_enabled():
+        return tangent
+    from .._ops.pointwise import where
+
+    never = Tensor._make(np.zeros((), bool))
+    for p in floats:
+        if p._requires_grad:
+            if p.dtype is not tangent.dtype:
+                p = p.to(tangent.dtype)
+            tangent = where(never, p, tangent)  # (values: the tangent's; p's gradient: 0)
+    return tangent
+
+
 # ------------------------------------------------------------------------------ the mechanism
 def fw_grad(t):
     """``t``'s tangent, or None. A view without its own finds its base's (made as a view of the
@@ -402,12 +452,14 @@ def after_inplace(self, r) -> None:
     from .._ops.inplace import bump
     from . import grad_mode
 
-    if new is not None and new._requires_grad and grad_mode.is_grad_enabled():
-        # a new tangent with a history (reverse over forward): a recorded copy_ into the old
-        # one (PyTorch's ``self_t.copy_(...)``), so the old tangent and its base keep it
+    if grad_mode.is_grad_enabled() and (old._requires_grad or
+                                        new is not None and new._requires_grad):
+        # a tangent with a history (reverse over forward): written by a recorded op (PyTorch's
+        # ``self_t.copy_(...)``), so the tangent and its base keep it; an old tangent with a
+        # history that the op zeroes or overwrites with a plain one is recorded too
         _graph.fw_on, was = False, _graph.fw_on
         try:
-            old.copy_(new)
+            old.zero_() if new is None else old.copy_(new)
         finally:
             _graph.fw_on = was
         return

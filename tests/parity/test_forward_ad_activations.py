@@ -507,8 +507,8 @@ COMPOSED = {  # name: (fn(lib, x), the other families' nodes it goes through)
 def test_composed_losses_and_activations(name):
     fn, needs = COMPOSED[name]
     _skip_without_jvp(*needs)
-    low = "float32" in name or "dtype" in name  # (a float32 cast: finite differences of the
-    check_jvp(fn, [X], [V], rtol=1e-6 if low else 1e-7, fd=not low)  # float64 input are off)
+    low = "float32" in name or "dtype" in name  # (a float32 step: finite differences are noise)
+    check_jvp(fn, [X], [V], rtol=1e-6 if low else 1e-7, fd=not low)
 
 
 @pytest.mark.parametrize("name", list(UNARY))
