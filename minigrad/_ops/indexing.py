@@ -135,6 +135,12 @@ class SelectBackwardBackward0(Node):
     def backward(self, g):
         return (g.select(self._d, self._i),)
 
+    @staticmethod
+    def jvp(inputs, tangents, outputs, d, i):
+        """dz = select_backward(grad_t, sizes, dim, index) (linear in grad)."""
+        return _embed(tangents[0], outputs[0].shape, (slice(None),) * d + (i,),
+                      SelectBackwardBackward0, d, i)
+
 
 class SliceBackwardBackward0(Node):
     """z = slice_backward(grad, sizes, dim, start, end, step).  dz/dgrad = grad[start:end:step]
@@ -147,6 +153,12 @@ class SliceBackwardBackward0(Node):
     def backward(self, g):
         d, lo, hi, step = self._region
         return (slice_dim(g, d, lo, hi, step),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, d, lo, hi, step):
+        """dz = slice_backward(grad_t, sizes, dim, start, end, step) (linear in grad)."""
+        return _embed(tangents[0], outputs[0].shape, (slice(None),) * d + (slice(lo, hi, step),),
+                      SliceBackwardBackward0, d, lo, hi, step)
 
 
 class IndexPutImplBackward0(Node):

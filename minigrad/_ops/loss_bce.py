@@ -184,8 +184,8 @@ class BinaryCrossEntropyBackwardBackward0(Node):
     def jvp(inputs, tangents, outputs, grad_output, input, target, weight, red):
         """dz = bce_double_backward(grad_output, self_t, ...) +
         bce_double_backward_target(target_t, grad_output, ...) +
-        bce_double_backward_grad_output(grad_output_t, ...) — the last one, as PyTorch's,
-        reduced (mean/sum) to a number that broadcasts."""
+        w * grad_output_t * (self - target) / ((self + eps)(1 - self + eps)) (elementwise;
+        / numel for the mean)."""
         go, x, t, w = grad_output, input, target, weight
         t_go, t_x, t_t = (_or_zeros(v, p) for v, p in zip(tangents, inputs))
         eps = 1e-12
@@ -197,7 +197,7 @@ class BinaryCrossEntropyBackwardBackward0(Node):
         d_t = _bce_double_backward_target(t_t, go, x, t, w, red)
         ggo = (x - t) / (add_scalar(x, eps) * add_scalar(P.rsub(x, 1), eps))
         ggo = (ggo if w is None else ggo * w) * t_go
-        d_go = ggo.mean() if red == 1 else ggo.sum() if red == 2 else ggo
+        d_go = div_scalar(ggo, x.numel()) if red == 1 else ggo
         return d_x + d_t + d_go
 
 

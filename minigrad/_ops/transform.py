@@ -249,10 +249,16 @@ class DiagonalBackward0(Node):
         self._args = (int(offset), d1, d2)
 
     def backward(self, g):
-        out = Tensor._make(np.zeros(self._saved["self_sym_sizes"], dtype=g._data.dtype))
-        _diagonal_array(out._data, *self._args)[...] = g._data
-        record(DiagonalBackwardBackward0, out, (g,), *self._args)
-        return (out,)
+        return (_diagonal_backward(g, self._saved["self_sym_sizes"], *self._args),)
+
+
+def _diagonal_backward(g, sizes, offset, d1, d2) -> Tensor:
+    """zeros(sizes) with ``g`` on the (offset, d1, d2) diagonal, recorded as
+    ``DiagonalBackwardBackward0`` (``diagonal_backward``, differentiable again)."""
+    out = Tensor._make(np.zeros(sizes, dtype=g._data.dtype))
+    _diagonal_array(out._data, offset, d1, d2)[...] = g._data
+    record(DiagonalBackwardBackward0, out, (g,), offset, d1, d2)
+    return out
 
 
 class DiagonalBackward0_copy(DiagonalBackward0):  # noqa: N801  (PyTorch's name)
@@ -275,6 +281,11 @@ class DiagonalBackwardBackward0(Node):
 
     def backward(self, g):
         return (diagonal(g, *self._args),)
+
+    @staticmethod
+    def jvp(inputs, tangents, outputs, offset, d1, d2):
+        """dz = diagonal_backward(grad_t, sizes, offset, dim1, dim2) (linear in grad)."""
+        return _diagonal_backward(tangents[0], outputs[0].shape, offset, d1, d2)
 
 
 def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
@@ -439,7 +450,11 @@ def _metadata_inplace(self, arr: np.ndarray, node_cls, *args, tangent_fn=None) -
         if self._base is not None:
             self._sync_view()
         tmp = Tensor._make(arr)
-        node = record(node_cls, tmp, (self,), *args)
+        on, _graph.fw_on = _graph.fw_on, False  # (the tangent changed layout above)
+        try:
+            node = record(node_cls, tmp, (self,), *args)
+        finally:
+            _graph.fw_on = on
     self._data = arr
     bump(self)
     if node is not None:

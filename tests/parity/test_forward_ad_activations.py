@@ -8,7 +8,7 @@ and for the losses each input dual alone and both at once, with each reduction."
 import numpy as np
 import pytest
 
-from minigrad.parity import assert_parity
+from minigrad.parity import assert_parity, to_numpy
 from tests.parity._forward_ad import check_jvp
 
 R = np.random.default_rng(2323)
@@ -553,3 +553,24 @@ def test_forward_over_reverse_float32_and_empty(name):
     fn = _grad_of(FOB_UNARY[name])
     check_jvp(fn, [GV, X], [V, TV], primal_grad=True, dtype="float32", rtol=3e-6, atol=1e-6)
     check_jvp(fn, [E, E], [E, E], primal_grad=True)
+
+
+def _bce_double_dual_grad_output(lib, reduction):
+    fwAD = lib.autograd.forward_ad
+    r = np.random.default_rng(5)
+    x0, y0, u0 = r.standard_normal((3, 4)), r.standard_normal((3, 4)), r.standard_normal(4)
+    with fwAD.dual_level():
+        x = lib.tensor(x0, requires_grad=True).sigmoid()
+        y = lib.tensor(y0).sigmoid()
+        u = fwAD.make_dual(lib.tensor(u0, requires_grad=True), lib.tensor(u0 * 0.5))
+        loss = lib.nn.functional.binary_cross_entropy(x, y, reduction=reduction)
+        go = u.sum() if reduction != "none" else u.expand(3, 4) * 1
+        (g,) = lib.autograd.grad(loss, x, go, create_graph=True)
+        return to_numpy(fwAD.unpack_dual(g).tangent)
+
+
+@pytest.mark.parametrize("reduction", ["sum", "mean", "none"])
+def test_bce_double_backward_tangent_of_grad_output_is_elementwise(reduction):
+    """Forward over reverse through BinaryCrossEntropyBackwardBackward0 with only grad_output
+    dual: PyTorch's term is elementwise (/ numel for the mean), not reduced to a number."""
+    assert_parity(_bce_double_dual_grad_output, reduction, rtol=1e-9, atol=1e-12)
