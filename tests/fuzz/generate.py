@@ -85,6 +85,10 @@ THEMES = {
     "modules": dict(op=10, leaf=2, mod=3, mcall=14, mparam=3, mhook=14, ghook=2, msd=4,
                     mtrain=2, mreq=2, mzero=2, mcopy=2, mset=1, hook=3, post_hook=3,
                     retain_grad=1, backward=9, grad=2, set_grad_none=1, inplace=2),
+    # forward-mode AD (issue 23): the mixed theme inside a dual_level, dual tensors made of
+    # any tensor (make_dual), every output's tangent compared
+    "forward": dict(op=40, inplace=10, leaf=4, dual=6, detach=3, retain_grad=3, hook=2,
+                    requires_grad=1, backward=5, grad=3, grad_of=2),
     "optim": dict(op=20, leaf=4, opt=4, ostep=8, otrain=14, ozero=3, osd=5, oadd=1, olr=2,
                   backward=8,
                   hook=2, post_hook=1, set_grad_none=1, detach=1, requires_grad=1, inplace=3,
@@ -103,6 +107,7 @@ OP_FAMILIES = {
     "function": dict(unary=20, scalar=10, binary=20, reduce=15, views=20, linalg=8, nn=3),
     "modules": dict(unary=20, scalar=10, binary=15, reduce=30, views=15, linalg=5, nn=5),
     "optim": dict(unary=20, scalar=10, binary=20, reduce=30, views=10, linalg=8, nn=2),
+    "forward": dict(unary=20, scalar=10, binary=20, reduce=15, views=20, linalg=8, nn=7),
 }
 FAMILY_OPS = dict(unary=UNARY, scalar=SCALAR, binary=BINARY, reduce=REDUCE, views=VIEWS,
                   linalg=LINALG, nn=NN)
@@ -330,6 +335,12 @@ class Gen(FunctionGen, ModuleGen, OptimGen, MoreOpsGen):
         extra = {} if self.theme in PLAIN_THEMES else EXTRA
         kind = self.d(_weighted({**THEMES[self.theme], **extra}))
         getattr(self, "s_" + kind)()
+
+    def s_dual(self):
+        """A dual tensor of a float tensor (one that has a tangent already: the error)."""
+        i = self.pick(lambda t: t.dtype.is_floating_point, loose=10)
+        self.seed += 1
+        self.emit(("dual", i, self.seed))
 
     def s_mode_obj(self):
         kinds = ["no_grad", "enable_grad", "inference"]
@@ -980,6 +991,9 @@ def programs(draw, theme: str = "mixed", max_steps: int = 12):
     try:
         for _ in range(draw(st.integers(1, 2))):
             g.leaf()
+        if theme == "forward":
+            g.emit(("dual_level",))
+            g.s_dual()
         if theme == "modules":
             g.s_mod()
         elif theme == "optim":

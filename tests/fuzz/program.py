@@ -325,6 +325,7 @@ class Runner(FunctionSteps, ModuleSteps, OptimSteps):
         self.opts: list = []  # optimizers (theme_optim)
         self.globals: list = []  # handles of global module hooks: removed by close()
         self.phrases = False  # compare error key phrases in every step (see PHRASES)
+        self.dual = False  # inside a forward-AD level (theme "forward": tangents compared)
 
     def tensor(self, arr):
         return self.L.tensor(arr, device=self.device)
@@ -340,6 +341,11 @@ class Runner(FunctionSteps, ModuleSteps, OptimSteps):
             # made by a backward formula: which node (if any) made it is an implementation
             # detail (PyTorch may even return the upstream gradient itself)
             return rec
+        if self.dual:  # theme "forward": the tangent, as plain data
+            tangent = self.L.autograd.forward_ad.unpack_dual(t).tangent
+            rec["tangent"] = None if tangent is None else {
+                "value": _np(tangent), "dtype": dtype_name(tangent.dtype),
+                "requires_grad": tangent.requires_grad}
         node = _attempt(lambda: t.grad_fn)
         base = t if t._base is None else t._base
         rec.update(is_leaf=_attempt(lambda: t.is_leaf), output_nr=t.output_nr,
@@ -434,11 +440,14 @@ class Runner(FunctionSteps, ModuleSteps, OptimSteps):
 
     def close(self) -> None:
         """Undo what outlives a program: global module hooks, a grad mode turned off by a
-        ``set_grad_enabled(False)`` object."""
+        ``set_grad_enabled(False)`` object, a forward-AD level."""
         for h in self.globals:
             h.remove()
         self.globals.clear()
         self.L.set_grad_enabled(True)
+        if self.dual:
+            self.dual = False
+            self.L.autograd.forward_ad.exit_dual_level()
 
     def step(self, s):
         """Run one step; returns its record (or ``("error", type name)``)."""
@@ -471,6 +480,17 @@ class Runner(FunctionSteps, ModuleSteps, OptimSteps):
         if requires_grad:
             t.requires_grad_(True)
         return self._push(t)
+
+    def _dual_level(self):
+        """Enter a forward-AD level for the rest of the program (theme ``forward``)."""
+        self.L.autograd.forward_ad.enter_dual_level()
+        self.dual = True
+
+    def _dual(self, i, seed):
+        """``make_dual(env[i], tangent)`` with a random tangent of its shape and dtype."""
+        x = self._get(i)
+        tangent = self.tensor(leaf_array(tuple(x.shape), dtype_name(x.dtype), "randn", seed))
+        return self._push(self.L.autograd.forward_ad.make_dual(x, tangent), [i])
 
     def _get(self, i):
         t = self.env[i]
@@ -660,7 +680,7 @@ class _Skipped(Exception):
 def _n_outputs(s) -> int:
     """How many env entries a step adds (so a failed step keeps later indices aligned)."""
     kind = s[0]
-    if kind in ("leaf", "detach", "grad_of"):
+    if kind in ("leaf", "detach", "grad_of", "dual"):
         return 1
     if kind == "grad":
         return len(s[2])
