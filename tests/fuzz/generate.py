@@ -100,6 +100,11 @@ EXTRA = dict(mode_obj=1, set_data=1, set_grad=1, set_requires_grad=1)
 # themes that draw plain grad modes only and no attribute assignments (a way to steer one
 # theme around a new difference until it is triaged): none now
 PLAIN_THEMES: set = set()
+# A deliberate difference, steered around in theme "forward": an in-place op whose other
+# operand shares memory with self (``x.mul_(x)``, ``x *= x[::-1]``). PyTorch evaluates the
+# forward formula after the write, so the operand is read *modified* (``d.mul_(d)`` gives the
+# tangent t * x² + t * x, ``d.pow_(d)`` a huge number); minigrad reads it as the op did.
+FORWARD_INPLACE_ALIASED = False
 OP_FAMILIES = {
     "mixed": dict(unary=20, scalar=10, binary=20, reduce=15, views=20, linalg=8, nn=7),
     "views": dict(unary=10, scalar=5, binary=10, reduce=8, views=60, linalg=4, nn=3),
@@ -429,6 +434,9 @@ class Gen(FunctionGen, ModuleGen, OptimGen, MoreOpsGen):
                                  tuple(t.shape) == s, lambda s=vshape: self.leaf(s))]
             if p["index"] == "mask":
                 p["thr"] = 0.0
+        if self.theme == "forward" and not FORWARD_INPLACE_ALIASED and any(
+                _shares_memory(self.env[j], x) for j in ids):
+            return  # (see FORWARD_INPLACE_ALIASED)
         self.emit(("inplace", name, i, ids, p, self.no_grad()))
 
     def indexed_shape(self, i, index):
@@ -1004,3 +1012,12 @@ def programs(draw, theme: str = "mixed", max_steps: int = 12):
     finally:  # global module hooks, grad mode: nothing of the shadow run outlives it
         g.runner.close()
     return g.program
+
+
+def _shares_memory(a, b) -> bool:
+    """Whether two (torch shadow) tensors overlap in memory."""
+    import numpy as np
+
+    if a is None or b is None or not a.numel() or not b.numel():
+        return False
+    return bool(np.shares_memory(a.detach().numpy(), b.detach().numpy()))

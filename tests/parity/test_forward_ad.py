@@ -165,3 +165,24 @@ def test_inference_mode_turns_forward_ad_off():
     """Fuzz finding (theme forward): no tangent for an op in inference mode, and an in-place op
     there leaves the old tangent as it was."""
     assert_parity(_inference_mode)
+
+
+def _aliased_inplace(lib):
+    fwAD = lib.autograd.forward_ad
+    with fwAD.dual_level():
+        d = fwAD.make_dual(lib.tensor(3.0, dtype=lib.float64), lib.tensor(1.0, dtype=lib.float64))
+        d.mul_(d)
+        return to_numpy(d), to_numpy(fwAD.unpack_dual(d).tangent)
+
+
+def test_inplace_op_with_self_as_operand_is_a_deliberate_difference():
+    """``d.mul_(d)`` (x = 3, tangent 1): minigrad's tangent is the derivative of x², 2x = 6.
+    PyTorch evaluates the formula after writing, reading the operand (self) modified:
+    t * x_new + t * x_old = 9 + 3 = 12. Documented in docs/concepts/forward_mode.md; the
+    fuzzer steers around it (``generate.FORWARD_INPLACE_ALIASED``)."""
+    import minigrad
+    import torch
+
+    ours, theirs = _aliased_inplace(minigrad), _aliased_inplace(torch)
+    assert ours[0] == theirs[0] == 9.0
+    assert ours[1] == 6.0 and theirs[1] == 12.0
