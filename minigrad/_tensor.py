@@ -943,7 +943,7 @@ def _format(t: Tensor) -> str:
         suffixes.append(f"grad_fn=<{type(t._grad_fn).__name__}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
-    if graph.fw_on or t._fw_grad is not None:
+    if (graph.fw_on or t._fw_grad is not None) and not grad_mode.is_inference_mode_enabled():
         from .autograd.forward_ad import fw_grad
 
         tangent = fw_grad(t)

@@ -177,7 +177,7 @@ def unpack_dual(tensor, *, level=None) -> UnpackedDualTensor:
     if level < 0:
         return UnpackedDualTensor(tensor, None)
     fw = _graph.fw_on
-    tangent = fw_grad(tensor) if fw else None
+    tangent = fw_grad(tensor) if fw and not _grad_mode.is_inference_mode_enabled() else None
     primal = tensor._make_view(tensor._data)
     primal._fw_view = False
     _graph.fw_on = False  # (the primal carries no tangent)
@@ -375,7 +375,7 @@ def _old_self(inputs, args, tangents) -> tuple:
             tuple(old if t is target else t for t in args), tangents)
 
 
-def propagate(node_cls, outputs, inputs, args) -> None:
+def propagate(node_cls, outputs, inputs, args, views_only=False) -> None:
     """Set the tangents of an op's ``outputs`` from those of its ``inputs`` (called by
     ``graph.record`` inside a level). A view op's outputs get views of the input's tangent;
     any other op's come from ``node_cls.jvp``, run with forward AD off (the formula computes
@@ -392,6 +392,8 @@ def propagate(node_cls, outputs, inputs, args) -> None:
         for o in outs:
             if o is not None and o.is_floating_point():
                 _keep(o, _view_of_tangent(tangents[0], x, o))
+        return
+    if views_only:
         return
     _graph.fw_on = False
     try:

@@ -843,17 +843,19 @@ def _record_dual(node_cls, outputs, inputs, args):
         node = record(node_cls, outputs, inputs, *args)
     finally:
         fw_on = True
-    if not (grad_mode._inference_blocks and grad_mode._tls.inference):  # (inference mode
-        from . import forward_ad  # turns forward AD off too, as PyTorch's)
+    from . import forward_ad
 
-        forward_ad.propagate(node_cls, outputs, inputs, args)
-        if node is not None:  # outputs saved by the node before they had their tangents
-            for sv in getattr(node, "_saved", {}).values():
-                if (isinstance(sv, SavedTensor) and sv._out_ref is not None
-                        and sv._fw_grad is None):
-                    out = sv._out_ref()
-                    if out is not None and out._fw_grad is not None:
-                        forward_ad._keep(sv, out._fw_grad)
+    # (inference mode turns forward AD off, as PyTorch's, but for views: a view made there
+    # has the view of its base's tangent, seen once inference mode is left)
+    forward_ad.propagate(node_cls, outputs, inputs, args, views_only=bool(
+        grad_mode._inference_blocks and grad_mode._tls.inference))
+    if node is not None:  # outputs saved by the node before they had their tangents
+        for sv in getattr(node, "_saved", {}).values():
+            if (isinstance(sv, SavedTensor) and sv._out_ref is not None
+                    and sv._fw_grad is None):
+                out = sv._out_ref()
+                if out is not None and out._fw_grad is not None:
+                    forward_ad._keep(sv, out._fw_grad)
     return node
 
 

@@ -186,3 +186,25 @@ def test_inplace_op_with_self_as_operand_is_a_deliberate_difference():
     ours, theirs = _aliased_inplace(minigrad), _aliased_inplace(torch)
     assert ours[0] == theirs[0] == 9.0
     assert ours[1] == 6.0 and theirs[1] == 12.0
+
+
+def _views_in_inference_mode(lib):
+    fwAD = lib.autograd.forward_ad
+    out = []
+    with fwAD.dual_level():
+        for shape in [(), (2, 3)]:
+            d = fwAD.make_dual(lib.tensor(np.ones(shape)), lib.tensor(np.full(shape, 2.0)))
+            with lib.inference_mode():
+                v, s = d.t(), d.sin()
+                out.append([fwAD.unpack_dual(d).tangent, fwAD.unpack_dual(v).tangent,
+                            repr(d).replace("minigrad.", "torch.")])
+            out.append([to_numpy(fwAD.unpack_dual(v).tangent), fwAD.unpack_dual(s).tangent,
+                        v.is_inference()])
+    return out
+
+
+def test_views_made_in_inference_mode_find_their_tangent_afterwards():
+    """Fuzz finding (theme forward): inside inference mode no tangent is seen (nor printed);
+    a view made there of a dual tensor has its tangent once inference mode is left, an op's
+    result has none."""
+    assert_parity(_views_in_inference_mode)
