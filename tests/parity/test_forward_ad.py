@@ -180,8 +180,9 @@ def test_inplace_op_with_self_as_operand_is_a_deliberate_difference():
     PyTorch evaluates the formula after writing, reading the operand (self) modified:
     t * x_new + t * x_old = 9 + 3 = 12. Documented in docs/concepts/forward_mode.md; the
     fuzzer steers around it (``generate.FORWARD_INPLACE_ALIASED``)."""
-    import minigrad
     import torch
+
+    import minigrad
 
     ours, theirs = _aliased_inplace(minigrad), _aliased_inplace(torch)
     assert ours[0] == theirs[0] == 9.0
