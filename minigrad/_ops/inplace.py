@@ -386,6 +386,8 @@ class CopySlices(Node):
     gradient (the gathered view part).
     """
 
+    _runs_unmasked = True  # (raises, or calls its fn, whatever is needed)
+
     def __init__(self, base: Tensor, view: Tensor, fn: Node):
         Node.__init__(self)
         self.fn = fn
@@ -396,11 +398,14 @@ class CopySlices(Node):
         data = base._data  # (a base that is not dense keeps the gradient's layout)
         self._base_strides = [st // data.itemsize for st in data.strides] \
             if _is_dense(data) and data.size else None
+        self._released = False  # (PyTorch drops fn with the graph: running again raises)
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"
 
     def backward(self, g):
+        if self._released:  # even when fn saved nothing
+            raise RuntimeError(_graph.FREED_MSG)
         if self._index is None:
             raise RuntimeError(self._index_error)
         shape = g.shape
@@ -428,6 +433,7 @@ class CopySlices(Node):
 
     def _release_variables(self) -> None:
         self.fn._release_variables()
+        self._released = True
 
 
 def _inplace_of(fn, doc_name):

@@ -176,15 +176,15 @@ def native_batch_norm(input: Tensor, weight, bias, running_mean, running_var, tr
     in place and without a version bump. In eval the running statistics normalise. Node
     ``NativeBatchNormBackward0(input, weight, bias)``; an input of no elements takes
     `_batch_norm_of_nothing` instead.
-    Raises RuntimeError for mixed dtypes, a per-channel tensor of the wrong size, or eval
-    without running statistics.
+    Raises RuntimeError for mixed dtypes, a per-channel tensor of the wrong size (an input of
+    fewer than 2 dims has 0 channels), or eval without running statistics; then IndexError for
+    a 1-D input (its dim 1 is out of range) and RuntimeError for a 0-D one.
     """
     if input.numel() == 0:  # before any check, as ATen's _batch_norm_impl_index
         return _batch_norm_of_nothing(input, weight, bias)
-    if input.ndim < 2:
-        raise RuntimeError(f"batch_norm(): expected input to have at least 2 dims, but got "
-                           f"{input.ndim}")
-    c = input.shape[1]
+    # an input of fewer than 2 dims counts 0 channels for the per-channel checks; only after
+    # them (and the running statistics' check) does reading its dim 1 fail, as in ATen
+    c = input.shape[1] if input.ndim >= 2 else 0
     _check_per_channel("running_mean", running_mean, c)
     _check_per_channel("running_var", running_var, c)
     _check_per_channel("weight", weight, c)
@@ -193,6 +193,10 @@ def native_batch_norm(input: Tensor, weight, bias, running_mean, running_var, tr
         for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
             if stat is None:
                 raise RuntimeError(f"{name} must be defined in evaluation mode")
+    if input.ndim == 1:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    if input.ndim == 0:
+        raise RuntimeError("batch_norm(): expected input to have at least 2 dims, but got 0")
     _check_dtypes(input, weight, bias, running_mean, running_var)
     dt = input._data.dtype
     ct = _compute_dtype(dt)

@@ -287,6 +287,8 @@ class NotImplemented(Node):  # noqa: A001  (PyTorch's node: torch::autograd::Not
     ``reduce=``): the result requires grad, and a backward pass that reaches it raises
     RuntimeError. Saves nothing."""
 
+    _runs_unmasked = True  # (raises, or calls its fn, whatever is needed)
+
     def __init__(self, op: str):
         Node.__init__(self)
         self._op = op

@@ -265,6 +265,16 @@ def _call_node(node, grads, retain_graph):
     if not custom and (grads[0] is None if len(grads) == 1 else all(g is None for g in grads)):
         # (then returns undefined gradients: such a node still runs, and its checks above too)
         outs = (None,) * len(node.next_functions)
+    elif not custom and not is_acc and EXEC_INFO.needed is not None and not node._runs_unmasked \
+            and not any(map(node._should_compute_output, range(len(node.next_functions)))):
+        # the grad_fn of a non-leaf in backward(inputs=) whose edges lead to no input: it runs
+        # (hooks, saved-tensor checks, release) but PyTorch's formula computes no gradient, so
+        # none is computed here (a saved tensor since resized by .data = cannot make it fail);
+        # the saved index tensors of an indexing node are unpacked all the same (freed: error)
+        check = getattr(node, "_check_indices", None)
+        if check is not None:
+            check()
+        outs = (None,) * len(node.next_functions)
     else:
         if (len(grads) > 1 or custom) and getattr(node, "materialize_grads", True):
             # multi-output nodes see zeros for outputs that got no gradient; custom Functions

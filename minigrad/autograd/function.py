@@ -522,6 +522,8 @@ class Error(Node):
     """Backward node that raises ``RuntimeError(msg)`` when run (PyTorch's ``DelayedError``,
     shown as ``Error``). ``name()`` is ``torch::autograd::Error``. Saves nothing."""
 
+    _runs_unmasked = True  # (raises, or calls its fn, whatever is needed)
+
     def __init__(self, msg: str):
         Node.__init__(self)
         self.msg = msg

@@ -485,6 +485,9 @@ class Node:
 
     _n_outputs = 1
     _forward_cls = None  # custom Function nodes: the Function class (read by the engine)
+    # whether the node runs its backward even when no gradient it returns is wanted (PyTorch's
+    # hand-written nodes that raise or copy whatever the mask says): generated formulas do not
+    _runs_unmasked = False
     next_functions: tuple = ()
     # Most nodes never get a hook: until ``_own`` gives a node its own table these are _EMPTY
     _pre_hooks = _EMPTY  # id -> fn(grad_outputs)

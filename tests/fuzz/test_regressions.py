@@ -1442,12 +1442,146 @@ FIXED = {
         ("op", "div_scalar", [2], {"c": 0}, False),
         ("backward", [3], 6, False, False, False, None),
     ],
-    # adaptive_avg_pool2d of an input with an empty channel dim, then backward: PyTorch's
-    # backward refuses the empty grad_output (long profile, mixed theme, session 9)
-    "adaptive_avg_pool2d_backward_of_empty_channels": [
-        ("leaf", [2, 0, 2, 2], "float32", True, "randn", 2),
-        ("op", "adaptive_avg_pool2d", [0], {"size": 2}, False),
+    # trace of a tall matrix: its backward fills the diagonal's min(rows, cols) flat indices
+    # only (minigrad stepped on by cols + 1 up to numel and set a row below the diagonal; long
+    # profile, function theme, more ops)
+    "trace_backward_tall_matrix": [
+        ("leaf", [4, 2], "float64", True, "randn", 1),
+        ("op", "trace", [0], {}, False),
+        ("leaf", [2, 4], "float32", True, "randn", 2),
+        ("op", "trace", [2], {}, False),
+        ("backward", [1, 3], 3, False, False, False, None),
+        ("op", "trace", [0], {}, False),
+        ("grad", [4], [0], 4, False, True, False),
+        ("op", "sum", [5], {"dim": "all"}, False),
+    ],
+    # batch_norm of a 1-D input: PyTorch's IndexError (dim 1 out of range), after the
+    # per-channel checks with 0 channels (minigrad: RuntimeError; long profile, function theme)
+    "batch_norm_1d_input": [
+        ("leaf", [2], "float32", False, "randn", 1),
+        ("op", "batch_norm", [0], {}, ("inference",)),
+        ("leaf", [3], "float32", True, "randn", 2),
+        ("op", "batch_norm", [2], {}, False),
+        ("backward", [2], 3, False, False, False, None),
+    ],
+    # backward(inputs=[y]) of a non-leaf y = a * b: y's grad_fn runs (hooks, release) but
+    # computes no gradient (none leads to an input); minigrad computed b's, g * a, with a's
+    # .data since swapped for one of another shape: a size error (long profile, function)
+    "inputs_non_leaf_grad_fn_computes_nothing": [
+        ("leaf", [2], "float32", True, "randn", 1),
+        ("leaf", [], "float32", False, "randn", 2),
+        ("op", "mul", [1, 0], {}, False),
+        ("leaf", [3], "int64", False, "int", 3),
+        ("set_data", 1, 3),
+        ("hook", 2, "log"),
+        ("backward", [2], 4, False, False, False, [2]),
+    ],
+    # softplus's backward with the input's .data resized since (to a shape that does not
+    # broadcast with the gradient's): PyTorch's RuntimeError (minigrad: NumPy's ValueError;
+    # long profile, optim theme)
+    "softplus_backward_resized_input": [
+        ("leaf", [2, 2], "float32", True, "randn", 1),
+        ("op", "softplus", [0], {"beta": 1, "threshold": 20}, False),
+        ("leaf", [2, 2, 3], "float32", True, "randn", 2),
+        ("set_data", 0, 2),
         ("backward", [1], 3, False, False, False, None),
+    ],
+    # the same node run for backward(inputs=[y]) after its graph was freed: it computes no
+    # gradient but unpacks its saved index tensors: "backward through the graph a second
+    # time" (the fix above first skipped IndexBackward0's check; long profile, optim theme)
+    "inputs_non_leaf_index_node_freed": [
+        ("leaf", [2, 2], "float32", True, "randn", 1),
+        ("op", "getitem", [0], {"index": "mask", "thr": 0.0}, False),
+        ("backward", [1], 2, False, False, False, [0]),
+        ("backward", [1], 3, False, False, False, [1]),
+    ],
+    # the inf-norm of an empty tensor over a dim of nonzero size: an empty result (minigrad
+    # refused every empty input; long profile, optim theme)
+    "inf_norm_empty_over_nonempty_dim": [
+        ("leaf", [2, 0], "float32", True, "randn", 1),
+        ("op", "norm", [0], {"dim": 0, "keepdim": False, "p": "inf"}, False),
+        ("op", "norm", [0], {"dim": 1, "keepdim": True, "p": "inf"}, False),
+        ("leaf", [0, 3], "float64", True, "randn", 2),
+        ("op", "norm", [3], {"dim": 1, "keepdim": True, "p": "inf"}, False),
+        ("backward", [1, 4], 3, False, False, False, None),
+    ],
+    # an optimizer step after param.data = a larger tensor: the in-place update of the state
+    # made for the old shape is PyTorch's RuntimeError (minigrad: NumPy's ValueError; long
+    # profile, optim theme)
+    "optimizer_state_update_after_data_resized": [
+        ("leaf", [], "float32", True, "randn", 1),
+        ("leaf", [2], "float32", False, "randn", 2),
+        ("opt", "SGD", [[[0], {}]],
+         {"lr": 0.1, "momentum": 0.9, "dampening": 0.0, "nesterov": True}),
+        ("leaf", [], "float32", True, "randn", 3),
+        ("opt", "Adam", [[[2], {}]], {"lr": 0.1}),
+        ("otrain", 0, [0], 4, True, False, 0),
+        ("otrain", 1, [2], 5, True, False, 0),
+        ("set_data", 0, 1),
+        ("set_data", 2, 1),
+        ("otrain", 0, [0], 6, True, False, 0),
+        ("otrain", 1, [2], 7, True, True, 0),
+    ],
+    # flip of a permuted tensor keeps its layout (ATen's empty_like, preserve_format), with
+    # no dims too (minigrad: C order; long profile, views theme, more ops)
+    "flip_keeps_layout": [
+        ("leaf", [2, 2, 2], "float32", True, "randn", 1),
+        ("op", "movedim", [0], {"source": 0, "destination": 1}, False),
+        ("op", "flip", [1], {"dims": []}, False),
+        ("op", "flip", [1], {"dims": [0, 2]}, False),
+        ("backward", [2, 3], 2, False, False, False, None),
+    ],
+    # x[:2] = y, then autograd.grad(x, y) frees the graph: CopySlices drops its fn, so a
+    # second backward raises "backward through the graph a second time" even though the fn
+    # (CopyBackwards) saved nothing (minigrad ran it again; long profile, views theme)
+    "copy_slices_second_backward": [
+        ("leaf", [3, 2, 2], "float32", False, "randn", 1),
+        ("leaf", [1, 1, 1], "float32", True, "randn", 2),
+        ("inplace", "setitem", 0, [1], {"index": slice(None, 2, None)}, False),
+        ("grad", [0], [1], 3, False, False, False),
+        ("backward", [0], 4, False, False, False, None),
+    ],
+    # adaptive_avg_pool2d of an input with no channels: the forward passes, the backward
+    # refuses an empty non-batch dim (minigrad's backward ran; long profile, views theme)
+    "adaptive_avg_pool2d_backward_empty_channels": [
+        ("leaf", [2, 0, 2, 2], "float32", True, "randn", 1),
+        ("op", "adaptive_avg_pool2d", [0], {"size": 2}, False),
+        ("backward", [1], 2, False, False, False, None),
+        ("leaf", [0, 3, 3], "float32", True, "randn", 3),
+        ("op", "adaptive_avg_pool2d", [2], {"size": 2}, False),
+        ("backward", [3], 4, False, False, False, None),
+    ],
+    # cumsum / cumprod / logcumsumexp of a transposed tensor: a C-contiguous result (minigrad
+    # kept the input's order, as NumPy's scans do; long profile, views theme, more ops)
+    "scan_result_contiguous": [
+        ("leaf", [2, 3], "float32", True, "pos", 1),
+        ("op", "t", [0], {}, False),
+        ("op", "cumsum", [1], {"dim": 0}, False),
+        ("op", "cumprod", [1], {"dim": 1}, False),
+        ("op", "logcumsumexp", [1], {"dim": 0}, False),
+        ("backward", [2, 3, 4], 2, False, False, False, None),
+        ("leaf", [], "float32", True, "randn", 3),  # (a 0-dim one stays 0-dim)
+        ("op", "cumsum", [5], {"dim": 0}, False),
+        ("op", "cumprod", [5], {"dim": -1}, ("inference",)),
+        ("backward", [6], 4, False, False, False, None),
+    ],
+    # max_pool2d's backward after its input's .data was resized: ATen's backward shape check
+    # (the forward's checks on the new input: here "Output size is too small"; minigrad:
+    # NumPy's reshape ValueError; long profile, higher theme)
+    "max_pool2d_backward_resized_input": [
+        ("leaf", [2, 2, 2], "float32", True, "randn", 1),
+        ("op", "max_pool2d", [0], {"kernel": 2, "stride": None, "padding": 0,
+                                   "ceil_mode": False, "dilation": 1}, False),
+        ("set_data", 0, 1),
+        ("backward", [1], 2, False, False, False, [0]),
+    ],
+    # logcumsumexp of an integer tensor over a dim out of range: PyTorch's IndexError before
+    # the dtype's NotImplementedError (long profile, mixed theme)
+    "logcumsumexp_int_bad_dim": [
+        ("leaf", [2, 2], "int64", False, "int", 1),
+        ("op", "logcumsumexp", [0], {"dim": 2}, False),
+        ("op", "logcumsumexp", [0], {"dim": 1}, False),
+        ("backward", [0], 2, False, False, False, None),
     ],
 }
 
@@ -1574,3 +1708,21 @@ def test_pow_of_a_negative_base_gets_exponents_clear_of_the_steps():
     assert not torch.isnan(base ** exact).any() and torch.isnan(base ** off)[0]
     assert not _clear_of_steps(off) and not _clear_of_steps(exact * 1.0)
     assert _clear_of_steps(torch.tensor(2.3, dtype=torch.float64))
+
+
+def test_generator_skips_order_dependent_alias():
+    """``x.copy_(x.unbind(1)[1])`` (views theme, long profile): the source aliases the target
+    without being dense, so PyTorch's result depends on its kernel's order (undefined) and
+    differs from minigrad's; the generator does not draw such in-place steps. Overlaps ATen
+    analyses (dense tensors: an error or a full overlap) and interleaved views stay."""
+    import torch
+
+    from .generate import _order_dependent_alias
+
+    x = torch.zeros(2, 2)
+    assert _order_dependent_alias(x, x.unbind(1)[1])
+    assert _order_dependent_alias(x.unbind(1)[1], x[1, 1])
+    assert not _order_dependent_alias(x, x.t())  # dense: PyTorch's partial-overlap error
+    assert not _order_dependent_alias(x, x[0])
+    assert not _order_dependent_alias(x[:, 0], x[:, 1])  # no cell shared
+    assert not _order_dependent_alias(x, torch.zeros(2, 2))
