@@ -532,16 +532,20 @@ def index_put(input, indices, values, accumulate: bool = False) -> Tensor:
     dim) (``torch.index_put``); node ``IndexPutBackward0`` (slots self, values). IndexError
     for an index out of range or of a float dtype; RuntimeError for a dtype or shape
     mismatch."""
-    from .inplace import IndexPutBackward0, _array_index, _split_index
+    from .inplace import IndexPutBackward0, _array_index, _is_masked_fill, _split_index
 
     indices = tuple(slice(None) if i is None else i for i in indices)  # (None: a whole dim)
     region = Tensor._make(input._data)[indices]  # (PyTorch's index checks and errors)
-    if values._data.dtype != input._data.dtype:
+    masks = [i._data if isinstance(i, Tensor) else np.asarray(i) for i in indices
+             if not isinstance(i, slice)]
+    # (one bool mask and one value: ATen's masked_fill_ path, which casts the value)
+    masked_fill = not accumulate and len(indices) == 1 and _is_masked_fill(masks, values)
+    if values._data.dtype != input._data.dtype and not masked_fill:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{_legacy(input)} for the destination and {_legacy(values)} for the "
                            f"source.")
     try:
-        vals = np.broadcast_to(values._data, region.shape)
+        vals = np.broadcast_to(values._data, region.shape).astype(input._data.dtype, copy=False)
     except ValueError:
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot "
                            f"be broadcast to indexing result of shape {list(region.shape)}"

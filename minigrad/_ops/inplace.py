@@ -140,22 +140,25 @@ def _write_through(self: Tensor, values: np.ndarray, where=None) -> None:
     cells[index] = values
 
 
-def _apply_inplace(self: Tensor, compute, others=(), overlap_ok=False, where=None) -> Tensor:
+def _apply_inplace(self: Tensor, compute, others=(), overlap_ok=False, where=None,
+                   int_history=True) -> Tensor:
     """Run ``compute()`` (the out-of-place op on ``self``), write it into self, rewrite history.
 
     On a non-view the result's node becomes ``self.grad_fn``. On a view, the base's history is
     rewritten with ``CopySlices(node)`` and the view gets ``AsStridedBackward0(CopySlices)``.
     ``others``: the op's other arguments (for `check_inplace`); ``overlap_ok`` and
-    ``where``: see `_write`.
+    ``where``: see `_write`; ``int_history``: see `_compute_on_integer`.
     """
     if _graph.saved_hooks_open and _graph.SAVED_HOOKS.stack:  # (one global read otherwise)
-        return _apply_inplace_hooked(self, compute, others, overlap_ok, where)
+        return _apply_inplace_hooked(self, compute, others, overlap_ok, where, int_history)
     check_inplace(self, *others)
     for o in others:  # PyTorch's TensorIterator refuses inputs partially overlapping self
         if isinstance(o, Tensor) and o._data is not self._data and np.shares_memory(
                 o._data, self._data):
             _check_overlap(self, o)
-    if self._inference and not grad_mode.is_inference_mode_enabled():
+    if int_history and self._data.dtype.kind not in "fV":
+        r = _compute_on_integer(self, compute)
+    elif self._inference and not grad_mode.is_inference_mode_enabled():
         r = _compute_on_inference(self, compute)
     else:
         r = compute()
@@ -180,6 +183,21 @@ def _apply_inplace(self: Tensor, compute, others=(), overlap_ok=False, where=Non
     return self
 
 
+def _compute_on_integer(self: Tensor, compute) -> Tensor:
+    """``compute()`` for an in-place op on a tensor of an integer (or bool) dtype: an operand
+    that requires grad and that the op casts to self's dtype (``fill_``, ``masked_fill_``,
+    ``index_put_`` of a bool mask and one value) gives self the op's node, as PyTorch's
+    ``rebase_history`` does (see ``graph.inplace_int_self``); ``copy_`` records nothing there
+    (its autograd kernel checks self's dtype first)."""
+    if self._inference and not grad_mode.is_inference_mode_enabled():
+        return _compute_on_inference(self, compute)
+    _graph.inplace_int_self = True
+    try:
+        return compute()
+    finally:
+        _graph.inplace_int_self = False
+
+
 def _compute_on_inference(self: Tensor, compute) -> Tensor:
     """``compute()`` for an in-place op on the inference tensor ``self`` outside inference
     mode. PyTorch saves ``self.clone()`` (a normal tensor) where the formula needs the old
@@ -197,7 +215,7 @@ def _compute_on_inference(self: Tensor, compute) -> Tensor:
     return r
 
 
-def _apply_inplace_hooked(self, compute, others, overlap_ok, where) -> Tensor:
+def _apply_inplace_hooked(self, compute, others, overlap_ok, where, int_history) -> Tensor:
     """`_apply_inplace` inside ``saved_tensors_hooks``: the pack hook must get what PyTorch
     saves for an in-place op — the clone of ``self`` and ``self`` after the write (as the
     output) — not the out-of-place result that minigrad computes first. So the op runs with
@@ -212,7 +230,7 @@ def _apply_inplace_hooked(self, compute, others, overlap_ok, where) -> Tensor:
 
     state.stack = ()
     try:
-        _apply_inplace(self, compute_and_keep_node, others, overlap_ok, where)
+        _apply_inplace(self, compute_and_keep_node, others, overlap_ok, where, int_history)
     finally:
         state.stack = hooks
     node = nodes[0] if nodes else None
@@ -351,7 +369,7 @@ class AsStridedBackward0(Node):
         self._index, self._index_error = _deferred_base_index(base, view)
         self._base_shape = base.shape
         self.next_functions = (edge_of(base),)
-        self._out_meta += ((view.shape, view._data.dtype),)
+        self._out_meta += ((view.shape, _graph.meta_dtype(view._data.dtype)),)
 
     def backward(self, g):
         if self._index is None:
@@ -394,7 +412,7 @@ class CopySlices(Node):
         self._index, self._index_error = _deferred_base_index(base, view)
         self._view_overlaps = internal_overlap(view._data)
         self.next_functions = (edge_of(base),) + fn.next_functions[1:]
-        self._out_meta += ((base.shape, base._data.dtype),)
+        self._out_meta += ((base.shape, _graph.meta_dtype(base._data.dtype)),)
         data = base._data  # (a base that is not dense keeps the gradient's layout)
         self._base_strides = [st // data.itemsize for st in data.strides] \
             if _is_dense(data) and data.size else None
@@ -595,11 +613,12 @@ def copy_(self, src, non_blocking: bool = False) -> Tensor:
                                "non-singleton dimension "
                                f"{max(self.ndim - 1, 0)}") from None
         out = Tensor._make(np.array(arr.astype(self._data.dtype, copy=False)))
-        record(CopyBackwards, out, (self, src), src)
+        if out._data.dtype.kind in "fV":  # (into an integer self: no history, as PyTorch)
+            record(CopyBackwards, out, (self, src), src)
         return out
 
     # identical data: even an expanded tensor takes it (each cell gets the value it has)
-    return _apply_inplace(self, compute, (src,), overlap_ok=same)
+    return _apply_inplace(self, compute, (src,), overlap_ok=same, int_history=False)
 
 
 def _index_put_(self, np_index, saved_indices, values: Tensor) -> Tensor:

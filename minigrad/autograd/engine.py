@@ -195,8 +195,11 @@ def _as_input_dtype(child, nr, g, node=None, i=0):
     else:
         return g
     have = g._data.dtype
+    if want.kind not in "fV":  # (the input of a node recorded on an integer tensor in place)
+        raise RuntimeError(f"{graph.NOT_DIFFERENTIABLE_MSG}: a gradient of dtype {have} for "
+                           "an integer tensor")
     # (`is`: the common, cheap case; kind "V" is bfloat16's)
-    if have is want or have == want or want.kind not in "fV":
+    if have is want or have == want:
         return g
     return g.to(from_numpy_dtype(want))
 
@@ -222,7 +225,10 @@ def _validate_root_grad(i, node, nr, g):
     if type(node) is AccumulateGrad:
         shape = node._shape
     elif nr < len(node._out_meta):
-        shape = node._out_meta[nr][0]
+        shape, want = node._out_meta[nr]
+        if want is not None and want.kind not in "fV":  # (see _as_input_dtype)
+            raise RuntimeError(f"{graph.NOT_DIFFERENTIABLE_MSG}: a gradient of dtype "
+                               f"{g._data.dtype} for an integer tensor")
     else:
         return g
     return g if g._data.shape == shape else _fit_shape(g, shape, None, i)

@@ -1583,6 +1583,67 @@ FIXED = {
         ("op", "logcumsumexp", [0], {"dim": 1}, False),
         ("backward", [0], 2, False, False, False, None),
     ],
+    # (session 10, pending 06:) x.data = y of another shape, then z - x and backward: the
+    # broadcast gradient is summed to the shape x's accumulator recorded (PyTorch's
+    # validate_outputs reads the next node's metadata), not to x's shape at the forward; here
+    # the [2, 2] gradient then fails AccumulateGrad's copy into x's new 0-dim layout (minigrad:
+    # "invalid gradient"; CI profile, MINIGRAD_FUZZ_OPS=base, mixed theme)
+    "broadcast_gradient_reduced_to_receivers_shape": [
+        ("leaf", [], "float32", False, "randn", 1),
+        ("leaf", [2, 2], "float32", True, "randn", 2),
+        ("op", "sum", [1], {"dim": "all"}, False),
+        ("op", "sin", [2], {}, True),
+        ("retain_grad", 3),
+        ("mode_obj", "no_grad"),
+        ("post_hook", 3),
+        ("set_data", 1, 3),
+        ("leaf", [2, 2, 2], "float32", False, "randn", 3),
+        ("op", "sub", [4, 1], {}, False),
+        ("backward", [5], 4, False, False, False, None),
+    ],
+    # the same with a 1-D x: the [2] gradient is taken over by .grad (no error)
+    "broadcast_gradient_reduced_to_receivers_shape_1d": [
+        ("leaf", [], "float32", False, "randn", 1),
+        ("leaf", [2], "float32", True, "randn", 2),
+        ("op", "sum", [1], {"dim": "all"}, False),
+        ("op", "sin", [2], {}, True),
+        ("retain_grad", 3),
+        ("mode_obj", "no_grad"),
+        ("post_hook", 3),
+        ("set_data", 1, 3),
+        ("leaf", [2, 2, 2], "float32", False, "randn", 3),
+        ("op", "sub", [4, 1], {}, False),
+        ("backward", [5], 4, False, False, False, None),
+    ],
+    # y = x.flatten() of a plain x, then x.mul_(w) (x joins the graph): y.retain_grad() is a
+    # no-op in PyTorch (its C++ is_leaf reads the view's grad_fn field, still empty); minigrad's
+    # requires_grad read had regenerated y's history first (CI profile, base ops, views theme)
+    "retain_grad_of_view_whose_history_was_not_read": [
+        ("leaf", [], "float32", False, "randn", 1),
+        ("leaf", [], "float32", True, "randn", 2),
+        ("backward", [1], 3, False, False, True, [1]),
+        ("requires_grad", 0, False),
+        ("op", "flatten", [0], {"start": 0, "end": 0}, False),
+        ("inplace", "mul_", 0, [1], {}, False),
+        ("inplace", "iadd", 2, [0], {}, ("set", False)),
+        ("leaf", [2], "int64", False, "int", 4),
+        ("retain_grad", 2),
+        ("backward", [3], 5, False, False, False, None),
+    ],
+    # idx[idx > 0] = v with idx the int64 indices of max(dim) and v a float that requires
+    # grad: PyTorch's index_put_ (masked_fill_ path) gives idx an IndexPutBackward0; the
+    # implicit backward from it is refused for its dtype (minigrad: idx had no history;
+    # long profile, mixed theme)
+    "index_put_of_grad_value_into_int_indices": [
+        ("leaf", [2], "float32", True, "randn", 1),
+        ("leaf", [2], "float32", False, "randn", 2),
+        ("op", "neg", [1], {}, ("set", False)),
+        ("op", "max_dim", [0], {"dim": 0, "keepdim": True, "n_out": 2}, False),
+        ("hook", 4, "log"),
+        ("backward", [2], 3, False, False, True, None),
+        ("inplace", "setitem", 4, [3], {"index": "mask", "thr": 0.0}, False),
+        ("backward", [4], 4, True, False, False, [0]),
+    ],
 }
 
 KNOWN: dict = {  # name (as in generate.KNOWN_GAPS) -> (owner, program)

@@ -449,3 +449,42 @@ def test_adaptive_avg_pool2d_backward_refuses_empty_non_batch_dims(device):
             out.append((tuple(y.shape), err(lambda y=y: y.backward(lib.ones_like(y)))))
         return out
     assert_parity(scenario, device=device)
+
+
+def test_in_place_history_on_an_integer_tensor(device):
+    """fill_ / masked_fill_ / index_put_ (a bool mask and one value) cast a float operand that
+    requires grad to an integer self, and PyTorch's rebase_history gives self their node all
+    the same (copy_ does not); an op that makes an integer result from such a tensor raises
+    "Autograd not support dtype", and so does the implicit or explicit backward from it
+    (long profile, mixed theme: ``idx[idx > 0] = v`` with the int64 indices of max)."""
+    def scenario(lib, device):
+        v = mk(lib, device, np.array([1.5, 2.0], np.float32), requires_grad=True)
+        s = mk(lib, device, np.array(2.5, np.float32), requires_grad=True)
+
+        def made(write):
+            t = mk(lib, device, np.array([3, 0, 2], np.int64))
+            write(t)
+            return t
+
+        ops = {"fill_": lambda t: t.fill_(s), "masked_fill_": lambda t: t.masked_fill_(t > 0, s),
+               "setitem_mask": lambda t: t.__setitem__(t > 0, v[:1]),
+               "index_put_": lambda t: t.index_put_((t > 0,), v[:1]),
+               "copy_": lambda t: t.copy_(v[:1].expand(3))}
+        out = {}
+        for name, write in ops.items():
+            t = made(write)
+            out[name] = (to_numpy(t), t.requires_grad, node_name(t.grad_fn), t._version)
+        t = made(ops["setitem_mask"])
+        out["errors"] = [err(f, "Autograd not support dtype", "real scalar", "isDifferentiable")
+                         for f in (lambda: t * 2, lambda: t[0], lambda: t.max(0),
+                                   lambda: t.sum(), lambda: t.view(3), lambda: t.sign(),
+                                   lambda: t[:1].backward(),
+                                   lambda: lib.autograd.backward([t], [lib.ones_like(t)]))]
+        kept = [t == 1, t.argmax(), t.detach(), t.float(), t + v[:1].detach(), t.long()]
+        out["kept"] = [(str(k.dtype).split(".")[-1], k.requires_grad, node_name(k.grad_fn))
+                       for k in kept]
+        plain = mk(lib, device, np.array([3, 0, 2], np.int64))
+        out["out_of_place"] = [err(lambda: plain.index_put((plain > 0,), v[:1])),
+                               to_numpy(plain.index_put((plain > 0,), v[:1].detach() * 3))]
+        return out
+    assert_parity(scenario, device=device)
