@@ -15,7 +15,7 @@ import numpy as np
 from .._tensor import Tensor, empty_strided
 from ..autograd import grad_mode
 from ..autograd.graph import Node, record
-from ._util import attach, broadcast_shapes, normalize_dim, saved_int, sum_to
+from ._util import at_version, attach, broadcast_shapes, normalize_dim, saved_int, sum_to
 
 
 def _legacy(t) -> str:
@@ -83,7 +83,7 @@ class IndexSelectBackward0(Node):
     def backward(self, g):
         index = self._get("index")
         zeros = Tensor._make(np.zeros(self._saved["self_sym_sizes"], dtype=g._data.dtype))
-        return (index_add(zeros, self._d, index, g),)
+        return (at_version(index_add(zeros, self._d, index, g), 1),)  # (index_add_: version 1)
 
 
 def index_select(input, dim: int, index) -> Tensor:
@@ -282,7 +282,8 @@ class MaskedSelectBackward0(Node):
         shape = broadcast_shapes(s.shape, mask.shape)
         zeros = Tensor._make(np.zeros(shape, dtype=g._data.dtype))
         mask_b = mask if mask.shape == shape else mask.expand(shape)
-        return (sum_to(masked_scatter(zeros, mask_b, g), s.shape),)
+        # (PyTorch's masked_scatter_ into the zeros: version 1, unless summed to a new tensor)
+        return (sum_to(at_version(masked_scatter(zeros, mask_b, g), 1), s.shape),)
 
 
 def masked_select(input, mask) -> Tensor:
@@ -349,9 +350,9 @@ def masked_scatter(input, mask, source) -> Tensor:
 
 
 class TakeBackward0(Node):
-    """z = self.take(index) (self as 1-D).  dz/dself = zeros(numel).index_add(0, index,
-    grad.flatten()).view(self's shape) (PyTorch's ``put_`` with accumulate). Saves: index,
-    self."""
+    """z = self.take(index) (self as 1-D).  dz/dself = zeros_like(self).put_(index, grad,
+    accumulate=True) (PyTorch's ``take_backward``: version 1, ``PutBackward0`` under
+    create_graph). Saves: index, self."""
 
     def __init__(self, self_, index, flat):
         Node.__init__(self)
@@ -361,10 +362,9 @@ class TakeBackward0(Node):
 
     def backward(self, g):
         s = self._get("self")
-        self._get("index")  # (fails as PyTorch's does once the graph was freed)
-        zeros = Tensor._make(np.zeros(s.numel(), dtype=g._data.dtype))
-        out = index_add(zeros, 0, Tensor._make(self._flat), g.reshape(-1))
-        return (out.view(s.shape),)
+        index = self._get("index")  # (fails as PyTorch's does once the graph was freed)
+        zeros = Tensor._make(np.zeros(s.shape, dtype=g._data.dtype))
+        return (at_version(put(zeros, index, g, accumulate=True), 1),)
 
 
 def take(input, index) -> Tensor:

@@ -14,9 +14,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd import grad_mode
 from ..autograd.graph import Node, record
 from . import pointwise as P
-from ._util import quietly, result_dtype, sum_dtype
+from ._util import at_version, quietly, result_dtype, sum_dtype
 from .loss import reduction_enum
 from .scalar import add_scalar, div_scalar, mul_scalar
 
@@ -75,9 +76,16 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
             else:
                 gx = x.sigmoid() - t
             gx = _finish(gx, g, w, red, x.numel())
+            # PyTorch's formula works in place without grad mode (sub_, mul_ ...: one bump
+            # each) and divides the mean in place always; the target's formula keeps its
+            # in-place steps in both modes
+            steps = 0 if grad_mode.is_grad_enabled() else (3 if pw is not None else 1) + (
+                w is not None) + 1
+            at_version(gx, steps + (red == 1))
         if n_t:
             gt = _log_sigmoid_t(-x) - _log_sigmoid_t(x) * pw if pw is not None else -x
             gt = _finish(gt, g, w, red, t.numel())
+            at_version(gt, (2 if pw is not None else 0) + (w is not None) + (red == 1))
         return gx, gt
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
-from ._util import attach, normalize_dim, saved_int
+from ._util import at_version, attach, normalize_dim, saved_int
 
 
 def check_index_dtype(fn: str, index) -> None:
@@ -87,7 +87,7 @@ class GatherBackward0(Node):
     def backward(self, g):
         s, index = self._get("self"), self._get("index")
         zeros = Tensor._make(np.zeros(s.shape, dtype=g._data.dtype))
-        return (scatter_add(zeros, self._d, index, g),)
+        return (at_version(scatter_add(zeros, self._d, index, g), 1),)  # (scatter_add_)
 
 
 def gather(input, dim: int, index, *, sparse_grad: bool = False) -> Tensor:

@@ -1630,6 +1630,27 @@ FIXED = {
         ("retain_grad", 2),
         ("backward", [3], 5, False, False, False, None),
     ],
+    # x.sort(0) and friends, backward, then x.grad: PyTorch's formulas build the gradient in
+    # place (zeros().scatter_: version 2; gather's scatter_add_, index_select's index_add_:
+    # 1; bce_with_logits' in-place steps without grad mode); minigrad's were at version 0
+    # (session 9, long profile, mixed theme)
+    "gradient_versions_of_in_place_formulas": [
+        ("leaf", [2, 3], "float32", True, "randn", 1),
+        ("leaf", [2, 3], "float32", True, "randn", 2),
+        ("leaf", [2, 3], "float32", True, "randn", 3),
+        ("leaf", [2, 3], "float32", False, "randn", 4),
+        ("op", "sort", [0], {"dim": 0, "descending": False, "n_out": 2}, False),
+        ("op", "gather", [1], {"dim": 1, "index": [[0, 0], [2, 1]]}, False),
+        ("op", "bce_logits", [2, 3], {"reduction": "mean"}, False),
+        ("backward", [4, 6, 7], 2, False, False, False, None),
+        ("grad_of", 0),
+        ("grad_of", 1),
+        ("grad_of", 2),
+        ("op", "index_select", [0], {"dim": 1, "index": [2, 0]}, False),
+        ("op", "trace", [1], {}, False),
+        ("op", "median_dim", [2], {"dim": 1, "keepdim": False, "n_out": 2}, False),
+        ("backward", [11, 12, 13], 3, False, False, False, None),
+    ],
     # idx[idx > 0] = v with idx the int64 indices of max(dim) and v a float that requires
     # grad: PyTorch's index_put_ (masked_fill_ path) gives idx an IndexPutBackward0; the
     # implicit backward from it is refused for its dtype (minigrad: idx had no history;
