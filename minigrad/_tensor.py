@@ -451,7 +451,8 @@ class Tensor:
         # (PyTorch's THPVariable_set_requires_grad: stricter than requires_grad_())
         if not isinstance(value, bool):
             raise RuntimeError("requires_grad must be a bool")
-        if self.grad_fn is not None:  # even True: requires_grad_(True) is a no-op there
+        if self._grad_fn is not None:  # (the raw field, as PyTorch's C++ is_leaf; even True:
+            # requires_grad_(True) is a no-op there)
             raise RuntimeError(_leaf_only_message(value))
         if value and not self.dtype.is_floating_point:
             # the attribute setter words this error differently from requires_grad_()

@@ -44,10 +44,22 @@ def _check_gather_shape(self, d, index, src=None) -> None:
             raise RuntimeError(f"Size does not match at dimension {k} expected index "
                                f"{list(index.shape)} to be no larger than self "
                                f"{list(self.shape)} apart from dimension {d}")
-    if src is not None:
-        srcshape = src.shape or (1,)
-        bad = any(k != d and ishape[k] > sshape[k] for k in range(n_self)) or any(
-            ishape[k] > srcshape[k] for k in range(min(n_self, len(srcshape))))
+    if src is not None:  # (ATen's order: the sizes dim by dim, reading src's (an IndexError
+        # past its dims), then src's number of dims, then the sizes' verdict)
+        bad = False
+        for k in range(n_self):
+            if k != d and ishape[k] > sshape[k]:
+                bad = True
+                break
+            if src.ndim and k >= src.ndim:
+                raise IndexError(f"Dimension out of range (expected to be in range of "
+                                 f"[{-src.ndim}, {src.ndim - 1}], but got {k})")
+            if ishape[k] > (src.shape[k] if src.ndim else 1):
+                bad = True
+                break
+        if max(src.ndim, 1) != n_index:
+            raise RuntimeError("Index tensor must have the same number of dimensions as src "
+                               "tensor")
         if bad:
             raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self "
                                f"{list(self.shape)} apart from dimension {d} and to be no larger "
