@@ -306,8 +306,9 @@ class NativeLayerNormBackward0(Node):
             return self._backward_graph(g)
         x = self._get("input")._data
         w = self._get("weight")
+        k = len(self._saved["normalized_shape"])
         m = math.prod(self._saved["normalized_shape"])
-        rows = x.size // m if m else 0
+        rows = math.prod(x.shape[:x.ndim - k])  # (rows of no elements too)
         mean = self._get("result1")._data.astype(np.float64).reshape(rows, 1)
         rstd = self._get("result2")._data.astype(np.float64).reshape(rows, 1)
         xhat = (x.astype(np.float64).reshape(rows, m) - mean) * rstd
@@ -326,8 +327,9 @@ class NativeLayerNormBackward0(Node):
     def _backward_graph(self, g):
         """The same derivatives in tensor ops (create_graph), on (rows, M) reshapes."""
         x, w, b = self._get("input"), self._get("weight"), self._get("bias")
+        k = len(self._saved["normalized_shape"])
         m = math.prod(self._saved["normalized_shape"])
-        rows = x.numel() // m if m else 0
+        rows = math.prod(x.shape[:x.ndim - k])  # (rows of no elements too)
         x2, g2 = x.reshape(rows, m), g.reshape(rows, m)
         gxhat = g2 if w is None else g2 * w.reshape(1, m)
         gx, xhat = _normalize_backward_graph(x2, gxhat, (1,), self._eps)
@@ -361,10 +363,13 @@ def native_layer_norm(input: Tensor, normalized_shape, weight, bias, eps: float)
     _check_dtypes(input, weight, bias)
     dt = input._data.dtype
     m = math.prod(shape)
-    rows = input._data.size // m if m else 0
     lead = tuple(input.shape[:input.ndim - k])
+    rows = math.prod(lead)
     with quiet_fp():
         mean, rstd, y = _normalize_rows(input._data.astype(np.float64).reshape(rows, m), eps)
+    if not m:  # rows of no elements: PyTorch's kernel gives mean 0 and rstd nan
+        mean = np.zeros_like(mean)
+    with quiet_fp():
         if weight is not None:
             y = y * weight._data.astype(np.float64).reshape(1, m)
         if bias is not None:

@@ -1688,6 +1688,20 @@ FIXED = {
         ("set_requires_grad", 3, False),
         ("backward", [6], 4, True, False, False, None),
     ],
+    # layer_norm over a normalized_shape of no elements ([2, 0] over [0]): PyTorch's rows of
+    # nothing (mean 0, rstd nan) and an empty gradient; minigrad counted 0 rows and failed
+    # reshaping the statistics (session 10, long profile, function theme)
+    "layer_norm_over_empty_normalized_shape": [
+        ("leaf", [2], "float32", False, "randn", 1),
+        ("leaf", [2, 0], "float32", True, "randn", 3),
+        ("op", "layer_norm", [1], {"shape": [0]}, False),
+        ("leaf", [2, 3, 0], "float64", True, "randn", 4),
+        ("leaf", [3, 0], "float64", True, "randn", 5),
+        ("op", "layer_norm", [3, 4], {"shape": [3, 0]}, False),
+        ("backward", [2, 5], 4, False, False, False, None),
+        ("op", "layer_norm", [1], {"shape": [0]}, False),
+        ("grad", [6], [1], 5, False, True, False),
+    ],
     # idx[idx > 0] = v with idx the int64 indices of max(dim) and v a float that requires
     # grad: PyTorch's index_put_ (masked_fill_ path) gives idx an IndexPutBackward0; the
     # implicit backward from it is refused for its dtype (minigrad: idx had no history;
