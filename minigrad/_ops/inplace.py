@@ -68,13 +68,19 @@ def check_inplace(self: Tensor, *others) -> None:
         raise RuntimeError(LEAF_MSG)
 
 
-def bump(self: Tensor) -> None:
+def bump(self: Tensor, others=()) -> None:
     """Count an in-place change of ``self`` (every view sees it).
 
     An inference tensor has no counter: outside inference mode this raises PyTorch's
-    RuntimeError *after* the data was written, as PyTorch does (the check is in the bump)."""
+    RuntimeError *after* the data was written, as PyTorch does (the check is in the bump).
+    In inference mode one that has a counter (the detached tensor of an inference tensor,
+    made outside inference mode) is counted when one of ``others`` (the op's operands) is a
+    normal tensor: its dispatch keys bring in PyTorch's ADInplaceOrView kernel."""
     if self._inference:
         if grad_mode.is_inference_mode_enabled():
+            if self._own_vc and any(isinstance(o, Tensor) and not o._inference
+                                    for o in others):
+                self._vc.bump()
             return
         if not self._own_vc:  # (the detached tensor of one outside inference mode has one)
             raise RuntimeError(INFERENCE_INPLACE_MSG)
@@ -168,7 +174,7 @@ def _apply_inplace(self: Tensor, compute, others=(), overlap_ok=False, where=Non
         if isinstance(sv, SavedTensor) and sv._tensor is self:  # ``b.mul_(b)`` still fails)
             node._saved["self"] = SavedTensor(self.clone(), node, False)
     _write(self, r, overlap_ok, where)
-    bump(self)
+    bump(self, others)
     if node is not None:
         for sv in node._saved.values():
             if isinstance(sv, SavedTensor) and sv._is_output:
@@ -729,7 +735,7 @@ def setitem(self, index, value) -> None:
     if not needs_graph:
         check_inplace(self, value)
         _setitem_data(self, index, value)
-        bump(self)
+        bump(self, (value,))
         return
     basic, trivial, advanced = split
     target = self if trivial else self[basic]

@@ -418,8 +418,13 @@ def _run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inp
         needed = _needed(root_nodes, exec_targets | set(captures))
 
     buffers: dict = {}
+    # the root gradients as validated (summed to a shape the root's node recorded, after
+    # ``.data =``): PyTorch's engine keeps them in its ``inputs`` list (and GraphRoot) for the
+    # whole pass, so AccumulateGrad never takes such a reduced one over as ``.grad``
+    validated_roots = []
     for i, ((node, nr), g) in enumerate(zip(root_edges, grad_roots)):
         g = _validate_root_grad(i, node, nr, g)
+        validated_roots.append(g)
         buf = buffers.setdefault(node, [None] * (len(node._out_meta) or 1))
         _add_to_buffer(buf, nr, g)
 

@@ -1661,12 +1661,12 @@ FIXED = {
         ("op", "neg", [1], {}, ("set", False)),
         ("op", "scatter", [0, 2], {"dim": 0, "index": [0]}, ("set", False)),
         ("leaf", [2, 2], "float32", False, "randn", 3),
-        ("op", "scatter", [0, 3], {"dim": 0, "index": [0]}, ("set", False)),
+        ("op", "scatter", [0, 4], {"dim": 0, "index": [0]}, ("set", False)),
         ("leaf", [2, 2, 2], "float64", True, "randn", 4),
         ("leaf", [], "float64", False, "randn", 5),
-        ("op", "scatter", [4, 5], {"dim": 0, "index": [[[0]]]}, ("set", False)),
+        ("op", "scatter", [6, 7], {"dim": 0, "index": [[[0]]]}, ("set", False)),
         ("leaf", [3], "float32", False, "randn", 6),
-        ("op", "scatter", [3, 6], {"dim": 0, "index": [[0]]}, False),
+        ("op", "scatter", [4, 9], {"dim": 0, "index": [[0]]}, False),
         ("backward", [0], 3, False, False, False, [0]),
     ],
     # x.requires_grad = False on a custom Function's view output whose base was modified
@@ -1701,6 +1701,30 @@ FIXED = {
         ("backward", [2, 5], 4, False, False, False, None),
         ("op", "layer_norm", [1], {"shape": [0]}, False),
         ("grad", [6], [1], 5, False, True, False),
+    ],
+    # roots [s, w] with s.data = a tensor of another shape: the root gradient summed to s's
+    # recorded shape is held by PyTorch's engine (its inputs list, GraphRoot), so .grad is
+    # never that tensor taken over but clone_obey_contract's broadcast into s's new shape
+    # (minigrad took it over: a 0-dim .grad; session 10, long profile, modules theme)
+    "reduced_root_gradient_is_not_taken_over": [
+        ("leaf", [], "float64", True, "randn", 1),
+        ("leaf", [2, 1], "float64", True, "randn", 2),
+        ("op", "sub", [1, 0], {}, False),
+        ("set_data", 0, 2),
+        ("backward", [0, 1], 3, False, False, False, None),
+    ],
+    # the detached tensor of an inference tensor (made outside inference mode: it has a
+    # version counter), modified in place inside inference mode by an op with a normal tensor
+    # operand: PyTorch's ADInplaceOrView kernel (brought by that operand) counts it (minigrad
+    # did not; session 10, long profile, optim theme)
+    "inference_mode_inplace_with_normal_operand_bumps_detached": [
+        ("leaf", [2], "float32", False, "randn", 1),
+        ("op", "neg", [0], {}, ("inference",)),
+        ("detach", 1),
+        ("inplace", "iadd", 2, [0], {}, ("inference",)),
+        ("inplace", "mul_", 2, [], {"c": 2.0}, ("inference",)),
+        ("leaf", [2], "float32", True, "randn", 2),
+        ("backward", [3], 3, False, False, False, None),
     ],
     # idx[idx > 0] = v with idx the int64 indices of max(dim) and v a float that requires
     # grad: PyTorch's index_put_ (masked_fill_ path) gives idx an IndexPutBackward0; the
