@@ -1726,6 +1726,18 @@ FIXED = {
         ("leaf", [2], "float32", True, "randn", 2),
         ("backward", [3], 3, False, False, False, None),
     ],
+    # a custom Function marking dirty a leaf that requires grad (refused): PyTorch resets the
+    # dirty tensor's .grad only after that check, so the leaf keeps its .grad; minigrad reset
+    # it first (session 10, long profile, function theme)
+    "refused_dirty_leaf_keeps_its_grad": [
+        ("leaf", [], "float32", True, "randn", 1),
+        ("leaf", [], "float32", False, "randn", 2),
+        ("op", "neg", [1], {}, ("inference",)),
+        ("backward", [0], 3, False, False, True, [0]),
+        ("fn", F("Fn0", "dirty", once=True, materialize=False), [("t", 0), ("c", 2.0)], False,
+         1),
+        ("backward", [0], 4, True, False, False, [0]),
+    ],
     # idx[idx > 0] = v with idx the int64 indices of max(dim) and v a float that requires
     # grad: PyTorch's index_put_ (masked_fill_ path) gives idx an IndexPutBackward0; the
     # implicit backward from it is refused for its dtype (minigrad: idx had no history;
