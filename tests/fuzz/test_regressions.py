@@ -1738,6 +1738,18 @@ FIXED = {
          1),
         ("backward", [0], 4, True, False, False, [0]),
     ],
+    # a convolution's backward after its saved input's .data was set to a 0-dim tensor:
+    # ATen's dims check ("Expected 4-dimensional input for 4-dimensional weight ..."; minigrad:
+    # NumPy's ValueError; session 10, long profile, modules theme)
+    "conv_backward_resized_input": [
+        ("leaf", [], "float32", True, "randn", 1),
+        ("mod", ["conv", 1, 1, 1, 1, 0, False], 2, "float64"),
+        ("leaf", [1, 1, 2, 3], "float64", False, "randn", 4),
+        ("mcall", 0, 1, {}, False, 1),
+        ("leaf", [], "float64", False, "randn", 5),
+        ("set_data", 1, 3),
+        ("backward", [2], 11, False, False, False, None),
+    ],
     # idx[idx > 0] = v with idx the int64 indices of max(dim) and v a float that requires
     # grad: PyTorch's index_put_ (masked_fill_ path) gives idx an IndexPutBackward0; the
     # implicit backward from it is refused for its dtype (minigrad: idx had no history;
