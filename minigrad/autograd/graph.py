@@ -839,7 +839,9 @@ def check_saveable(inputs, saved) -> None:
         return  # (no node is made: nothing is saved)
     if not any(t is not None and t.requires_grad for t in inputs):
         return
-    if any(t is not None and t._inference for t in saved):
+    # (the self of an in-place op outside inference mode is saved as a clone: see
+    # inplace_inference_self)
+    if any(t is not None and t._inference and t is not inplace_inference_self for t in saved):
         raise RuntimeError(INFERENCE_SAVE_MSG)
 
 

@@ -1750,6 +1750,18 @@ FIXED = {
         ("set_data", 1, 3),
         ("backward", [2], 11, False, False, False, None),
     ],
+    # c *= x outside inference mode, c the detached tensor of an inference tensor (it has a
+    # version counter) and x a leaf that requires grad: PyTorch saves a clone of c's old value
+    # and records MulBackward0; minigrad's early saved-tensor check refused c as an inference
+    # tensor (session 10, long profile, optim theme)
+    "inplace_on_detached_inference_tensor_saves_a_clone": [
+        ("leaf", [], "float32", True, "randn", 1),
+        ("leaf", [2], "float32", False, "randn", 4),
+        ("op", "neg", [1], {}, ("inference",)),
+        ("detach", 2),
+        ("inplace", "imul", 3, [0], {}, False),
+        ("backward", [3], 7, False, False, False, [0]),
+    ],
     # idx[idx > 0] = v with idx the int64 indices of max(dim) and v a float that requires
     # grad: PyTorch's index_put_ (masked_fill_ path) gives idx an IndexPutBackward0; the
     # implicit backward from it is refused for its dtype (minigrad: idx had no history;
