@@ -143,6 +143,17 @@ def _to_tensor(value):
     return value
 
 
+def _cast_to_param(param, key: str, value):
+    """A loaded state value as PyTorch's ``_process_value_according_to_param_policy`` leaves
+    it: a tensor other than ``step`` in the dtype of a floating-point parameter (its dtype
+    now: ``param.data =`` may have changed it since the state was saved)."""
+    from .._tensor import Tensor
+
+    if key == "step" or not isinstance(value, Tensor) or not param.dtype.is_floating_point:
+        return value
+    return value if value.dtype == param.dtype else value.to(param.dtype)
+
+
 class Optimizer:
     """Base class of all optimizers (``torch.optim.Optimizer``).
 
@@ -355,7 +366,9 @@ class Optimizer:
         state: defaultdict = defaultdict(dict)
         for k, v in state_dict["state"].items():
             if k in id_map:
-                state[id_map[k]] = {name: _to_tensor(val) for name, val in v.items()}
+                param = id_map[k]
+                state[param] = {name: _cast_to_param(param, name, _to_tensor(val))
+                                for name, val in v.items()}
             else:
                 state[k] = v
         for g, s in zip(groups, saved_groups):

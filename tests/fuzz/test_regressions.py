@@ -1762,6 +1762,20 @@ FIXED = {
         ("inplace", "imul", 3, [0], {}, False),
         ("backward", [3], 7, False, False, False, [0]),
     ],
+    # optimizer.load_state_dict after param.data = a tensor of another dtype: PyTorch casts
+    # each loaded state tensor but step to the parameter's dtype now (minigrad kept the saved
+    # float64 momentum_buffer; session 10, long profile, optim theme)
+    "optimizer_load_state_dict_casts_to_param_dtype": [
+        ("leaf", [], "float32", True, "randn", 1),
+        ("leaf", [], "float64", True, "randn", 2),
+        ("opt", "SGD", [[[1], {}], [[0], {}]],
+         {"lr": 0.1, "momentum": 0.9, "dampening": 0.0, "weight_decay": 0.0}),
+        ("otrain", 0, [1], 3, False, True, 0),
+        ("leaf", [], "float32", False, "randn", 4),
+        ("set_data", 1, 2),
+        ("osd", 0, "same"),
+        ("backward", [0], 6, True, False, False, None),
+    ],
     # idx[idx > 0] = v with idx the int64 indices of max(dim) and v a float that requires
     # grad: PyTorch's index_put_ (masked_fill_ path) gives idx an IndexPutBackward0; the
     # implicit backward from it is refused for its dtype (minigrad: idx had no history;
