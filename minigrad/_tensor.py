@@ -443,8 +443,9 @@ class Tensor:
     @property
     def requires_grad(self) -> bool:
         """Whether ops on this tensor are recorded for backward."""
-        if self._base is not None:
-            self._sync_view(check=False)  # (a view may follow its base)
+        if self._grad_fn is None and self._via_base:  # (a view may follow its base; the
+            # read regenerates no history, as PyTorch's requires_grad(): see retain_grad)
+            self._requires_grad = self._base._requires_grad
         return self._requires_grad
 
     @requires_grad.setter
@@ -452,7 +453,8 @@ class Tensor:
         # (PyTorch's THPVariable_set_requires_grad: stricter than requires_grad_())
         if not isinstance(value, bool):
             raise RuntimeError("requires_grad must be a bool")
-        if self.grad_fn is not None:  # even True: requires_grad_(True) is a no-op there
+        if self._grad_fn is not None:  # (the raw field, as PyTorch's C++ is_leaf; even True:
+            # requires_grad_(True) is a no-op there)
             raise RuntimeError(_leaf_only_message(value))
         if value and not self.dtype.is_floating_point:
             # the attribute setter words this error differently from requires_grad_()
@@ -595,7 +597,8 @@ class Tensor:
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         # (as PyTorch: a leaf by the raw field, then the history read, which can raise for a
-        # view and then changes nothing, then the flag)
+        # view and then changes nothing, then the flag; a view made before its base required
+        # grad, whose history nothing has read since, is a leaf there: a no-op)
         if self._grad_fn is None or self._retains_grad:
             return
         node = self.grad_fn

@@ -237,6 +237,14 @@ def broadcast_shapes(a: tuple, b: tuple) -> tuple:
     return tuple(out)
 
 
+def at_version(t: Tensor, n: int) -> Tensor:
+    """``t`` (a new gradient) with its version counter moved on by ``n``: the in-place ops
+    PyTorch's backward formula ran on the tensor it returns (``zeros(...).scatter_(...)``:
+    2), visible as ``x.grad._version`` once AccumulateGrad takes it over."""
+    t._vc.value += n
+    return t
+
+
 def sum_to(g: Tensor, shape: tuple) -> Tensor:
     """Reduce a broadcast gradient back to ``shape`` (sum over expanded dims), as PyTorch's
     ``at::sum_to``: ``g.sum(dims, keepdim=True)``, then a ``view`` when leading dims go

@@ -224,6 +224,10 @@ class ConvolutionBackward0(Node):
 
     def backward(self, g):
         x, w = self._get("input"), self._get("weight")
+        if x.ndim != w.ndim:  # (a saved input resized by .data = since: ATen's check)
+            raise RuntimeError(f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional "
+                               f"weight {list(w.shape)}, but got {x.ndim}-dimensional input of "
+                               f"size {list(x.shape)} instead")
         nf = self.next_functions
         mask = (nf[0][0] is not None, nf[1][0] is not None,
                 len(nf) > 2 and nf[2][0] is not None)

@@ -212,6 +212,8 @@ class NotImplemented(Node):
     (``torch::autograd::NotImplemented``): running it raises RuntimeError
     "derivative for <op> is not implemented". Saves nothing."""
 
+    _runs_unmasked = True  # (raises, or calls its fn, whatever is needed)
+
     def __init__(self, op: str):
         Node.__init__(self)
         self._op = op

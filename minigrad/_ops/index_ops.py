@@ -16,7 +16,7 @@ from .._tensor import Tensor, empty_strided
 from ..autograd import grad_mode
 from ..autograd import graph as _graph
 from ..autograd.graph import Node, record
-from ._util import attach, broadcast_shapes, normalize_dim, saved_int, sum_to
+from ._util import at_version, attach, broadcast_shapes, normalize_dim, saved_int, sum_to
 
 
 def _legacy(t) -> str:
@@ -84,7 +84,7 @@ class IndexSelectBackward0(Node):
     def backward(self, g):
         index = self._get("index")
         zeros = Tensor._make(np.zeros(self._saved["self_sym_sizes"], dtype=g._data.dtype))
-        return (index_add(zeros, self._d, index, g),)
+        return (at_version(index_add(zeros, self._d, index, g), 1),)  # (index_add_: version 1)
 
     @staticmethod
     def jvp(inputs, tangents, outputs, dim, d, index, sizes):
@@ -315,7 +315,8 @@ class MaskedSelectBackward0(Node):
         shape = broadcast_shapes(s.shape, mask.shape)
         zeros = Tensor._make(np.zeros(shape, dtype=g._data.dtype))
         mask_b = mask if mask.shape == shape else mask.expand(shape)
-        return (sum_to(masked_scatter(zeros, mask_b, g), s.shape),)
+        # (PyTorch's masked_scatter_ into the zeros: version 1, unless summed to a new tensor)
+        return (sum_to(at_version(masked_scatter(zeros, mask_b, g), 1), s.shape),)
 
     @staticmethod
     def jvp(inputs, tangents, outputs, self_, mask):
@@ -395,9 +396,9 @@ def masked_scatter(input, mask, source) -> Tensor:
 
 
 class TakeBackward0(Node):
-    """z = self.take(index) (self as 1-D).  dz/dself = zeros(numel).index_add(0, index,
-    grad.flatten()).view(self's shape) (PyTorch's ``put_`` with accumulate). Saves: index,
-    self."""
+    """z = self.take(index) (self as 1-D).  dz/dself = zeros_like(self).put_(index, grad,
+    accumulate=True) (PyTorch's ``take_backward``: version 1, ``PutBackward0`` under
+    create_graph). Saves: index, self."""
 
     def __init__(self, self_, index, flat):
         Node.__init__(self)
@@ -407,10 +408,9 @@ class TakeBackward0(Node):
 
     def backward(self, g):
         s = self._get("self")
-        self._get("index")  # (fails as PyTorch's does once the graph was freed)
-        zeros = Tensor._make(np.zeros(s.numel(), dtype=g._data.dtype))
-        out = index_add(zeros, 0, Tensor._make(self._flat), g.reshape(-1))
-        return (out.view(s.shape),)
+        index = self._get("index")  # (fails as PyTorch's does once the graph was freed)
+        zeros = Tensor._make(np.zeros(s.shape, dtype=g._data.dtype))
+        return (at_version(put(zeros, index, g, accumulate=True), 1),)
 
     @staticmethod
     def jvp(inputs, tangents, outputs, self_, index, flat):
@@ -628,16 +628,20 @@ def index_put(input, indices, values, accumulate: bool = False) -> Tensor:
     ``IndexPutBackward0`` (slots self, values). IndexError
     for an index out of range or of a float dtype; RuntimeError for a dtype or shape
     mismatch."""
-    from .inplace import IndexPutBackward0, _array_index, _split_index
+    from .inplace import IndexPutBackward0, _array_index, _is_masked_fill, _split_index
 
     indices = tuple(slice(None) if i is None else i for i in indices)  # (None: a whole dim)
     region = Tensor._make(input._data)[indices]  # (PyTorch's index checks and errors)
-    if values._data.dtype != input._data.dtype:
+    masks = [i._data if isinstance(i, Tensor) else np.asarray(i) for i in indices
+             if not isinstance(i, slice)]
+    # (one bool mask and one value: ATen's masked_fill_ path, which casts the value)
+    masked_fill = not accumulate and len(indices) == 1 and _is_masked_fill(masks, values)
+    if values._data.dtype != input._data.dtype and not masked_fill:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{_legacy(input)} for the destination and {_legacy(values)} for the "
                            f"source.")
     try:
-        vals = np.broadcast_to(values._data, region.shape)
+        vals = np.broadcast_to(values._data, region.shape).astype(input._data.dtype, copy=False)
     except ValueError:
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot "
                            f"be broadcast to indexing result of shape {list(region.shape)}"

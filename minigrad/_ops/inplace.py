@@ -69,13 +69,19 @@ def check_inplace(self: Tensor, *others) -> None:
         raise RuntimeError(LEAF_MSG)
 
 
-def bump(self: Tensor) -> None:
+def bump(self: Tensor, others=()) -> None:
     """Count an in-place change of ``self`` (every view sees it).
 
     An inference tensor has no counter: outside inference mode this raises PyTorch's
-    RuntimeError *after* the data was written, as PyTorch does (the check is in the bump)."""
+    RuntimeError *after* the data was written, as PyTorch does (the check is in the bump).
+    In inference mode one that has a counter (the detached tensor of an inference tensor,
+    made outside inference mode) is counted when one of ``others`` (the op's operands) is a
+    normal tensor: its dispatch keys bring in PyTorch's ADInplaceOrView kernel."""
     if self._inference:
         if grad_mode.is_inference_mode_enabled():
+            if self._own_vc and any(isinstance(o, Tensor) and not o._inference
+                                    for o in others):
+                self._vc.bump()
             return
         if not self._own_vc:  # (the detached tensor of one outside inference mode has one)
             raise RuntimeError(INFERENCE_INPLACE_MSG)
@@ -141,16 +147,17 @@ def _write_through(self: Tensor, values: np.ndarray, where=None) -> None:
     cells[index] = values
 
 
-def _apply_inplace(self: Tensor, compute, others=(), overlap_ok=False, where=None) -> Tensor:
+def _apply_inplace(self: Tensor, compute, others=(), overlap_ok=False, where=None,
+                   int_history=True) -> Tensor:
     """Run ``compute()`` (the out-of-place op on ``self``), write it into self, rewrite history.
 
     On a non-view the result's node becomes ``self.grad_fn``. On a view, the base's history is
     rewritten with ``CopySlices(node)`` and the view gets ``AsStridedBackward0(CopySlices)``.
     ``others``: the op's other arguments (for `check_inplace`); ``overlap_ok`` and
-    ``where``: see `_write`.
+    ``where``: see `_write`; ``int_history``: see `_compute_on_integer`.
     """
     if _graph.saved_hooks_open and _graph.SAVED_HOOKS.stack:  # (one global read otherwise)
-        return _apply_inplace_hooked(self, compute, others, overlap_ok, where)
+        return _apply_inplace_hooked(self, compute, others, overlap_ok, where, int_history)
     check_inplace(self, *others)
     if _graph.fw_on and grad_mode.is_grad_enabled():  # (forward AD: the formulas see clones
         from ..autograd import forward_ad  # of self and its tangent: forward_ad._old_self)
@@ -160,7 +167,9 @@ def _apply_inplace(self: Tensor, compute, others=(), overlap_ok=False, where=Non
         if isinstance(o, Tensor) and o._data is not self._data and np.shares_memory(
                 o._data, self._data):
             _check_overlap(self, o)
-    if self._inference and not grad_mode.is_inference_mode_enabled():
+    if int_history and self._data.dtype.kind not in "fV":
+        r = _compute_on_integer(self, compute)
+    elif self._inference and not grad_mode.is_inference_mode_enabled():
         r = _compute_on_inference(self, compute)
     else:
         r = compute()
@@ -170,7 +179,7 @@ def _apply_inplace(self: Tensor, compute, others=(), overlap_ok=False, where=Non
         if isinstance(sv, SavedTensor) and sv._tensor is self:  # ``b.mul_(b)`` still fails)
             node._saved["self"] = SavedTensor(self.clone(), node, False)
     _write(self, r, overlap_ok, where)
-    bump(self)
+    bump(self, others)
     if _graph.fw_on and not grad_mode.is_inference_mode_enabled():  # (forward AD: the new
         # tangent goes into self's; inference mode leaves the old one as it was)
         from ..autograd import forward_ad
@@ -192,6 +201,21 @@ def _apply_inplace(self: Tensor, compute, others=(), overlap_ok=False, where=Non
     return self
 
 
+def _compute_on_integer(self: Tensor, compute) -> Tensor:
+    """``compute()`` for an in-place op on a tensor of an integer (or bool) dtype: an operand
+    that requires grad and that the op casts to self's dtype (``fill_``, ``masked_fill_``,
+    ``index_put_`` of a bool mask and one value) gives self the op's node, as PyTorch's
+    ``rebase_history`` does (see ``graph.inplace_int_self``); ``copy_`` records nothing there
+    (its autograd kernel checks self's dtype first)."""
+    if self._inference and not grad_mode.is_inference_mode_enabled():
+        return _compute_on_inference(self, compute)
+    _graph.inplace_int_self = True
+    try:
+        return compute()
+    finally:
+        _graph.inplace_int_self = False
+
+
 def _compute_on_inference(self: Tensor, compute) -> Tensor:
     """``compute()`` for an in-place op on the inference tensor ``self`` outside inference
     mode. PyTorch saves ``self.clone()`` (a normal tensor) where the formula needs the old
@@ -209,7 +233,7 @@ def _compute_on_inference(self: Tensor, compute) -> Tensor:
     return r
 
 
-def _apply_inplace_hooked(self, compute, others, overlap_ok, where) -> Tensor:
+def _apply_inplace_hooked(self, compute, others, overlap_ok, where, int_history) -> Tensor:
     """`_apply_inplace` inside ``saved_tensors_hooks``: the pack hook must get what PyTorch
     saves for an in-place op — the clone of ``self`` and ``self`` after the write (as the
     output) — not the out-of-place result that minigrad computes first. So the op runs with
@@ -224,7 +248,7 @@ def _apply_inplace_hooked(self, compute, others, overlap_ok, where) -> Tensor:
 
     state.stack = ()
     try:
-        _apply_inplace(self, compute_and_keep_node, others, overlap_ok, where)
+        _apply_inplace(self, compute_and_keep_node, others, overlap_ok, where, int_history)
     finally:
         state.stack = hooks
     node = nodes[0] if nodes else None
@@ -363,7 +387,7 @@ class AsStridedBackward0(Node):
         self._index, self._index_error = _deferred_base_index(base, view)
         self._base_shape = base.shape
         self.next_functions = (edge_of(base),)
-        self._out_meta += ((view.shape, view._data.dtype),)
+        self._out_meta += ((view.shape, _graph.meta_dtype(view._data.dtype)),)
 
     def backward(self, g):
         if self._index is None:
@@ -398,21 +422,26 @@ class CopySlices(Node):
     gradient (the gathered view part).
     """
 
+    _runs_unmasked = True  # (raises, or calls its fn, whatever is needed)
+
     def __init__(self, base: Tensor, view: Tensor, fn: Node):
         Node.__init__(self)
         self.fn = fn
         self._index, self._index_error = _deferred_base_index(base, view)
         self._view_overlaps = internal_overlap(view._data)
         self.next_functions = (edge_of(base),) + fn.next_functions[1:]
-        self._out_meta += ((base.shape, base._data.dtype),)
+        self._out_meta += ((base.shape, _graph.meta_dtype(base._data.dtype)),)
         data = base._data  # (a base that is not dense keeps the gradient's layout)
         self._base_strides = [st // data.itemsize for st in data.strides] \
             if _is_dense(data) and data.size else None
+        self._released = False  # (PyTorch drops fn with the graph: running again raises)
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"
 
     def backward(self, g):
+        if self._released:  # even when fn saved nothing
+            raise RuntimeError(_graph.FREED_MSG)
         if self._index is None:
             raise RuntimeError(self._index_error)
         shape = g.shape
@@ -440,6 +469,7 @@ class CopySlices(Node):
 
     def _release_variables(self) -> None:
         self.fn._release_variables()
+        self._released = True
 
 
 def _inplace_of(fn, doc_name):
@@ -628,11 +658,12 @@ def copy_(self, src, non_blocking: bool = False) -> Tensor:
                                "non-singleton dimension "
                                f"{max(self.ndim - 1, 0)}") from None
         out = Tensor._make(np.array(arr.astype(self._data.dtype, copy=False)))
-        record(CopyBackwards, out, (self, src), src)
+        if out._data.dtype.kind in "fV":  # (into an integer self: no history, as PyTorch)
+            record(CopyBackwards, out, (self, src), src)
         return out
 
     # identical data: even an expanded tensor takes it (each cell gets the value it has)
-    return _apply_inplace(self, compute, (src,), overlap_ok=same)
+    return _apply_inplace(self, compute, (src,), overlap_ok=same, int_history=False)
 
 
 def _index_put_(self, np_index, saved_indices, values: Tensor) -> Tensor:
@@ -743,7 +774,7 @@ def setitem(self, index, value) -> None:
     if not needs_graph:
         check_inplace(self, value)
         _setitem_data(self, index, value)
-        bump(self)
+        bump(self, (value,))
         return
     basic, trivial, advanced = split
     target = self if trivial else self[basic]

@@ -14,10 +14,11 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd import grad_mode
 from ..autograd.forward_ad import fw_grad, tangent_sum
 from ..autograd.graph import Node, record
 from . import pointwise as P
-from ._util import broadcast_shapes, quietly, result_dtype, sum_dtype
+from ._util import at_version, broadcast_shapes, quietly, result_dtype, sum_dtype
 from .loss import _or_zeros, apply_loss_reduction, reduction_enum
 from .scalar import add_scalar, div_scalar, mul_scalar
 
@@ -76,8 +77,18 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         x, t = self._get("self"), self._get("target")
         w, pw, red = self._get("weight"), self._get("pos_weight"), self._saved["reduction"]
         (n_x, _), (n_t, _) = self.next_functions
-        gx = _finish(self._dx(x, t, pw), g, w, red, x.numel()) if n_x else None
-        gt = _finish(self._dt(x, pw), g, w, red, t.numel()) if n_t else None
+        gx = gt = None
+        if n_x:
+            gx = _finish(self._dx(x, t, pw), g, w, red, x.numel())
+            # PyTorch's formula works in place without grad mode (sub_, mul_ ...: one bump
+            # each) and divides the mean in place always; the target's formula keeps its
+            # in-place steps in both modes
+            steps = 0 if grad_mode.is_grad_enabled() else (3 if pw is not None else 1) + (
+                w is not None) + 1
+            at_version(gx, steps + (red == 1))
+        if n_t:
+            gt = _finish(self._dt(x, pw), g, w, red, t.numel())
+            at_version(gt, (2 if pw is not None else 0) + (w is not None) + (red == 1))
         return gx, gt
 
     @staticmethod

@@ -28,7 +28,7 @@ from ..autograd import grad_mode
 from ..autograd.forward_ad import tangent_sum
 from ..autograd.graph import Node, record
 from . import pointwise as P
-from ._util import quiet_fp, widened, wrap_scalar
+from ._util import broadcast_shapes, quiet_fp, widened, wrap_scalar
 from .scalar import add_scalar, mul_scalar
 
 
@@ -378,8 +378,10 @@ def _softplus_double_backward(gg, x, beta, threshold) -> Tensor:
 
 def softplus_backward(grad_output, self, beta, threshold) -> Tensor:
     """The derivative of softplus given its input (``aten::softplus_backward``), one kernel.
-    Node ``SoftplusBackwardBackward0`` (create_graph)."""
+    Node ``SoftplusBackwardBackward0`` (create_graph). RuntimeError when the shapes do not
+    broadcast (an input whose ``.data`` was resized since the forward)."""
     g, x = grad_output._data, self._data
+    broadcast_shapes(g.shape, x.shape)  # (TensorIterator's error, not NumPy's ValueError)
     bx = x * np.asarray(beta, x.dtype)
     with quiet_fp():  # (PyTorch's kernel: e / (e + 1), inf / inf is nan)
         e = np.exp(bx)

@@ -231,15 +231,15 @@ def native_batch_norm(input: Tensor, weight, bias, running_mean, running_var, tr
     in place and without a version bump. In eval the running statistics normalise. Node
     ``NativeBatchNormBackward0(input, weight, bias)``; an input of no elements takes
     `_batch_norm_of_nothing` instead.
-    Raises RuntimeError for mixed dtypes, a per-channel tensor of the wrong size, or eval
-    without running statistics.
+    Raises RuntimeError for mixed dtypes, a per-channel tensor of the wrong size (an input of
+    fewer than 2 dims has 0 channels), or eval without running statistics; then IndexError for
+    a 1-D input (its dim 1 is out of range) and RuntimeError for a 0-D one.
     """
     if input.numel() == 0:  # before any check, as ATen's _batch_norm_impl_index
         return _batch_norm_of_nothing(input, weight, bias)
-    if input.ndim < 2:
-        raise RuntimeError(f"batch_norm(): expected input to have at least 2 dims, but got "
-                           f"{input.ndim}")
-    c = input.shape[1]
+    # an input of fewer than 2 dims counts 0 channels for the per-channel checks; only after
+    # them (and the running statistics' check) does reading its dim 1 fail, as in ATen
+    c = input.shape[1] if input.ndim >= 2 else 0
     _check_per_channel("running_mean", running_mean, c)
     _check_per_channel("running_var", running_var, c)
     _check_per_channel("weight", weight, c)
@@ -248,6 +248,10 @@ def native_batch_norm(input: Tensor, weight, bias, running_mean, running_var, tr
         for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
             if stat is None:
                 raise RuntimeError(f"{name} must be defined in evaluation mode")
+    if input.ndim == 1:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    if input.ndim == 0:
+        raise RuntimeError("batch_norm(): expected input to have at least 2 dims, but got 0")
     _check_dtypes(input, weight, bias, running_mean, running_var)
     dt = input._data.dtype
     ct = _compute_dtype(dt)
@@ -357,8 +361,9 @@ class NativeLayerNormBackward0(Node):
             return self._backward_graph(g)
         x = self._get("input")._data
         w = self._get("weight")
+        k = len(self._saved["normalized_shape"])
         m = math.prod(self._saved["normalized_shape"])
-        rows = x.size // m if m else 0
+        rows = math.prod(x.shape[:x.ndim - k])  # (rows of no elements too)
         mean = self._get("result1")._data.astype(np.float64).reshape(rows, 1)
         rstd = self._get("result2")._data.astype(np.float64).reshape(rows, 1)
         xhat = (x.astype(np.float64).reshape(rows, m) - mean) * rstd
@@ -377,8 +382,9 @@ class NativeLayerNormBackward0(Node):
     def _backward_graph(self, g):
         """The same derivatives in tensor ops (create_graph), on (rows, M) reshapes."""
         x, w, b = self._get("input"), self._get("weight"), self._get("bias")
+        k = len(self._saved["normalized_shape"])
         m = math.prod(self._saved["normalized_shape"])
-        rows = x.numel() // m if m else 0
+        rows = math.prod(x.shape[:x.ndim - k])  # (rows of no elements too)
         x2, g2 = x.reshape(rows, m), g.reshape(rows, m)
         gxhat = g2 if w is None else g2 * w.reshape(1, m)
         gx, xhat = _normalize_backward_graph(x2, gxhat, (1,), self._eps)
@@ -428,10 +434,13 @@ def native_layer_norm(input: Tensor, normalized_shape, weight, bias, eps: float)
     _check_dtypes(input, weight, bias)
     dt = input._data.dtype
     m = math.prod(shape)
-    rows = input._data.size // m if m else 0
     lead = tuple(input.shape[:input.ndim - k])
+    rows = math.prod(lead)
     with quiet_fp():
         mean, rstd, y = _normalize_rows(input._data.astype(np.float64).reshape(rows, m), eps)
+    if not m:  # rows of no elements: PyTorch's kernel gives mean 0 and rstd nan
+        mean = np.zeros_like(mean)
+    with quiet_fp():
         if weight is not None:
             y = y * weight._data.astype(np.float64).reshape(1, m)
         if bias is not None:

@@ -110,8 +110,10 @@ class _Binary(Node):
     def _pair(self, ga, gb):
         (na, _), (nb, _) = self.next_functions  # (as _needs(0), _needs(1), without the calls)
         sa, sb = self._shapes
-        ga = None if ga is None or na is None else ga if ga._data.shape == sa else sum_to(ga, sa)
-        gb = None if gb is None or nb is None else gb if gb._data.shape == sb else sum_to(gb, sb)
+        ga = None if ga is None or na is None else ga if ga._data.shape == sa else _reduce_for(
+            ga, self.next_functions[0])
+        gb = None if gb is None or nb is None else gb if gb._data.shape == sb else _reduce_for(
+            gb, self.next_functions[1])
         return ga, gb  # (sum_to's first test inlined: most gradients have their input's shape)
 
 
@@ -133,6 +135,22 @@ def auto_element_wise(node_cls, tangent, outputs, *args):
     if getattr(node_cls, "_saves", None) == "result" or getattr(node_cls, "_also_result", False):
         node._saved["result"] = outputs[0]  # (as is: a SavedTensor of an output would come
     return node.backward(tangent)[0]  # back attached to this throwaway node)
+
+
+def _reduce_for(g, edge):
+    """A broadcast gradient summed down to the shape its receiver recorded (PyTorch's
+    ``validate_outputs`` reduces it to the next node's input metadata, not to the input's
+    shape at the forward: they differ after ``.data =`` of another shape in between). Left
+    as it is when that shape does not broadcast to it: the engine raises "invalid gradient"."""
+    child, nr = edge
+    meta = child._out_meta
+    shape = meta[nr][0] if nr < len(meta) else getattr(child, "_shape", None)
+    if shape is None:
+        return g
+    have = g._data.shape
+    if len(shape) <= len(have) and all(a in (1, b) for a, b in zip(shape[::-1], have[::-1])):
+        return sum_to(g, shape)
+    return g
 
 
 # ----------------------------------------------------------------------------- add / sub

@@ -105,6 +105,8 @@ class NotImplemented(Node):  # noqa: A001 - PyTorch's node name
     """The node PyTorch records for an op without a derivative (``number % tensor``, the
     ``remainder(Scalar, Tensor)`` overload): backward raises RuntimeError. Saves nothing."""
 
+    _runs_unmasked = True  # (raises, or calls its fn, whatever is needed)
+
     def __init__(self, op):
         Node.__init__(self)
         self._op = op

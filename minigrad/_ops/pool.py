@@ -147,6 +147,8 @@ class MaxPool2DWithIndicesBackward0(Node):
         no_double_backward(self)
         x = self._get("self")
         idx = self._get("result1")._data
+        if type(self) is MaxPool2DWithIndicesBackward0:  # (not the nodes built on it)
+            _check_pool_backward(x, g._data, idx, self._saved)
         h, w = x.shape[-2:]
         planes = int(np.prod(x.shape[:-2], dtype=np.int64))
         per = idx.shape[-2] * idx.shape[-1]  # (explicit: -1 is ambiguous with no planes)
@@ -165,6 +167,23 @@ def _gather_jvp(tangent: Tensor, indices: Tensor, result: Tensor) -> Tensor:
     maxima: PyTorch's ``gather(self_t.flatten(-2), -1, indices.flatten(-2)).view_as(result)``
     (tensor ops, so it is differentiable when the tangent requires grad)."""
     return tangent.flatten(-2).gather(-1, indices.flatten(-2)).view(result.shape)
+
+
+def _check_pool_backward(x, g: np.ndarray, idx: np.ndarray, saved) -> None:
+    """ATen's ``max_pool2d_backward_shape_check``: the forward's checks on the saved input
+    (resized by ``.data =`` since, it may fail them), then the gradient's and the indices'
+    plane, height and width against the output size that input gives."""
+    s = saved
+    oh, ow = _check_pool(x, s["kernel_size"], s["stride"] or s["kernel_size"], s["padding"],
+                         s["dilation"], s["ceil_mode"])
+    nd = x.ndim
+    for t in (g, idx):
+        for d, size in ((nd - 3, x.shape[-3]), (nd - 2, oh), (nd - 1, ow)):
+            got = t.shape[d] if d < t.ndim else None
+            if t.ndim != nd or got != size:
+                raise RuntimeError(f"Expected a tensor of dimension {nd} and tensor.size[{d}] "
+                                   f"== {size} but got: dimension {t.ndim} and "
+                                   f"tensor.size[{d}] = {got}")
 
 
 def _special_windows(stack, vals, arg, kernel, stride, pad, dil):
@@ -332,13 +351,12 @@ class AdaptiveAvgPool2DBackward0(Node):
 
     def backward(self, g):
         no_double_backward(self)
-        for i in range(1, g.ndim):  # (PyTorch's check: the forward accepted such an input)
-            if g.shape[i] == 0:
-                raise RuntimeError(
-                    "adaptive_avg_pool2d_backward(): Expected grad_output to have non-zero size "
-                    f"for non-batch dimensions, but grad_output has sizes {list(g.shape)} with "
-                    f"dimension {i} being empty")
         x = self._get("self")
+        for d in range(1, g.ndim):  # (ATen's backward kernel; the forward allows them)
+            if g.shape[d] == 0:
+                raise RuntimeError("adaptive_avg_pool2d_backward(): Expected grad_output to have "
+                                   "non-zero size for non-batch dimensions, but grad_output has "
+                                   f"sizes {list(g.shape)} with dimension {d} being empty")
         h, w = x.shape[-2:]
         oh, ow = g.shape[-2:]
         (hs, he), (ws, we) = _adaptive_bounds(h, oh), _adaptive_bounds(w, ow)

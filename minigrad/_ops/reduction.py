@@ -312,17 +312,19 @@ class MaxBackward0(Node):
         s, d = self._saved, self._d
         idx = self._get("indices")._data  # (unpacked first: fails once the graph was freed)
         if not s["self_sym_sizes"]:  # a 0-dim input: its only element was selected
-            out = g.clone()
-            out._vc.value += 2  # (PyTorch's new_zeros + in-place scatter: version 2)
+            from .scatter_gather import scatter
+
+            zeros = Tensor._make(np.zeros((), g._data.dtype))  # (PyTorch's new_zeros + in-place
+            out = scatter(zeros, 0, Tensor._make(idx.reshape(())), g)  # scatter: version 2)
+            out._vc.value += 2
             return (out,)
         if not s["keepdim"]:
             idx = np.expand_dims(idx, d)
-        from .pointwise import where
+        from .scatter_gather import scatter
 
-        mask = np.zeros(s["self_sym_sizes"], dtype=bool)
-        np.put_along_axis(mask, idx, True, axis=d)
-        zero = Tensor._make(np.zeros((), g._data.dtype))  # scattered into zeros: an inf/nan
-        out = where(Tensor._make(mask), _unsqueeze_dims(g, (d,), s["keepdim"]), zero)
+        zeros = Tensor._make(np.zeros(s["self_sym_sizes"], g._data.dtype))  # (an inf/nan
+        # gradient stays where it is scattered; ScatterBackward0 under create_graph)
+        out = scatter(zeros, d, Tensor._make(idx), _unsqueeze_dims(g, (d,), s["keepdim"]))
         out._vc.value += 2  # PyTorch writes into new zeros in place: the result is at version 2
         return (out,)
 

@@ -409,10 +409,10 @@ class LogcumsumexpBackward0(Node):
 def _scan(name, node_cls, kernel, float_only=False):
     def op(input, dim, *, dtype=None):
         arr = _int_to_long(input._data, dtype) if not float_only else input._data
+        d = normalize_dim(dim, input.ndim)  # (a dim out of range first, as ATen)
         if float_only and arr.dtype.kind not in "fV":
             raise NotImplementedError(f'"{name}_out_cpu" not implemented for '
                                       f"'{input.dtype._legacy[:-len('Tensor')]}'")
-        d = normalize_dim(dim, input.ndim)
         with quiet_fp():
             res = kernel(widened(arr), axis=d) if arr.ndim else arr.copy()
         # (contiguous, as PyTorch's result: NumPy's scan keeps a transposed input's layout)
@@ -671,11 +671,7 @@ def _vector_norm_kernel(arr, ord, dims, keepdim):
             res = np.sum(a != 0, axis=dims, keepdims=keepdim).astype(arr.dtype)
         elif math.isinf(ord):
             fn = np.max if ord > 0 else np.min
-            if a.size == 0:
-                raise RuntimeError("linalg.vector_norm cannot compute the "
-                                   f"{'inf' if ord > 0 else '-inf'} norm on an empty tensor "
-                                   "because the operation does not have an identity")
-            res = fn(a, axis=dims, keepdims=keepdim)
+            res = fn(a, axis=dims, keepdims=keepdim)  # (empty reduced dims: see _vector_norm)
         elif ord == 1:
             res = np.sum(a, axis=dims, keepdims=keepdim)
         elif ord == 2:
@@ -702,6 +698,18 @@ def _vector_norm(input, ord, dim, keepdim, dtype, node_cls, fname="linalg.vector
     dims = _reduce_dims(dim, input.ndim)
     if dim is not None and not isinstance(dim, (int, np.integer)) and len(dim) == 0:
         dim = None
+    if math.isinf(ord) and arr.size == 0:  # max / min have no identity: an empty reduced dim
+        # (the first one as written) or all dims of an empty tensor are refused; an empty
+        # tensor reduced over dims of nonzero size gives an empty result
+        name = "inf" if ord > 0 else "-inf"
+        if dim is None:
+            raise RuntimeError(f"{fname} cannot compute the {name} norm on an empty tensor "
+                               "because the operation does not have an identity")
+        for d in (dim,) if isinstance(dim, (int, np.integer)) else dim:
+            if input.shape[d] == 0:
+                raise RuntimeError(f"{fname} cannot compute the {name} norm on the dimension "
+                                   f"{d} because this dimension is empty and the operation "
+                                   "does not have an identity")
     out = Tensor._make(np.asarray(_vector_norm_kernel(arr, ord, dims, keepdim), order="C"))
     node = record(node_cls, out, (input,), input, ord, dim, dims, keepdim)
     if node:

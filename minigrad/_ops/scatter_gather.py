@@ -15,7 +15,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
-from ._util import attach, normalize_dim, saved_int
+from ._util import at_version, attach, normalize_dim, saved_int
 
 
 def check_index_dtype(fn: str, index) -> None:
@@ -44,10 +44,22 @@ def _check_gather_shape(self, d, index, src=None) -> None:
             raise RuntimeError(f"Size does not match at dimension {k} expected index "
                                f"{list(index.shape)} to be no larger than self "
                                f"{list(self.shape)} apart from dimension {d}")
-    if src is not None:
-        srcshape = src.shape or (1,)
-        bad = any(k != d and ishape[k] > sshape[k] for k in range(n_self)) or any(
-            ishape[k] > srcshape[k] for k in range(min(n_self, len(srcshape))))
+    if src is not None:  # (ATen's order: the sizes dim by dim, reading src's (an IndexError
+        # past its dims), then src's number of dims, then the sizes' verdict)
+        bad = False
+        for k in range(n_self):
+            if k != d and ishape[k] > sshape[k]:
+                bad = True
+                break
+            if src.ndim and k >= src.ndim:
+                raise IndexError(f"Dimension out of range (expected to be in range of "
+                                 f"[{-src.ndim}, {src.ndim - 1}], but got {k})")
+            if ishape[k] > (src.shape[k] if src.ndim else 1):
+                bad = True
+                break
+        if max(src.ndim, 1) != n_index:
+            raise RuntimeError("Index tensor must have the same number of dimensions as src "
+                               "tensor")
         if bad:
             raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self "
                                f"{list(self.shape)} apart from dimension {d} and to be no larger "
@@ -87,7 +99,7 @@ class GatherBackward0(Node):
     def backward(self, g):
         s, index = self._get("self"), self._get("index")
         zeros = Tensor._make(np.zeros(s.shape, dtype=g._data.dtype))
-        return (scatter_add(zeros, self._d, index, g),)
+        return (at_version(scatter_add(zeros, self._d, index, g), 1),)  # (scatter_add_)
 
     @staticmethod
     def jvp(inputs, tangents, outputs, self_, dim, d, index, sparse_grad):
@@ -333,6 +345,8 @@ class NotImplemented(Node):  # noqa: A001  (PyTorch's node: torch::autograd::Not
     """The node PyTorch records for an op without a derivative formula (``scatter`` with
     ``reduce=``): the result requires grad, and a backward pass that reaches it raises
     RuntimeError. Saves nothing."""
+
+    _runs_unmasked = True  # (raises, or calls its fn, whatever is needed)
 
     def __init__(self, op: str):
         Node.__init__(self)

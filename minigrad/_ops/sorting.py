@@ -23,13 +23,14 @@ import numpy as np
 from .. import return_types as R
 from .._tensor import Tensor
 from ..autograd.graph import Node, record
-from ._util import attach, empty_for, normalize_dim, saved_int
+from ._util import at_version, attach, empty_for, normalize_dim, saved_int
 from .reduction import MaxBackward1
 
 
 class SortBackward0(Node):
-    """(values, indices) = self.sort(dim).  dz/dself = zeros(self_sym_sizes).scatter(dim,
-    indices, grad). Saves: dim (as given), indices, self_sym_sizes."""
+    """(values, indices) = self.sort(dim).  dz/dself = zeros(self_sym_sizes).scatter_(dim,
+    indices, grad) (PyTorch's ``value_selecting_reduction_backward``: the result is at
+    version 2, a 0-dim one too). Saves: dim (as given), indices, self_sym_sizes."""
 
     _keepdim = True
 
@@ -46,12 +47,12 @@ class SortBackward0(Node):
 
         sizes = self._saved["self_sym_sizes"]
         idx = self._get("indices")
-        if not sizes:  # a 0-dim input: its only element was picked
-            return (g.reshape(()),)
-        if not self._keep:
+        if not sizes:  # a 0-dim input: its only element was picked (0-dim scatter)
+            idx = idx.reshape(())
+        elif not self._keep:
             g, idx = g.unsqueeze(self._d), idx.unsqueeze(self._d)
         zeros = Tensor._make(np.zeros(sizes, dtype=g._data.dtype))
-        return (scatter(zeros, self._d, idx, g),)
+        return (at_version(scatter(zeros, self._d if sizes else 0, idx, g), 2),)
 
     @staticmethod
     def jvp(inputs, tangents, outputs, dim, d, sizes, keepdim=True):

@@ -17,6 +17,7 @@ from ..autograd import grad_mode
 from ..autograd import graph as _graph
 from ..autograd.graph import Node, record
 from ._util import (
+    at_version,
     attach,
     empty_for,
     normalize_dim,
@@ -379,7 +380,8 @@ class TraceBackward0(Node):
         rows, cols = self._saved["self_sym_sizes"]
         zeros = Tensor._make(np.zeros(rows * cols, dtype=g._data.dtype))
         where = Tensor._make(np.arange(min(rows, cols), dtype=np.int64) * (cols + 1))
-        return (index_fill(zeros, 0, where, g).view(rows, cols),)
+        # (PyTorch's zeros, then index_fill_: version 2)
+        return (at_version(index_fill(zeros, 0, where, g), 2).view(rows, cols),)
 
     @staticmethod
     def jvp(inputs, tangents, outputs, sizes):

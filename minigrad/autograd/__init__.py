@@ -68,6 +68,10 @@ def _seed_grads(outputs, grad_outputs):
             if out.requires_grad:
                 if out.numel() != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if out._data.dtype.kind not in "fV":  # (an integer tensor with a history:
+                    # see graph.inplace_int_self)
+                    raise RuntimeError("grad can be implicitly created only for real scalar "
+                                       f"outputs but got {out.dtype}")
                 if profiler._active is None:
                     g = Tensor._make(np.ones(out.shape, dtype=out._data.dtype))
                 else:  # a profile shows the implicit gradient as PyTorch's op for it

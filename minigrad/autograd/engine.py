@@ -195,8 +195,11 @@ def _as_input_dtype(child, nr, g, node=None, i=0):
     else:
         return g
     have = g._data.dtype
+    if want.kind not in "fV":  # (the input of a node recorded on an integer tensor in place)
+        raise RuntimeError(f"{graph.NOT_DIFFERENTIABLE_MSG}: a gradient of dtype {have} for "
+                           "an integer tensor")
     # (`is`: the common, cheap case; kind "V" is bfloat16's)
-    if have is want or have == want or want.kind not in "fV":
+    if have is want or have == want:
         return g
     return g.to(from_numpy_dtype(want))
 
@@ -222,7 +225,10 @@ def _validate_root_grad(i, node, nr, g):
     if type(node) is AccumulateGrad:
         shape = node._shape
     elif nr < len(node._out_meta):
-        shape = node._out_meta[nr][0]
+        shape, want = node._out_meta[nr]
+        if want is not None and want.kind not in "fV":  # (see _as_input_dtype)
+            raise RuntimeError(f"{graph.NOT_DIFFERENTIABLE_MSG}: a gradient of dtype "
+                               f"{g._data.dtype} for an integer tensor")
     else:
         return g
     return g if g._data.shape == shape else _fit_shape(g, shape, None, i)
@@ -264,6 +270,16 @@ def _call_node(node, grads, retain_graph):
                     v._check()  # (raises; the test inlined, as this runs for every node)
     if not custom and (grads[0] is None if len(grads) == 1 else all(g is None for g in grads)):
         # (then returns undefined gradients: such a node still runs, and its checks above too)
+        outs = (None,) * len(node.next_functions)
+    elif not custom and not is_acc and EXEC_INFO.needed is not None and not node._runs_unmasked \
+            and not any(map(node._should_compute_output, range(len(node.next_functions)))):
+        # the grad_fn of a non-leaf in backward(inputs=) whose edges lead to no input: it runs
+        # (hooks, saved-tensor checks, release) but PyTorch's formula computes no gradient, so
+        # none is computed here (a saved tensor since resized by .data = cannot make it fail);
+        # the saved index tensors of an indexing node are unpacked all the same (freed: error)
+        check = getattr(node, "_check_indices", None)
+        if check is not None:
+            check()
         outs = (None,) * len(node.next_functions)
     else:
         if (len(grads) > 1 or custom) and getattr(node, "materialize_grads", True):
@@ -402,8 +418,13 @@ def _run_backward(roots, grad_roots, retain_graph=False, create_graph=False, inp
         needed = _needed(root_nodes, exec_targets | set(captures))
 
     buffers: dict = {}
+    # the root gradients as validated (summed to a shape the root's node recorded, after
+    # ``.data =``): PyTorch's engine keeps them in its ``inputs`` list (and GraphRoot) for the
+    # whole pass, so AccumulateGrad never takes such a reduced one over as ``.grad``
+    validated_roots = []
     for i, ((node, nr), g) in enumerate(zip(root_edges, grad_roots)):
         g = _validate_root_grad(i, node, nr, g)
+        validated_roots.append(g)
         buf = buffers.setdefault(node, [None] * (len(node._out_meta) or 1))
         _add_to_buffer(buf, nr, g)
 

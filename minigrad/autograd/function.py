@@ -688,11 +688,13 @@ def _set_output_history(ctx, o, nr, args, dirty, n_outputs, differentiable, n_te
             o.detach_()
         return o
     if any(o is t for t in dirty):
-        o._grad = None  # PyTorch resets the .grad of a tensor marked dirty (a retained one too)
+        # (PyTorch resets the .grad of a tensor marked dirty, a retained one too, after its
+        # leaf and multi-output checks: a refused leaf keeps its .grad)
         if o._base is None:
             if o._requires_grad and o._grad_fn is None:
                 raise RuntimeError("a leaf Variable that requires grad has been used in an "
                                    "in-place operation.")
+            o._grad = None
             o._set_history(ctx, nr)  # history rewritten, as an in-place op
             return o
         if n_outputs > 1:  # (checked first, as PyTorch; non-tensor outputs count)
@@ -703,6 +705,7 @@ def _set_output_history(ctx, o, nr, args, dirty, n_outputs, differentiable, n_te
                 "(using .clone() for example) or make your Function only return one Tensor "
                 "(potentially splitting it into two Functions: one doing the inplace that "
                 "returns a single Tensor and a second one that does the other operations).")
+        o._grad = None
         check_inplace(o)  # a view of a leaf that requires grad, a view made in a special way
         base = o._base
         base._set_history(CopySlices(base, o, ctx))
@@ -719,6 +722,8 @@ def _set_output_history(ctx, o, nr, args, dirty, n_outputs, differentiable, n_te
 class Error(Node):
     """Backward node that raises ``RuntimeError(msg)`` when run (PyTorch's ``DelayedError``,
     shown as ``Error``). ``name()`` is ``torch::autograd::Error``. Saves nothing."""
+
+    _runs_unmasked = True  # (raises, or calls its fn, whatever is needed)
 
     def __init__(self, msg: str):
         Node.__init__(self)

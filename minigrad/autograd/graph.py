@@ -99,6 +99,14 @@ before_inplace = None
 # the op then writes and PyTorch's in-place error on inference tensors comes from the bump.
 inplace_inference_self = None
 
+# True while an in-place op on a tensor of a non-differentiable dtype builds its out-of-place
+# node (see ``_ops.inplace._apply_inplace``): PyTorch's rebase_history sets the history of
+# such a self without the dtype check of set_history (``t[t > 0] = v`` with an int64 ``t``
+# and a float ``v`` that requires grad gives ``t`` an IndexPutBackward0), so its result
+# joins the graph here too.
+inplace_int_self = False
+NOT_DIFFERENTIABLE_MSG = "isDifferentiableType(grad.scalar_type()) INTERNAL ASSERT FAILED"
+
 DETACHED_MSG = (
     "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is "
     "not supported, please use out-of-place `.detach()` instead")
@@ -510,6 +518,9 @@ class Node:
 
     _n_outputs = 1
     _forward_cls = None  # custom Function nodes: the Function class (read by the engine)
+    # whether the node runs its backward even when no gradient it returns is wanted (PyTorch's
+    # hand-written nodes that raise or copy whatever the mask says): generated formulas do not
+    _runs_unmasked = False
     next_functions: tuple = ()
     # Most nodes never get a hook: until ``_own`` gives a node its own table these are _EMPTY
     _pre_hooks = _EMPTY  # id -> fn(grad_outputs)
@@ -783,6 +794,14 @@ def _leaf_edge(t):
     return (t._grad_accumulator(), 0)
 
 
+def meta_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype a node records for the gradient of an output: an integer one (an in-place
+    op's history on an integer tensor, see ``inplace_int_self``) as a copy, never `is` a
+    gradient's dtype, so that the engine's dtype check runs and refuses the gradient (PyTorch's
+    isDifferentiableType assertion)."""
+    return dtype if dtype.kind in "fV" else np.dtype(dtype, copy=True)
+
+
 def record(node_cls, outputs, inputs, *args):
     """Attach a new ``node_cls(*args)`` as ``grad_fn`` of ``outputs`` if grad is needed.
 
@@ -829,6 +848,16 @@ def record(node_cls, outputs, inputs, *args):
             out._grad_fn = node
             out._output_nr = nr  # (stored even when 0: edge_of reads it, see SavedTensor)
             node._out_meta += ((arr.shape, arr.dtype),)
+        elif inplace_int_self:
+            out._requires_grad, out._grad_fn, out._output_nr = True, node, nr
+            node._out_meta += ((arr.shape, meta_dtype(arr.dtype)),)
+        elif not node._out_meta and all(o is None or o._data.dtype.kind not in "fV"
+                                        for o in outs):
+            # no differentiable output at all (an op on an integer tensor with a history, or
+            # index_put of a float value requiring grad into an integer one): PyTorch's
+            # set_history refuses its (first) output
+            raise RuntimeError("Autograd not support dtype: "
+                               f"{from_numpy_dtype(arr.dtype)._scalar_name}")
     if anomaly_mode._enabled:
         anomaly_mode.on_outputs(node, outs)
     return node
@@ -877,7 +906,9 @@ def check_saveable(inputs, saved) -> None:
         return  # (no node is made: nothing is saved)
     if not any(t is not None and t.requires_grad for t in inputs):
         return
-    if any(t is not None and t._inference for t in saved):
+    # (the self of an in-place op outside inference mode is saved as a clone: see
+    # inplace_inference_self)
+    if any(t is not None and t._inference and t is not inplace_inference_self for t in saved):
         raise RuntimeError(INFERENCE_SAVE_MSG)
 
 

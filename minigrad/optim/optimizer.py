@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import re
 import warnings
 from collections import OrderedDict, defaultdict
 from itertools import chain
@@ -48,6 +49,20 @@ def register_optimizer_step_post_hook(hook) -> RemovableHandle:
     return handle
 
 
+def _inplace_broadcast_error(e: ValueError) -> RuntimeError | None:
+    """The RuntimeError PyTorch's in-place op raises where NumPy's raised ``e``: an update of a
+    state tensor (a momentum buffer, ``exp_avg`` ...) by a gradient of a larger shape, after
+    ``param.data =`` resized the parameter. The steps update in place in PyTorch's order, so the
+    state is left as PyTorch leaves it (updates before the failing one done); None for any
+    other ValueError."""
+    m = re.match(r"non-broadcastable output operand with shape \(([\d, ]*)\) doesn't match "
+                 r"the broadcast shape \(([\d, ]*)\)", str(e))
+    if m is None:
+        return None
+    have, out = ([int(n) for n in g.replace(",", " ").split()] for g in m.groups())
+    return RuntimeError(f"output with shape {have} doesn't match the broadcast shape {out}")
+
+
 def _hooked_step(func):
     """Wrap an optimizer class's ``step``: the global then the optimizer's pre-hooks (each
     may return ``(args, kwargs)`` to replace the arguments, anything else but None is a
@@ -64,7 +79,10 @@ def _hooked_step(func):
                 else:
                     raise RuntimeError(f"{func} must return None or a tuple of (new_args, "
                                        f"new_kwargs), but got {result}.")
-        out = func(*args, **kwargs)
+        try:
+            out = func(*args, **kwargs)
+        except ValueError as e:  # NumPy's in-place broadcast error: PyTorch's RuntimeError
+            raise _inplace_broadcast_error(e) or e from None
         for post_hook in chain(self._optimizer_step_post_hooks.values(),
                                _global_optimizer_post_hooks.values()):
             post_hook(self, args, kwargs)
@@ -123,6 +141,17 @@ def _to_tensor(value):
     if hasattr(value, "detach") and hasattr(value, "numpy"):  # e.g. a torch tensor
         return Tensor._make(np.array(value.detach().cpu().numpy()))
     return value
+
+
+def _cast_to_param(param, key: str, value):
+    """A loaded state value as PyTorch's ``_process_value_according_to_param_policy`` leaves
+    it: a tensor other than ``step`` in the dtype of a floating-point parameter (its dtype
+    now: ``param.data =`` may have changed it since the state was saved)."""
+    from .._tensor import Tensor
+
+    if key == "step" or not isinstance(value, Tensor) or not param.dtype.is_floating_point:
+        return value
+    return value if value.dtype == param.dtype else value.to(param.dtype)
 
 
 class Optimizer:
@@ -337,7 +366,9 @@ class Optimizer:
         state: defaultdict = defaultdict(dict)
         for k, v in state_dict["state"].items():
             if k in id_map:
-                state[id_map[k]] = {name: _to_tensor(val) for name, val in v.items()}
+                param = id_map[k]
+                state[param] = {name: _cast_to_param(param, name, _to_tensor(val))
+                                for name, val in v.items()}
             else:
                 state[k] = v
         for g, s in zip(groups, saved_groups):

@@ -152,11 +152,11 @@ def _weighted(weights: dict) -> st.SearchStrategy:
     return st.sampled_from([k for k, w in weights.items() for _ in range(w)])
 
 
-
 def _moderate(t) -> bool:
     """No element larger than 100 in magnitude (nan and inf are not moderate)."""
     arr = np.abs(t.detach().numpy())
     return arr.size == 0 or bool(arr.max() < 100)
+
 
 def _clear_of_steps(t) -> bool:
     """A tensor made by a ``leaf`` step and not modified since (its values are the same in
@@ -175,6 +175,42 @@ def _clear_of_steps(t) -> bool:
         gap = np.abs(arr * 2 - np.round(arr * 2)) / 2  # (to the nearest multiple of 0.5)
         near = gap <= tol["atol"] + tol["rtol"] * np.abs(arr)
     return not bool(np.any(near & np.isfinite(arr)))
+
+
+def _dense(t) -> bool:
+    """Whether ``t``'s elements fill a block of memory without gaps or repeats (ATen's
+    ``is_non_overlapping_and_dense``), size-1 dims ignored."""
+    dims = sorted((stride, n) for n, stride in zip(t.shape, t.stride()) if n != 1)
+    step = 1
+    for stride, n in dims:
+        if stride != step:
+            return False
+        step *= n
+    return True
+
+
+def _order_dependent_alias(x, o) -> bool:
+    """Whether an in-place op on ``x`` reading ``o`` gives a result that depends on the order
+    in which PyTorch's kernel visits the elements: ``o`` shares memory cells with ``x`` and
+    one is not dense, so TensorIterator does not analyse the overlap
+    (``MemOverlapStatus::TooHard``: no error) and writes elements that it reads later (e.g.
+    ``x.copy_(x.unbind(1)[1])``). PyTorch leaves such writes undefined and minigrad (NumPy)
+    reads ``o`` as it was: both are right, so the generator does not draw them. Overlaps of
+    dense tensors stay (PyTorch's "partial overlap" error, or a full overlap)."""
+    if x.numel() == 0 or o.numel() == 0:
+        return False
+    if x.untyped_storage().data_ptr() != o.untyped_storage().data_ptr():
+        return False
+    if _dense(x) and _dense(o):
+        return False
+
+    def cells(t):  # the storage offsets of t's elements (the programs' tensors are small)
+        if t.ndim == 0:
+            return {t.storage_offset()}
+        idx = np.indices(tuple(t.shape)).reshape(t.ndim, -1)
+        return set((t.storage_offset() + np.asarray(t.stride()) @ idx).tolist())
+
+    return bool(cells(x) & cells(o))
 
 
 def _is_leaf(t) -> bool:
@@ -437,6 +473,8 @@ class Gen(FunctionGen, ModuleGen, OptimGen, MoreOpsGen):
         if self.theme == "forward" and not FORWARD_INPLACE_ALIASED and any(
                 _shares_memory(self.env[j], x) for j in ids):
             return  # (see FORWARD_INPLACE_ALIASED)
+        if any(self.env[j] is not None and _order_dependent_alias(x, self.env[j]) for j in ids):
+            return  # (an undefined result in PyTorch: see _order_dependent_alias)
         self.emit(("inplace", name, i, ids, p, self.no_grad()))
 
     def indexed_shape(self, i, index):

@@ -712,14 +712,42 @@ def run_program(lib, program, device: str = "cpu"):
     return r.run(program), r
 
 
+def global_state(lib) -> tuple:
+    """The process-wide autograd state of ``lib`` that a program could leave behind: grad
+    mode, inference mode, anomaly mode, the default dtype."""
+    return (lib.is_grad_enabled(), lib.is_inference_mode_enabled(), lib.is_anomaly_enabled(),
+            str(lib.get_default_dtype()).split(".")[-1])
+
+
+CLEAN_STATE = (True, False, False, "float32")
+
+
+def reset_global_state(lib) -> tuple:
+    """Put ``lib``'s global autograd state back to the defaults; returns what it was. A
+    program that left it changed would make the next program's values depend on the order
+    Hypothesis runs them in (a failure that does not replay: FlakyFailure)."""
+    before = global_state(lib)
+    lib.set_grad_enabled(True)
+    lib.autograd.set_detect_anomaly(False)
+    lib.set_default_dtype(lib.float32)
+    return before
+
+
 def check_program(program, device: str = "cpu"):
     """Run ``program`` on minigrad and torch and compare the traces (AssertionError naming the
     first difference, with both libraries' error messages)."""
     import minigrad
 
     torch = torch_lib()
+    for lib in (minigrad, torch):  # (each program starts from the same global state)
+        reset_global_state(lib)
     a, ra = run_program(minigrad, program, device="cpu")
     b, rb = run_program(torch, program, device=device)
+    for lib in (minigrad, torch):  # a leak fails the program that leaked it, every time
+        left = reset_global_state(lib)
+        if left != CLEAN_STATE:
+            raise AssertionError(f"{lib.__name__}: the program left global state {left} "
+                                 f"(grad, inference, anomaly, default dtype)")
     if a["steps"][-1] == UNSUPPORTED:  # compare up to the unsupported step
         k = len(a["steps"]) - 1
         b = {"steps": b["steps"][:k] + [UNSUPPORTED], "final": None}

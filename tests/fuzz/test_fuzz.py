@@ -26,7 +26,7 @@ comparison leaves it out), with its program in ``test_regressions.KNOWN`` (one n
 around engine differences that are open (False, each with a script in ``tests/fuzz/pending/``;
 none now), were fixed since (True), or are deliberate (``DATA_INFERENCE``: minigrad refuses
 ``.data =`` between an inference tensor and a normal one, see ``test_review.py``).
-``tests/fuzz/pending/`` keeps programs nobody fixed yet (06: the CI profile of the base pool).
+``tests/fuzz/pending/`` keeps programs nobody fixed yet (none now).
 The op pool is ``program.OPS``, the ops of ``ops_more.py`` (scans, sorting, gather/scatter,
 einsum, normalisations, embedding ...) included since session 9; ``MINIGRAD_FUZZ_OPS=base``
 leaves those out (``generate.OP_POOL``).

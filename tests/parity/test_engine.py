@@ -438,6 +438,28 @@ def test_backward_inputs_nonleaf_runs_its_node(device):
     assert_parity(scenario, device=device)
 
 
+def test_backward_inputs_non_leaf_node_computes_no_gradient(device):
+    """The grad_fn of a non-leaf in ``backward(inputs=)`` runs but computes no gradient when
+    none of its edges leads to an input: a saved tensor resized by ``.data =`` since is not
+    read (minigrad's formula read it: a size error); a node that raises whatever the mask
+    (NotImplemented) still raises; the post hook sees None."""
+
+    def scenario(lib, device):
+        a = mk(lib, device, np.float32(1.5))
+        b = mk(lib, device, A, requires_grad=True)
+        y = a * b
+        seen = []
+        y.grad_fn.register_hook(lambda gi, go: seen.append([g is None for g in gi]))
+        a.data = mk(lib, device, np.arange(5.0).astype(np.float32))
+        out = {"run": err(lambda: y.backward(lib.ones_like(y), inputs=[y]))}
+        out["grads"] = (to_numpy(y.grad), b.grad, seen)
+        z = 3 % b
+        out["not_implemented"] = err(lambda: z.backward(lib.ones_like(z), inputs=[z]))
+        return out
+
+    assert_parity(scenario, device=device)
+
+
 # ------------------------------------------------------------------ autograd.grad
 def test_autograd_grad(device):
     def scenario(lib, device):

@@ -449,3 +449,101 @@ def test_adaptive_avg_pool2d_backward_refuses_empty_non_batch_dims(device):
             out.append((tuple(y.shape), err(lambda y=y: y.backward(lib.ones_like(y)))))
         return out
     assert_parity(scenario, device=device)
+
+
+def test_in_place_history_on_an_integer_tensor(device):
+    """fill_ / masked_fill_ / index_put_ (a bool mask and one value) cast a float operand that
+    requires grad to an integer self, and PyTorch's rebase_history gives self their node all
+    the same (copy_ does not); an op that makes an integer result from such a tensor raises
+    "Autograd not support dtype", and so does the implicit or explicit backward from it
+    (long profile, mixed theme: ``idx[idx > 0] = v`` with the int64 indices of max)."""
+    def scenario(lib, device):
+        v = mk(lib, device, np.array([1.5, 2.0], np.float32), requires_grad=True)
+        s = mk(lib, device, np.array(2.5, np.float32), requires_grad=True)
+
+        def made(write):
+            t = mk(lib, device, np.array([3, 0, 2], np.int64))
+            write(t)
+            return t
+
+        ops = {"fill_": lambda t: t.fill_(s), "masked_fill_": lambda t: t.masked_fill_(t > 0, s),
+               "setitem_mask": lambda t: t.__setitem__(t > 0, v[:1]),
+               "index_put_": lambda t: t.index_put_((t > 0,), v[:1]),
+               "copy_": lambda t: t.copy_(v[:1].expand(3))}
+        out = {}
+        for name, write in ops.items():
+            t = made(write)
+            out[name] = (to_numpy(t), t.requires_grad, node_name(t.grad_fn), t._version)
+        t = made(ops["setitem_mask"])
+        out["errors"] = [err(f, "Autograd not support dtype", "real scalar", "isDifferentiable")
+                         for f in (lambda: t * 2, lambda: t[0], lambda: t.max(0),
+                                   lambda: t.sum(), lambda: t.view(3), lambda: t.sign(),
+                                   lambda: t[:1].backward(),
+                                   lambda: lib.autograd.backward([t], [lib.ones_like(t)]))]
+        kept = [t == 1, t.argmax(), t.detach(), t.float(), t + v[:1].detach(), t.long()]
+        out["kept"] = [(str(k.dtype).split(".")[-1], k.requires_grad, node_name(k.grad_fn))
+                       for k in kept]
+        plain = mk(lib, device, np.array([3, 0, 2], np.int64))
+        out["out_of_place"] = [err(lambda: plain.index_put((plain > 0,), v[:1])),
+                               to_numpy(plain.index_put((plain > 0,), v[:1].detach() * 3))]
+        return out
+    assert_parity(scenario, device=device)
+
+
+VERSIONED = {  # op -> the gradient's _version is that of PyTorch's in-place formula
+    "sort": lambda lib, x: x.sort(0)[0], "topk": lambda lib, x: x.topk(2, 1)[0],
+    "kthvalue": lambda lib, x: x.kthvalue(1, 1)[0], "mode": lambda lib, x: x.mode(1)[0],
+    "median": lambda lib, x: x.median(1)[0], "nanmedian": lambda lib, x: x.nanmedian(0)[0],
+    "msort": lambda lib, x: x.msort(), "max_dim": lambda lib, x: x.max(1)[0],
+    "sort_0dim": lambda lib, x: x[0, 0].sort(0)[0], "max_0dim": lambda lib, x: x[0, 0].max(0)[0],
+    "gather": lambda lib, x: x.gather(1, lib.tensor(np.array([[0, 0], [1, 2]]))),
+    "index_select": lambda lib, x: x.index_select(1, lib.tensor(np.array([0, 2]))),
+    "take": lambda lib, x: x.take(lib.tensor(np.array([0, 4]))),
+    "masked_select": lambda lib, x: x.masked_select(x > 0),
+    "masked_select_broadcast": lambda lib, x: x[:1].masked_select(x > 0),
+    "trace": lambda lib, x: x.trace(),
+}
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("op", list(VERSIONED))
+def test_gradient_versions_of_in_place_formulas(device, op, create_graph):
+    """PyTorch's formulas for these ops write their gradient in place (new zeros, then
+    scatter_ / index_add_ / put_ / masked_scatter_ / index_fill_), so x.grad._version is 1 or
+    2 after backward (session 9's long profile, mixed theme: sort); the graph under
+    create_graph too."""
+    def scenario(lib, device):
+        a = np.array([[0.3, -1.2, 2.0], [1.1, 0.5, -0.7]], np.float32)
+        x = mk(lib, device, a, requires_grad=True)
+        y = VERSIONED[op](lib, x)
+        seed = mk(lib, device, np.ones(y.shape, np.float32), requires_grad=create_graph)
+        (g,) = lib.autograd.grad(y, x, seed * 1.0, create_graph=create_graph)
+        y2 = VERSIONED[op](lib, x)
+        y2.backward(lib.ones_like(y2))
+        return {"grad": to_numpy(g), "version": g._version, "node": node_name(g.grad_fn),
+                "leaf_grad_version": x.grad._version}
+    assert_parity(scenario, device=device)
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("options", [{}, {"reduction": "none"}, {"reduction": "sum"},
+                                     {"weight": 1}, {"pos_weight": 1},
+                                     {"pos_weight": 1, "weight": 1, "reduction": "none"}])
+def test_bce_with_logits_gradient_versions(device, options, create_graph):
+    """binary_cross_entropy_with_logits: PyTorch's input gradient is built with in-place
+    steps without grad mode (sub_, mul_ ...) and its mean divided in place in both modes;
+    the target gradient keeps its in-place steps in both."""
+    def scenario(lib, device):
+        kw = dict(options)
+        if "weight" in kw:
+            kw["weight"] = mk(lib, device, np.full((2, 3), 0.5, np.float32))
+        if "pos_weight" in kw:
+            kw["pos_weight"] = mk(lib, device, np.array([2.0, 1.0, 0.5], np.float32))
+        x = mk(lib, device, np.array([[0.3, -1.2, 2.0], [1.1, 0.5, -0.7]], np.float32),
+               requires_grad=True)
+        t = mk(lib, device, np.full((2, 3), 0.3, np.float32), requires_grad=True)
+        y = lib.nn.functional.binary_cross_entropy_with_logits(x, t, **kw)
+        gx, gt = lib.autograd.grad(y, (x, t), lib.ones_like(y), create_graph=create_graph)
+        return {"values": [to_numpy(gx), to_numpy(gt)], "versions": [gx._version, gt._version],
+                "nodes": [node_name(gx.grad_fn), node_name(gt.grad_fn)]}
+    assert_parity(scenario, device=device)

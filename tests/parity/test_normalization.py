@@ -355,6 +355,18 @@ def test_norm_errors(device):
                              "Expected more than 1 value per channel"),
             "channels": (lambda: nn.BatchNorm1d(3).to(device)(t(4, 5)),
                          "running_mean should contain 5 elements not 3"),
+            # fewer than 2 dims: 0 channels for the per-channel checks, then dim 1 is out of
+            # range (minigrad raised RuntimeError before any check; long fuzz profile)
+            "bn_1d": (lambda: F.batch_norm(t(3), None, None, training=True),
+                      "Dimension out of range"),
+            "bn_1d_stats": (lambda: F.batch_norm(t(3), t(3), t(3)),
+                            "running_mean should contain 0 elements not 3"),
+            "bn_1d_weight": (lambda: F.batch_norm(t(3), None, None, t(3), training=True),
+                             "weight should contain 0 elements not 3"),
+            "bn_0d_stats": (lambda: F.batch_norm(t(), t(1), t(1)),
+                            "running_mean should contain 0 elements not 1"),
+            "bn_1d_eval_no_stats": (lambda: F.batch_norm(t(3), None, None),
+                                    "running_mean must be defined in evaluation mode"),
             "eps_train": (lambda: F.batch_norm(t(4, 3), None, None, training=True, eps=0.0),
                           "eps must be positive during training"),
             "eps_eval": (lambda: F.batch_norm(t(4, 3), t(3), t(3), eps=-1.0),
