@@ -40,6 +40,9 @@ __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_du
            "unpack_dual", "dual_level"]
 
 _current_level = -1
+SIZE_MSG = ("Trying to set a forward gradient that has a different size than that of the "
+            "original Tensor, this is not supported. Tensor is of size {} while the given "
+            "forward gradient is of size {}.")
 # every tensor that got a tangent in the level, to delete them all when it is left (ids as keys:
 # a Tensor's ``==`` is elementwise, so the tensors cannot be set members)
 _duals: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
@@ -149,10 +152,7 @@ def make_dual(tensor, tangent, *, level=None):
         raise RuntimeError("Setting a forward grad that itself has a forward gradient at the "
                            f"same level{level} is not supported.")
     if tangent.shape != tensor.shape:
-        raise RuntimeError("Trying to set a forward gradient that has a different size than "
-                           "that of the original Tensor, this is not supported. Tensor is of "
-                           f"size {list(tensor.shape)} while the given forward gradient is of "
-                           f"size {list(tangent.shape)}.")
+        raise RuntimeError(SIZE_MSG.format(list(tensor.shape), list(tangent.shape)))
     _graph.fw_on = False  # (the view is made as any view; its tangent is set just below)
     try:
         out = S.view(tensor, tensor.shape)
@@ -413,8 +413,14 @@ def propagate(node_cls, outputs, inputs, args, views_only=False) -> None:
             result = [_unshared(g, tangents) for g in result]
     finally:
         _graph.fw_on = True
+    # an input whose tangent has another shape (its data replaced by ``.data =``): the
+    # formula's result is not broadcast, PyTorch's size check refuses it
+    stale = any(t is not None and g is not None and tuple(g.shape) != tuple(t.shape)
+                for t, g in zip(inputs, tangents))
     for o, g in zip(outs, result):
         if o is not None and g is not None and o.is_floating_point():
+            if stale and tuple(g.shape) != tuple(o.shape):
+                raise RuntimeError(SIZE_MSG.format(list(o.shape), list(g.shape)))
             set_fw_grad(o, g)
 
 
@@ -454,6 +460,10 @@ def after_inplace(self, r) -> None:
     from .._ops.inplace import bump
     from . import grad_mode
 
+    if new is not None and tuple(new.shape) != tuple(old.shape) and tuple(
+            np.broadcast_shapes(new.shape, old.shape)) != tuple(old.shape):
+        raise RuntimeError(f"output with shape {list(old.shape)} doesn't match the broadcast "
+                           f"shape {list(np.broadcast_shapes(new.shape, old.shape))}")
     if grad_mode.is_grad_enabled() and (old._requires_grad or
                                         new is not None and new._requires_grad):
         # a tangent with a history (reverse over forward): written by a recorded op (PyTorch's

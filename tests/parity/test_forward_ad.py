@@ -209,3 +209,21 @@ def test_views_made_in_inference_mode_find_their_tangent_afterwards():
     a view made there of a dual tensor has its tangent once inference mode is left, an op's
     result has none."""
     assert_parity(_views_in_inference_mode)
+
+
+def _data_of_another_shape(lib):
+    fwAD = lib.autograd.forward_ad
+    out = []
+    with fwAD.dual_level():
+        for step in ("op", "inplace"):
+            d = fwAD.make_dual(lib.tensor(1.0), lib.tensor(2.0)) * 1
+            d.data = lib.ones(2)
+            out.append(capture_error(lambda: d.neg() if step == "op" else d.relu_()))
+            out.append(to_numpy(fwAD.unpack_dual(d).tangent))
+    return out
+
+
+def test_data_of_another_shape_under_a_tangent():
+    """Fuzz finding (theme forward): ``.data =`` of another shape keeps the old tangent; an op
+    on it then fails PyTorch's size check, an in-place op its broadcast check."""
+    assert_parity(_data_of_another_shape)
