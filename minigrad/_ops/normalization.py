@@ -32,7 +32,8 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ..autograd.forward_ad import tangent_sum
+from ..autograd import graph as _graph
+from ..autograd.forward_ad import fw_grad, tangent_sum
 from ..autograd.graph import Node, record
 from ._jvp_util import zero_filled
 from ._util import dims_by_stride, empty_for, quiet_fp
@@ -478,6 +479,12 @@ class NativeGroupNormBackward0(Node):
         self._save("weight", weight)
 
     def backward(self, g):
+        if _graph.fw_on and any(fw_grad(t) is not None for t in (
+                g, self._get("input"), self._get("weight"), self._get("result1"),
+                self._get("result2")) if t is not None):  # (forward over reverse: PyTorch's
+            raise NotImplementedError(  # native_group_norm_backward has no forward formula)
+                "Trying to use forward AD with aten::native_group_norm_backward that does not "
+                "support it.")
         if grad_mode.is_grad_enabled():
             return self._backward_graph(g)
         s = self._saved

@@ -409,18 +409,23 @@ def propagate(node_cls, outputs, inputs, args, views_only=False) -> None:
                 "because it has not been implemented yet in minigrad (its node has no jvp "
                 "formula).") from None
         result = (result,) if single else result
+        same = [g is not None and any(g is t for t in tangents) for g in result]
         if not getattr(node_cls, "_jvp_shares_tangent", False):
             result = [_unshared(g, tangents) for g in result]
     finally:
         _graph.fw_on = True
     # an input whose tangent has another shape (its data replaced by ``.data =``): the
     # formula's result is not broadcast, PyTorch's size check refuses it
+    # (an in-place op whose formula is the tangent itself, ``add_(2.0)``, leaves it so: no check)
     stale = any(t is not None and g is not None and tuple(g.shape) != tuple(t.shape)
                 for t, g in zip(inputs, tangents))
-    for o, g in zip(outs, result):
+    for o, g, kept in zip(outs, result, same):
         if o is not None and g is not None and o.is_floating_point():
             if stale and tuple(g.shape) != tuple(o.shape):
-                raise RuntimeError(SIZE_MSG.format(list(o.shape), list(g.shape)))
+                if not kept:
+                    raise RuntimeError(SIZE_MSG.format(list(o.shape), list(g.shape)))
+                _keep(o, g)  # (as it is: the in-place op writes it back)
+                continue
             set_fw_grad(o, g)
 
 

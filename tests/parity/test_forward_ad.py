@@ -220,7 +220,27 @@ def _data_of_another_shape(lib):
             d.data = lib.ones(2)
             out.append(capture_error(lambda: d.neg() if step == "op" else d.relu_()))
             out.append(to_numpy(fwAD.unpack_dual(d).tangent))
+        d = fwAD.make_dual(lib.tensor(1.0), lib.tensor(2.0)) * 1
+        d.data = lib.ones(2)
+        d.add_(2.0, alpha=2)  # (the formula is the tangent itself: it stays, of shape [])
+        out += [to_numpy(d), to_numpy(fwAD.unpack_dual(d).tangent),
+                capture_error(lambda: d.mul_(3.0))]
     return out
+
+
+def _group_norm_forward_over_reverse(lib):
+    fwAD = lib.autograd.forward_ad
+    with fwAD.dual_level():
+        x = fwAD.make_dual(lib.ones(2, 2, dtype=lib.float64, requires_grad=True) * 1,
+                           lib.ones(2, 2, dtype=lib.float64))
+        y = lib.nn.functional.group_norm(x.reshape(2, 2, 1) * lib.arange(2.0), 1)
+        return capture_error(lambda: y.sum().backward())
+
+
+def test_group_norm_forward_over_reverse_is_refused():
+    """Fuzz finding (theme forward): PyTorch has no forward formula for
+    ``native_group_norm_backward``: a backward with dual tensors raises NotImplementedError."""
+    assert_parity(_group_norm_forward_over_reverse)
 
 
 def test_data_of_another_shape_under_a_tangent():
