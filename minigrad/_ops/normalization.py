@@ -479,14 +479,14 @@ class NativeGroupNormBackward0(Node):
         self._save("weight", weight)
 
     def backward(self, g):
+        if grad_mode.is_grad_enabled():  # (create_graph: differentiable, forward AD too)
+            return self._backward_graph(g)
         if _graph.fw_on and any(fw_grad(t) is not None for t in (
                 g, self._get("input"), self._get("weight"), self._get("result1"),
-                self._get("result2")) if t is not None):  # (forward over reverse: PyTorch's
-            raise NotImplementedError(  # native_group_norm_backward has no forward formula)
+                self._get("result2")) if t is not None):  # (forward over reverse without
+            raise NotImplementedError(  # create_graph: PyTorch's kernel has no formula)
                 "Trying to use forward AD with aten::native_group_norm_backward that does not "
                 "support it.")
-        if grad_mode.is_grad_enabled():
-            return self._backward_graph(g)
         s = self._saved
         n, c, hxw, grp = s["N"], s["C"], s["HxW"], s["group"]
         per_group = c // grp * hxw  # (not -1: a reshape of no elements cannot infer it)
