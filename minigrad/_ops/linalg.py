@@ -114,7 +114,7 @@ class MmBackward0(Node):
     @staticmethod
     def jvp(inputs, tangents, outputs, a, b):
         """dz = mm(self_t, mat2) + mm(self, mat2_t)."""
-        ta, tb = tangents
+        ta, tb = zero_filled(inputs, tangents)  # (PyTorch's zero tangents: see zero_filled)
         right = None if tb is None else mm(a, tb)  # (first, as PyTorch's compiled formula:
         return tangent_sum(None if ta is None else mm(ta, b), right)  # which error comes)
 
@@ -167,7 +167,7 @@ class BmmBackward0(Node):
     @staticmethod
     def jvp(inputs, tangents, outputs, a, b):
         """dz = bmm(self_t, mat2) + bmm(self, mat2_t)."""
-        ta, tb = tangents
+        ta, tb = zero_filled(inputs, tangents)  # (PyTorch's zero tangents: see zero_filled)
         right = None if tb is None else bmm(a, tb)  # (first, as PyTorch's compiled formula:
         return tangent_sum(None if ta is None else bmm(ta, b), right)  # which error comes)
 
@@ -189,7 +189,7 @@ class DotBackward0(Node):
     @staticmethod
     def jvp(inputs, tangents, outputs, a, b):
         """dz = dot(self_t, tensor) + dot(self, tensor_t)."""
-        ta, tb = tangents
+        ta, tb = zero_filled(inputs, tangents)  # (PyTorch's zero tangents: see zero_filled)
         right = None if tb is None else dot(a, tb)  # (first, as PyTorch's compiled formula:
         return tangent_sum(None if ta is None else dot(ta, b), right)  # which error comes)
 
@@ -211,7 +211,7 @@ class MvBackward0(Node):
     @staticmethod
     def jvp(inputs, tangents, outputs, a, b):
         """dz = mv(self_t, vec) + mv(self, vec_t)."""
-        ta, tb = tangents
+        ta, tb = zero_filled(inputs, tangents)  # (PyTorch's zero tangents: see zero_filled)
         right = None if tb is None else mv(a, tb)  # (first, as PyTorch's compiled formula:
         return tangent_sum(None if ta is None else mv(ta, b), right)  # which error comes)
 

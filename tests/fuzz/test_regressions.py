@@ -1790,6 +1790,17 @@ FIXED = {
         ("inplace", "setitem", 4, [3], {"index": "mask", "thr": 0.0}, False),
         ("backward", [4], 4, True, False, False, [0]),
     ],
+    # theme forward: bmm with only one side dual, the other requiring grad: PyTorch's zero
+    # tangent for it makes the result's tangent require grad
+    "forward_bmm_zero_tangent_requires_grad": [
+        ("leaf", [], "float32", False, "randn", 1),
+        ("leaf", [2, 2, 2], "float64", True, "randn", 2),
+        ("dual_level",),
+        ("dual", 1, 3),
+        ("leaf", [2, 2, 3], "float64", False, "randn", 4),
+        ("op", "bmm", [2, 3], {}, False),
+        ("backward", [4], 5, False, False, False, [1]),
+    ],
 }
 
 KNOWN: dict = {  # name (as in generate.KNOWN_GAPS) -> (owner, program)
