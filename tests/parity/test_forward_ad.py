@@ -218,7 +218,8 @@ def _data_of_another_shape(lib):
         for step in ("op", "inplace"):
             d = fwAD.make_dual(lib.tensor(1.0), lib.tensor(2.0)) * 1
             d.data = lib.ones(2)
-            out.append(capture_error(lambda: d.neg() if step == "op" else d.relu_()))
+            out.append(capture_error(lambda d=d, step=step: d.neg() if step == "op" else
+                                     d.relu_()))
             out.append(to_numpy(fwAD.unpack_dual(d).tangent))
         d = fwAD.make_dual(lib.tensor(1.0), lib.tensor(2.0)) * 1
         d.data = lib.ones(2)
