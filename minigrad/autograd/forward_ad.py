@@ -321,6 +321,9 @@ def _view_of_tangent(tangent, primal, view):
     """The view of ``tangent`` that ``view`` is of ``primal``: same shape, element strides and
     element offset, replayed on the tangent's memory (which has ``primal``'s layout)."""
     src, arr = tangent._data, view._data
+    if src.shape != primal._data.shape:  # (``primal.data =`` gave it another shape: the view
+        # cannot be replayed on memory of another size; PyTorch's size check refuses it too)
+        raise RuntimeError(SIZE_MSG.format(list(view.shape), list(tangent.shape)))
     if not arr.size:
         out = np.empty(arr.shape, src.dtype)
     else:

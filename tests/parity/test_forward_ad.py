@@ -248,3 +248,18 @@ def test_data_of_another_shape_under_a_tangent():
     """Fuzz finding (theme forward): ``.data =`` of another shape keeps the old tangent; an op
     on it then fails PyTorch's size check, an in-place op its broadcast check."""
     assert_parity(_data_of_another_shape)
+
+
+def _view_of_a_stale_tangent(lib):
+    fwAD = lib.autograd.forward_ad
+    with fwAD.dual_level():
+        d = fwAD.make_dual(lib.tensor(1.0), lib.tensor(2.0))
+        d.data = lib.ones(2)
+        return capture_error(lambda: d.t())
+
+
+def test_view_of_a_tangent_left_at_another_shape_is_refused():
+    """Fuzz finding (theme forward, long profile): after ``.data =`` of another shape a view
+    op cannot take the view of the old tangent (minigrad read memory past its end, PyTorch
+    raises its size error)."""
+    assert_parity(_view_of_a_stale_tangent)
