@@ -227,7 +227,7 @@ quote(minigrad._ops.pointwise._Unary.jvp)
 # %%
 quote(minigrad.autograd.forward_ad.propagate, "tangents = [None", "if not any(")
 quote(minigrad.autograd.forward_ad.propagate, "result = node_cls.jvp(")
-quote(minigrad.autograd.forward_ad.propagate, "for o, g in zip(outs", "set_fw_grad(o, g)")
+quote(minigrad.autograd.forward_ad.propagate, "for o, g, kept in zip(outs", "set_fw_grad(o, g)")
 
 # %% [markdown]
 # ## Views and in-place ops keep their tangents

@@ -51,6 +51,8 @@ def _make_dual_checks(lib):
         t = lib.tensor(V, dtype=lib.float32)
         d = fwAD.make_dual(x, t)
         p, tt = fwAD.unpack_dual(d)
+        out["namedtuple"] = [isinstance(fwAD.unpack_dual(d), fwAD.UnpackedDualTensor),
+                             fwAD.UnpackedDualTensor._fields]
         out["basic"] = [d is x, d._base is x, d.requires_grad, d.grad_fn is None, tt is t,
                         p is x, p._base is x, fwAD.unpack_dual(p).tangent is None,
                         fwAD.unpack_dual(x).tangent is None, type(fwAD.unpack_dual(d)).__name__]
